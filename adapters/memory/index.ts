@@ -1,0 +1,175 @@
+import type { Store, StoreEntry } from '../../src/store/types.ts';
+import { parseCounter, formatCounter } from '../shared/counter.ts';
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** Most entries kept; the least recently used go first. Default 10,000. */
+  maxEntries?: number;
+  /** Most bytes of values (plus keys) kept. Default 64 MiB. */
+  maxBytes?: number;
+}
+
+interface Slot {
+  value: Uint8Array;
+  /** Absolute expiry in ms since the epoch; Infinity when none. */
+  expiresAt: number;
+  size: number;
+}
+
+// How many of the oldest entries a write inspects for expiry: enough to keep dead entries
+// from piling up, bounded so that a write never pays for a full scan.
+const SWEEP_PER_WRITE = 4;
+
+/**
+ * The embedded store: an LRU bounded by entry count and by bytes, in this process only.
+ * TTLs are checked on read and swept lazily on write — no timer per key, nothing that keeps
+ * a process or an isolate alive.
+ */
+export class MemoryStore implements Store {
+  readonly name = 'memory';
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  #map = new Map<string, Slot>();
+  #bytes = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError(`memoryStore: maxEntries must be a positive integer, got ${this.maxEntries}`);
+    if (!(this.maxBytes >= 1)) throw new RangeError(`memoryStore: maxBytes must be a positive number, got ${this.maxBytes}`);
+  }
+
+  /** Entries currently held (expired ones not yet swept included). */
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** Bytes currently held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.#read(key, Date.now());
+  }
+
+  async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    const now = Date.now();
+    return keys.map((k) => this.#read(k, now));
+  }
+
+  async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+    this.#write(key, value, ttlMs, Date.now());
+  }
+
+  async setMany(entries: readonly StoreEntry[]): Promise<void> {
+    const now = Date.now();
+    for (const e of entries) this.#write(e.key, e.value, e.ttlMs, now);
+  }
+
+  async delete(keys: readonly string[]): Promise<number> {
+    const now = Date.now();
+    let n = 0;
+    for (const k of keys) {
+      if (this.#read(k, now) !== undefined) n++;
+      this.#drop(k);
+    }
+    return n;
+  }
+
+  async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    const now = Date.now();
+    const slot = this.#live(key, now);
+    const next = (slot ? parseCounter(slot.value, key) : 0) + by;
+    if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
+    // The TTL is set only when this call creates the counter, as INCRBY + PEXPIRE NX would.
+    const expiresIn = slot ? (slot.expiresAt === Infinity ? undefined : slot.expiresAt - now) : ttlMs;
+    this.#write(key, formatCounter(next), expiresIn, now);
+    return next;
+  }
+
+  async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
+    const now = Date.now();
+    if (this.#live(key, now)) return false;
+    this.#write(key, value, ttlMs, now);
+    return true;
+  }
+
+  async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
+    const slot = this.#live(key, Date.now());
+    if (!slot || !sameBytes(slot.value, expected)) return false;
+    this.#drop(key);
+    return true;
+  }
+
+  async clear(prefix: string): Promise<void> {
+    for (const k of [...this.#map.keys()]) if (k.startsWith(prefix)) this.#drop(k);
+  }
+
+  async close(): Promise<void> {
+    this.#map.clear();
+    this.#bytes = 0;
+  }
+
+  #live(key: string, now: number): Slot | undefined {
+    const slot = this.#map.get(key);
+    if (!slot) return undefined;
+    if (slot.expiresAt <= now) {
+      this.#drop(key);
+      return undefined;
+    }
+    return slot;
+  }
+
+  #read(key: string, now: number): Uint8Array | undefined {
+    const slot = this.#live(key, now);
+    if (!slot) return undefined;
+    // Re-inserting moves the key to the young end of the Map's insertion order: that order is the LRU.
+    this.#map.delete(key);
+    this.#map.set(key, slot);
+    return slot.value;
+  }
+
+  #write(key: string, value: Uint8Array, ttlMs: number | undefined, now: number): void {
+    if (ttlMs !== undefined && !(ttlMs > 0)) {
+      // A zero or negative TTL means "already expired", as PX would refuse and EXPIRE would delete.
+      this.#drop(key);
+      return;
+    }
+    const size = value.length + key.length * 2;
+    this.#drop(key);
+    if (size > this.maxBytes) return; // Too large to ever fit: served by the caller, not stored.
+    // Copy so that a caller reusing its buffer can never change what is stored.
+    this.#map.set(key, { value: value.slice(), expiresAt: ttlMs === undefined ? Infinity : now + ttlMs, size });
+    this.#bytes += size;
+    this.#sweep(now);
+  }
+
+  #sweep(now: number): void {
+    let inspected = 0;
+    for (const [k, slot] of this.#map) {
+      if (this.#map.size <= this.maxEntries && this.#bytes <= this.maxBytes && inspected >= SWEEP_PER_WRITE) break;
+      inspected++;
+      // Over budget, the oldest entry goes whether or not it expired; within budget only expired ones do.
+      if (slot.expiresAt <= now || this.#map.size > this.maxEntries || this.#bytes > this.maxBytes) this.#drop(k);
+    }
+  }
+
+  #drop(key: string): void {
+    const slot = this.#map.get(key);
+    if (!slot) return;
+    this.#map.delete(key);
+    this.#bytes -= slot.size;
+  }
+}
+
+/** Creates the embedded in-process store. */
+export function memoryStore(options?: MemoryStoreOptions): MemoryStore {
+  return new MemoryStore(options);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

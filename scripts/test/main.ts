@@ -1,0 +1,35 @@
+/**
+ * `npm test`: starts what the suites need (a redis-server on a free port, installed with apt
+ * when missing and allowed), runs every suite, prints a table of tests per runtime per suite,
+ * and says loudly what it could not run. With CI=true nothing may be skipped.
+ */
+import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
+import { printSummary, type SuiteResult } from './summary.ts';
+import { runVitest } from './vitest.ts';
+
+const strict = process.env.CI === 'true' || process.env.CACHETTE_REQUIRE_ALL === '1';
+const mayInstall = process.env.CACHETTE_NO_INSTALL !== '1' && process.getuid?.() === 0;
+const problems: string[] = [];
+const results: SuiteResult[] = [];
+
+let redis: RedisServer | undefined;
+const bin = findRedisServer({ install: mayInstall });
+if (process.env.REDIS_URL) {
+  console.log(`[test] using the Valkey/Redis server at REDIS_URL=${process.env.REDIS_URL}`);
+} else if (bin) {
+  redis = await startRedis({ bin });
+  process.env.REDIS_URL = redis.url;
+  process.env.REDIS_SERVER_BIN = bin;
+  console.log(`[test] started ${bin} on ${redis.url}`);
+} else {
+  problems.push('redis-server is not installed (apt-get install redis-server): the Valkey suites cannot run');
+}
+
+try {
+  results.push(...(await runVitest(process.argv.slice(2))));
+} finally {
+  await redis?.stop();
+}
+
+const ok = printSummary(results, problems, strict);
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,40 @@
+/** Counts for one suite file on one runtime. */
+export interface SuiteResult {
+  runtime: string;
+  suite: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/**
+ * Prints the per-runtime, per-suite table, then every problem in capitals, then the closing
+ * `N passed, N failed` line. Returns false when anything failed, or when anything was
+ * skipped or could not run while `strict` (CI) forbids it.
+ */
+export function printSummary(results: SuiteResult[], problems: string[], strict: boolean): boolean {
+  const rows = results.map((r) => [r.runtime, r.suite, String(r.passed), String(r.failed), String(r.skipped)]);
+  const header = ['runtime', 'suite', 'passed', 'failed', 'skipped'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const r of rows) console.log(line(r));
+  const sum = (f: (r: SuiteResult) => number) => results.reduce((n, r) => n + f(r), 0);
+  const passed = sum((r) => r.passed);
+  const failed = sum((r) => r.failed);
+  const skipped = sum((r) => r.skipped);
+  for (const r of results.filter((r) => r.skipped > 0)) problems.push(`${r.skipped} test(s) SKIPPED in ${r.runtime} ${r.suite}`);
+  if (results.length === 0) problems.push('no test ran at all');
+  if (problems.length > 0) {
+    console.log('\n' + '!'.repeat(72));
+    for (const p of problems) console.log(`!! NOT RUN: ${p}`);
+    console.log('!'.repeat(72));
+  }
+  console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (failed > 0) return false;
+  if (strict && problems.length > 0) {
+    console.log('CI forbids skipping: failing because of the lines marked NOT RUN above.');
+    return false;
+  }
+  return true;
+}

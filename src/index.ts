@@ -1,0 +1,18 @@
+/**
+ * cachette: a framework-agnostic async cache for edge and server runtimes.
+ * This entry is runtime-neutral: it imports no `node:` module and no store client.
+ */
+export { createCache } from './cache/create-cache.ts';
+export type { Cache, Factory, FactoryContext, SetManyEntry, SetOptions } from './cache/create-cache.ts';
+export type { CacheOptions } from './cache/options.ts';
+export { CacheEvents } from './cache/events.ts';
+export type { CacheEventMap, CacheEventType, CacheStats } from './cache/events.ts';
+export { CircuitOpenError, StoreTimeoutError } from './cache/store-guard.ts';
+export type { CircuitBreakerOptions } from './cache/store-guard.ts';
+export { CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, VERSION } from './codec/envelope.ts';
+export type { Envelope, TagGeneration } from './codec/envelope.ts';
+export { cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer } from './codec/serializers.ts';
+export type { Serializer, SerializerName } from './codec/serializers.ts';
+export type { CompressionOptions } from './codec/compression.ts';
+export type { Store, StoreEntry } from './store/types.ts';
+export type { Duration } from './util/duration.ts';

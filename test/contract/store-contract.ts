@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import type { Store } from '../../src/store/types.ts';
+import { bytes, sleep, text, type SuiteApi } from '../support/suite-api.ts';
+
+/** What the contract suite needs to know about the store under test. */
+export interface ContractTarget {
+  /** Name shown in the test titles. */
+  name: string;
+  /** Opens a store; called once for the suite. */
+  open(): Promise<Store> | Store;
+  /** Smallest TTL the store honours, in ms (KV has 60 s); expiry tests use a multiple of it. */
+  minTtlMs?: number;
+}
+
+/**
+ * The store contract, written once and run unchanged against every adapter (DESIGN.md).
+ * Keys carry a per-run prefix so parallel files sharing one server never collide.
+ */
+export function storeContract(t: SuiteApi, target: ContractTarget): void {
+  t.describe(`store contract: ${target.name}`, () => {
+    let store: Store;
+    const run = `contract:${target.name}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}:`;
+    const k = (name: string) => run + name;
+    const ttl = target.minTtlMs ?? 50;
+
+    t.beforeAll(async () => {
+      store = await target.open();
+    });
+    t.afterAll(async () => {
+      await store.clear?.(run);
+      await store.close();
+    });
+
+    t.it('round-trips binary values, every byte value included', async () => {
+      const all = new Uint8Array(256).map((_, i) => i);
+      await store.set(k('bin'), all);
+      assert.deepEqual([...((await store.get(k('bin'))) ?? [])], [...all]);
+      const empty = new Uint8Array(0);
+      await store.set(k('empty'), empty);
+      const got = await store.get(k('empty'));
+      assert.ok(got instanceof Uint8Array, 'an empty value is a value, not a miss');
+      assert.equal(got.length, 0);
+    });
+
+    t.it('returns undefined for an absent key', async () => {
+      assert.equal(await store.get(k('absent')), undefined);
+    });
+
+    t.it('overwrites on set', async () => {
+      await store.set(k('over'), bytes('one'));
+      await store.set(k('over'), bytes('two'));
+      assert.equal(text(await store.get(k('over'))), 'two');
+    });
+
+    t.it('is not changed by a caller reusing its buffer', async () => {
+      const buf = bytes('abc');
+      await store.set(k('reuse'), buf);
+      buf[0] = 0x7a;
+      assert.equal(text(await store.get(k('reuse'))), 'abc');
+    });
+
+    t.it('expires values after their TTL', async () => {
+      await store.set(k('ttl'), bytes('v'), ttl);
+      await store.set(k('forever'), bytes('f'));
+      assert.equal(text(await store.get(k('ttl'))), 'v');
+      await sleep(ttl * 2 + 20);
+      assert.equal(await store.get(k('ttl')), undefined);
+      assert.equal(text(await store.get(k('forever'))), 'f');
+    });
+
+    t.it('getMany keeps order and marks holes', async () => {
+      await store.set(k('m1'), bytes('1'));
+      await store.set(k('m3'), bytes('3'));
+      const got = await store.getMany([k('m1'), k('m2'), k('m3'), k('m1')]);
+      assert.deepEqual(got.map(text), ['1', undefined, '3', '1']);
+      assert.deepEqual(await store.getMany([]), []);
+    });
+
+    t.it('setMany stores every entry, each with its own TTL', async () => {
+      await store.setMany([
+        { key: k('s1'), value: bytes('a') },
+        { key: k('s2'), value: bytes('b'), ttlMs: ttl },
+        { key: k('s3'), value: new Uint8Array([0, 255, 0]) },
+      ]);
+      assert.deepEqual((await store.getMany([k('s1'), k('s2'), k('s3')])).map((b) => (b ? [...b] : b)), [[97], [98], [0, 255, 0]]);
+      await sleep(ttl * 2 + 20);
+      assert.deepEqual((await store.getMany([k('s1'), k('s2')])).map(text), ['a', undefined]);
+      await store.setMany([]);
+    });
+
+    t.it('incr creates, adds and subtracts', async () => {
+      assert.equal(await store.incr(k('c'), 1), 1);
+      assert.equal(await store.incr(k('c'), 41), 42);
+      assert.equal(await store.incr(k('c'), -50), -8);
+      // Counters are plain decimal integers, readable as bytes.
+      assert.equal(text(await store.get(k('c'))), '-8');
+    });
+
+    t.it('incr sets the TTL only when it creates the counter', async () => {
+      assert.equal(await store.incr(k('ct'), 5, ttl), 5);
+      assert.equal(await store.incr(k('ct'), 1, 60_000), 6);
+      await sleep(ttl * 2 + 20);
+      assert.equal(await store.get(k('ct')), undefined, 'the first TTL still applies');
+      await store.set(k('cn'), bytes('10'));
+      assert.equal(await store.incr(k('cn'), 2, ttl), 12);
+      await sleep(ttl * 2 + 20);
+      assert.equal(text(await store.get(k('cn'))), '12', 'an existing counter keeps having no TTL');
+    });
+
+    t.it('incr on a value that is not an integer rejects and changes nothing', async () => {
+      await store.set(k('notint'), bytes('abc'));
+      await assert.rejects(store.incr(k('notint'), 1));
+      assert.equal(text(await store.get(k('notint'))), 'abc');
+    });
+
+    t.it('delete counts only keys that existed', async () => {
+      await store.set(k('d1'), bytes('1'));
+      await store.set(k('d2'), bytes('2'));
+      assert.equal(await store.delete([k('d1'), k('d2'), k('d3')]), 2);
+      assert.equal(await store.get(k('d1')), undefined);
+      assert.equal(await store.delete([k('d1')]), 0);
+      assert.equal(await store.delete([]), 0);
+    });
+
+    t.it('add sets only when absent', async () => {
+      if (!store.add) return assertNoCapability(store, 'add');
+      assert.equal(await store.add(k('lease'), bytes('token-1'), 60_000), true);
+      assert.equal(await store.add(k('lease'), bytes('token-2'), 60_000), false);
+      assert.equal(text(await store.get(k('lease'))), 'token-1');
+    });
+
+    t.it('add succeeds again once the previous value expired', async () => {
+      if (!store.add) return assertNoCapability(store, 'add');
+      assert.equal(await store.add(k('lease2'), bytes('a'), ttl), true);
+      await sleep(ttl * 2 + 20);
+      assert.equal(await store.add(k('lease2'), bytes('b'), ttl), true);
+    });
+
+    t.it('compareAndDelete deletes only on a matching value', async () => {
+      if (!store.compareAndDelete) return assertNoCapability(store, 'compareAndDelete');
+      await store.set(k('cad'), bytes('mine'));
+      assert.equal(await store.compareAndDelete(k('cad'), bytes('theirs')), false);
+      assert.equal(text(await store.get(k('cad'))), 'mine');
+      assert.equal(await store.compareAndDelete(k('cad'), bytes('mine')), true);
+      assert.equal(await store.get(k('cad')), undefined);
+      assert.equal(await store.compareAndDelete(k('cad'), bytes('mine')), false);
+    });
+
+    t.it('holds a 1 MiB value intact', async () => {
+      const big = new Uint8Array(1024 * 1024);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+      await store.set(k('big'), big);
+      const got = await store.get(k('big'));
+      assert.equal(got?.length, big.length);
+      assert.ok(got && Buffer.compare(Buffer.from(got), Buffer.from(big)) === 0);
+    });
+
+    t.it('handles many keys in one batch', async () => {
+      const entries = Array.from({ length: 1000 }, (_, i) => ({ key: k(`many:${i}`), value: bytes(String(i)) }));
+      await store.setMany(entries);
+      const got = await store.getMany(entries.map((e) => e.key));
+      assert.deepEqual(got.map(text), entries.map((_, i) => String(i)));
+      assert.equal(await store.delete(entries.map((e) => e.key)), 1000);
+    });
+
+    t.it('keys may hold any UTF-8 and glob characters', async () => {
+      const odd = k('ключ/*?[x]\\ 🗝');
+      await store.set(odd, bytes('ok'));
+      assert.equal(text(await store.get(odd)), 'ok');
+      assert.equal(await store.get(k('ключ/x[x]\\ 🗝')), undefined);
+    });
+
+    t.it('clear removes exactly the keys under a prefix', async () => {
+      if (!store.clear) return assertNoCapability(store, 'clear');
+      await store.set(k('cl:a'), bytes('a'));
+      await store.set(k('cl:b'), bytes('b'));
+      await store.set(k('cl*'), bytes('star'));
+      await store.set(k('keep'), bytes('k'));
+      await store.clear(k('cl:'));
+      assert.deepEqual((await store.getMany([k('cl:a'), k('cl:b'), k('cl*'), k('keep')])).map(text), [undefined, undefined, 'star', 'k']);
+    });
+  });
+}
+
+// A store may lack an optional capability; the contract then checks it is really absent
+// (not half-implemented), so the test still asserts something true.
+function assertNoCapability(store: Store, name: keyof Store): void {
+  assert.equal(typeof store[name], 'undefined');
+}
