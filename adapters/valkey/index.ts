@@ -7,6 +7,12 @@ export interface ValkeyStoreOptions {
   connection: string | Valkey;
   /** Extra iovalkey options when the store opens the connection itself. */
   clientOptions?: RedisOptions;
+  /**
+   * Called on connection errors of a client the store opened. Commands issued while the
+   * server is away fail anyway, and the cache reports those as error events, so by default
+   * connection errors are not printed again.
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 // Deletes the key only while it still holds the caller's token: releasing a lease must
@@ -40,6 +46,7 @@ export class ValkeyStore implements Store {
         ...o.clientOptions,
       });
       this.#owned = true;
+      this.client.on('error', o.onConnectionError ?? (() => {}));
     } else if (o.connection && typeof (o.connection as Valkey).getBuffer === 'function') {
       this.client = o.connection;
       this.#owned = false;

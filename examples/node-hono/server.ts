@@ -1,0 +1,46 @@
+/**
+ * The main job (`npm start`): a Hono app on Node whose slow route (~50 ms) is cached with
+ * getOrSet. Valkey when VALKEY_URL or REDIS_URL is set, the embedded memory store otherwise.
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache } from '../../src/index.ts';
+
+const url = process.env.VALKEY_URL || process.env.REDIS_URL;
+const store = url ? valkeyStore(url) : memoryStore();
+const cache = createCache({ store, prefix: 'demo', ttl: '10s', grace: '1m' });
+
+/** Stands in for a database query or an upstream API call. */
+async function slowReport(id: string): Promise<{ id: string; total: number; computedAt: string }> {
+  await new Promise((r) => setTimeout(r, 50));
+  return { id, total: Math.round(Math.random() * 1000), computedAt: new Date().toISOString() };
+}
+
+const app = new Hono();
+app.get('/', (c) => c.text('cachette demo: try /report/42 twice, then /stats\n'));
+app.get('/report/:id', async (c) => {
+  const started = performance.now();
+  const report = await cache.getOrSet(`report:${c.req.param('id')}`, () => slowReport(c.req.param('id')));
+  c.header('Server-Timing', `cache;dur=${(performance.now() - started).toFixed(2)}`);
+  return c.json(report);
+});
+app.get('/stats', (c) => c.json(cache.stats()));
+
+cache.events.addEventListener('error', (e) => console.error('[cachette] store error:', (e as CustomEvent).detail.error));
+
+const port = Number(process.env.PORT ?? 3000);
+const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
+  console.log(`[cachette] store: ${url ? `valkey at ${url}` : 'memory (embedded; set VALKEY_URL to use Valkey)'}`);
+  console.log(`[cachette] demo listening on http://127.0.0.1:${info.port}/report/42`);
+});
+
+const shutdown = async () => {
+  server.close();
+  await cache.close();
+  await store.close();
+  process.exit(0);
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

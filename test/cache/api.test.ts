@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCache, type Cache } from '../../src/index.ts';
+import type { Store } from '../../src/store/types.ts';
+import { sleep } from '../support/suite-api.ts';
+import { engineTargets, uniqueNamespace } from './targets.ts';
+
+describe.each(engineTargets)('cache API on $name', ({ open }) => {
+  let store: Store;
+  let cache: Cache;
+  beforeAll(() => {
+    store = open();
+    cache = createCache({ store, namespace: uniqueNamespace('api'), ttl: '1m' });
+  });
+  afterAll(async () => {
+    await cache.clear();
+    await cache.close();
+    await store.close();
+  });
+
+  it('round-trips rich values through CBOR', async () => {
+    const value = { n: 1, s: 'é', d: new Date(1_700_000_000_000), m: new Map([[1, 'a']]), set: new Set(['x']), big: 2n ** 70n, bytes: new Uint8Array([0, 255]), nested: [{ a: null }] };
+    expect(await cache.set('rich', value)).toBe(true);
+    expect(await cache.get('rich')).toEqual(value);
+  });
+
+  it('get, has and delete', async () => {
+    expect(await cache.get('nothing')).toBeUndefined();
+    expect(await cache.has('nothing')).toBe(false);
+    await cache.set('k', 'v');
+    expect(await cache.has('k')).toBe(true);
+    expect(await cache.delete('k')).toBe(1);
+    expect(await cache.delete(['k', 'also-absent'])).toBe(0);
+    expect(await cache.has('k')).toBe(false);
+  });
+
+  it('expires values after their ttl', async () => {
+    await cache.set('short', 1, { ttl: 30 });
+    expect(await cache.get('short')).toBe(1);
+    await sleep(60);
+    expect(await cache.get('short')).toBeUndefined();
+  });
+
+  it('getMany and setMany, with holes', async () => {
+    expect(await cache.setMany([{ key: 'a', value: 1 }, { key: 'b', value: { two: 2 }, ttl: 30 }, { key: 'c', value: 'three' }])).toBe(true);
+    expect(await cache.getMany(['a', 'x', 'b', 'c'])).toEqual([1, undefined, { two: 2 }, 'three']);
+    await sleep(60);
+    expect(await cache.getMany(['a', 'b'])).toEqual([1, undefined]);
+    expect(await cache.getMany([])).toEqual([]);
+  });
+
+  it('incr counts, with a ttl only on creation', async () => {
+    expect(await cache.incr('hits')).toBe(1);
+    expect(await cache.incr('hits', 9)).toBe(10);
+    expect(await cache.incr('hits', -3)).toBe(7);
+    expect(await cache.incr('temp', 1, { ttl: 30 })).toBe(1);
+    await sleep(60);
+    expect(await cache.incr('temp')).toBe(1);
+    await expect(cache.incr('hits', 1.5)).rejects.toThrow(TypeError);
+  });
+
+  it('folds concurrent gets of one tick into one read and counts hits and misses', async () => {
+    await cache.setMany(Array.from({ length: 20 }, (_, i) => ({ key: `fold:${i}`, value: i })));
+    const before = cache.stats();
+    const got = await Promise.all(Array.from({ length: 40 }, (_, i) => cache.get(`fold:${i}`)));
+    expect(got).toEqual(Array.from({ length: 40 }, (_, i) => (i < 20 ? i : undefined)));
+    const after = cache.stats();
+    expect(after.hits - before.hits).toBe(20);
+    expect(after.misses - before.misses).toBe(20);
+    expect(after.bytesRead).toBeGreaterThan(before.bytesRead);
+  });
+
+  it('dispatches hit and miss events on its EventTarget', async () => {
+    const seen: string[] = [];
+    const listener = (e: Event) => seen.push(`${e.type}:${(e as CustomEvent<{ key: string }>).detail.key}`);
+    cache.events.addEventListener('hit', listener);
+    cache.events.addEventListener('miss', listener);
+    await cache.set('ev', 1);
+    await cache.get('ev');
+    await cache.get('ev-missing');
+    cache.events.removeEventListener('hit', listener);
+    cache.events.removeEventListener('miss', listener);
+    await cache.get('ev');
+    expect(seen).toEqual(['hit:ev', 'miss:ev-missing']);
+  });
+
+  it('keeps namespaces apart and clears only its own', async () => {
+    const other = createCache({ store, namespace: uniqueNamespace('other') });
+    await other.set('shared-name', 'other');
+    await cache.set('shared-name', 'mine');
+    expect(await other.get('shared-name')).toBe('other');
+    await other.clear();
+    expect(await other.get('shared-name')).toBeUndefined();
+    expect(await cache.get('shared-name')).toBe('mine');
+  });
+});

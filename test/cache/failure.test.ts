@@ -1,0 +1,139 @@
+import Valkey from 'iovalkey';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
+import { CircuitOpenError, createCache, encodeEnvelope, StoreTimeoutError, type Cache } from '../../src/index.ts';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { sleep } from '../support/suite-api.ts';
+import { uniqueNamespace } from './targets.ts';
+
+const errorsOf = (cache: Cache) => {
+  const seen: Array<{ source: string; operation: string; error: unknown }> = [];
+  cache.events.addEventListener('error', (e) => seen.push((e as CustomEvent).detail));
+  return seen;
+};
+
+describe.runIf(requireRedis())('unreadable entries planted in the server', () => {
+  let raw: Valkey;
+  let store: ValkeyStore;
+  let cache: Cache;
+  const ns = uniqueNamespace('corrupt');
+  beforeAll(() => {
+    raw = new Valkey(redisUrl!);
+    store = valkeyStore(redisUrl!);
+    cache = createCache({ store, prefix: 'cachette', namespace: ns });
+  });
+  afterAll(async () => {
+    await cache.clear();
+    await store.close();
+    raw.disconnect();
+  });
+
+  const good = encodeEnvelope({ serializerId: 1, compressionId: 0, createdAt: Date.now(), freshFor: 60_000, staleFor: 0, tags: [], payload: new Uint8Array([0x63, 0x61, 0x62, 0x63]) });
+  const planted: Array<[string, Buffer]> = [
+    ['garbage', Buffer.from('not an envelope at all')],
+    ['a counter', Buffer.from('42')],
+    ['an unknown version', Buffer.from(good.map((b, i) => (i === 1 ? 7 : b)))],
+    ['a truncated entry', Buffer.from(good.subarray(0, 12))],
+    ['a corrupt CBOR payload', Buffer.from(good.map((b, i) => (i === good.length - 4 ? 0xff : b)))],
+    ['a corrupt deflate payload', Buffer.from(good.map((b, i) => (i === 2 ? 0x11 : b)))],
+    ['an unknown serializer id', Buffer.from(good.map((b, i) => (i === 2 ? 0x0e : b)))],
+  ];
+
+  it('control: the untouched planted entry reads back', async () => {
+    await raw.set(`cachette:${ns}:control`, Buffer.from(good));
+    expect(await cache.get('control')).toBe('abc');
+  });
+
+  it.each(planted)('%s is a counted miss, not a throw', async (name, bytes) => {
+    const key = `planted:${name}`;
+    await raw.set(`cachette:${ns}:${key}`, bytes);
+    const corrupt: string[] = [];
+    const onCorrupt = (e: Event) => corrupt.push((e as CustomEvent<{ key: string }>).detail.key);
+    cache.events.addEventListener('corrupt', onCorrupt);
+    const before = cache.stats();
+    expect(await cache.get(key)).toBeUndefined();
+    expect(await cache.getMany([key])).toEqual([undefined]);
+    cache.events.removeEventListener('corrupt', onCorrupt);
+    expect(cache.stats().corrupt - before.corrupt).toBe(2);
+    expect(corrupt).toEqual([key, key]);
+    // getOrSet recomputes and overwrites the bad bytes.
+    expect(await cache.getOrSet(key, () => 'repaired')).toBe('repaired');
+    expect(await cache.get(key)).toBe('repaired');
+  });
+});
+
+describe.runIf(requireRedis())('a redis-server that goes away mid-test', () => {
+  let server: RedisServer;
+  let store: ValkeyStore;
+  let cache: Cache;
+  beforeAll(async () => {
+    server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
+    store = valkeyStore(server.url);
+    cache = createCache({ store, timeout: 300, circuitBreaker: { threshold: 3, cooldownMs: 200 } });
+  });
+  afterAll(async () => {
+    await store.close();
+    await server.stop();
+  });
+
+  it('turns failures into misses and error events, opens the breaker, and recovers', async () => {
+    expect(await cache.set('k', 'before')).toBe(true);
+    expect(await cache.get('k')).toBe('before');
+    const errors = errorsOf(cache);
+    await server.stop();
+
+    expect(await cache.get('k')).toBeUndefined();
+    expect(await cache.set('k2', 'during')).toBe(false);
+    expect(await cache.getOrSet('k3', () => 'from the origin')).toBe('from the origin');
+    expect(await cache.incr('n')).toBeUndefined();
+    expect(await cache.delete('k')).toBe(0);
+    expect(await cache.has('k')).toBe(false);
+    expect(errors.length).toBeGreaterThanOrEqual(3);
+    expect(errors.every((e) => e.source === 'store')).toBe(true);
+    // After `threshold` failures the breaker skips the store instead of waiting on it.
+    expect(errors.some((e) => e.error instanceof CircuitOpenError)).toBe(true);
+    expect(cache.stats().storeErrors).toBe(errors.length);
+
+    server = await startRedis({ bin: process.env.REDIS_SERVER_BIN, port: server.port });
+    // Recovery: the client reconnects by itself and the breaker closes after its cool-down.
+    let recovered = false;
+    for (let i = 0; i < 50 && !recovered; i++) {
+      await sleep(100);
+      recovered = await cache.set('k4', 'after');
+    }
+    expect(recovered).toBe(true);
+    expect(await cache.get('k4')).toBe('after');
+  });
+});
+
+describe.runIf(requireRedis())('a store that answers too late', () => {
+  let store: ValkeyStore;
+  let admin: Valkey;
+  beforeAll(() => {
+    store = valkeyStore(redisUrl!);
+    admin = new Valkey(redisUrl!);
+  });
+  afterAll(async () => {
+    await admin.client('UNPAUSE');
+    admin.disconnect();
+    await store.close();
+  });
+
+  it('is a miss plus a timeout event; strict mode throws instead', async () => {
+    const ns = uniqueNamespace('slow');
+    const lenient = createCache({ store, namespace: ns, timeout: 100 });
+    const strict = createCache({ store, namespace: ns, timeout: 100, strict: true, circuitBreaker: { threshold: 100 } });
+    await lenient.set('v', 1);
+    const errors = errorsOf(lenient);
+    // CLIENT PAUSE holds every client's commands on the real server for 400 ms.
+    await admin.client('PAUSE', 400, 'ALL');
+    expect(await lenient.get('v')).toBeUndefined();
+    expect(errors[0]?.error).toBeInstanceOf(StoreTimeoutError);
+    await expect(strict.get('v')).rejects.toBeInstanceOf(StoreTimeoutError);
+    await admin.client('UNPAUSE');
+    await sleep(50);
+    expect(await lenient.get('v')).toBe(1);
+    await lenient.clear();
+  });
+});

@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+const IMPORT = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const STORE_CLIENTS = ['iovalkey', 'ioredis', 'redis', '@upstash/redis', '@cloudflare/workers-types'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.ts$/.test(name) && !/\.test\.ts$/.test(name) ? [path] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
+}
+
+describe('layering (DESIGN.md)', () => {
+  it('src/ imports no node: module and no store client', () => {
+    const offenders = sources(join(root, 'src')).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('node:') || STORE_CLIENTS.some((c) => spec === c || spec.startsWith(`${c}/`)))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/ never reaches into adapters/ or runtimes/', () => {
+    const offenders = sources(join(root, 'src')).flatMap((file) =>
+      importsOf(file).filter((spec) => /(^|\/)(adapters|runtimes)\//.test(spec)).map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('adapters/ import nothing from runtimes/', () => {
+    const offenders = sources(join(root, 'adapters')).flatMap((file) =>
+      importsOf(file).filter((spec) => /(^|\/)runtimes\//.test(spec)).map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the scan sees the engine (guards against a scan that checks nothing)', () => {
+    const files = sources(join(root, 'src')).map((f) => relative(root, f));
+    expect(files).toContain(join('src', 'cache', 'create-cache.ts'));
+    expect(importsOf(join(root, 'src', 'codec', 'serializers.ts'))).toContain('cbor-x');
+  });
+});
