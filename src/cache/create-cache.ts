@@ -94,11 +94,20 @@ class CacheEngine implements Cache {
     }
   }
 
-  async get<T>(key: string): Promise<T | undefined> {
-    const found = await this.#lookup(key);
-    if (found?.state === 'fresh') return this.#hit(key, found.entry.value as T);
-    this.#miss(key);
-    return undefined;
+  get<T>(key: string): Promise<T | undefined> {
+    // The hot path: one promise chain, no extra async frames.
+    let full: string;
+    try {
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#readBytes(full).then((bytes) => {
+      const entry = this.#decode(key, bytes);
+      if (entry !== undefined && Date.now() < entry.freshUntil) return this.#hit(key, entry.value as T);
+      this.#miss(key);
+      return undefined;
+    });
   }
 
   async getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
@@ -194,10 +203,12 @@ class CacheEngine implements Cache {
     return this.#o.keyPrefix + key;
   }
 
+  #readBytes(full: string): Promise<Uint8Array | undefined> {
+    return this.#batcher ? this.#batcher.load(full) : this.#guard.run('get', [full], () => this.#store.get(full), undefined);
+  }
+
   async #lookup(key: string, full = this.#full(key)): Promise<Lookup> {
-    const bytes = this.#batcher
-      ? await this.#batcher.load(full)
-      : await this.#guard.run('get', [full], () => this.#store.get(full), undefined);
+    const bytes = await this.#readBytes(full);
     const entry = this.#decode(key, bytes);
     if (!entry) return undefined;
     const now = Date.now();
