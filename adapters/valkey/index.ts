@@ -1,5 +1,6 @@
 import Valkey, { type RedisOptions } from 'iovalkey';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
+import { COMPARE_AND_DELETE_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -15,10 +16,6 @@ export interface ValkeyStoreOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-// Deletes the key only while it still holds the caller's token: releasing a lease must
-// never release somebody else's. GET/DEL/EVAL exist on Redis 7 and on Valkey alike.
-const COMPARE_AND_DELETE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-const SCAN_BATCH = 500;
 
 type ValkeyWithScript = Valkey & {
   cachetteCompareAndDelete(key: string, expected: Buffer): Promise<number>;
@@ -53,7 +50,7 @@ export class ValkeyStore implements Store {
     } else {
       throw new TypeError('valkeyStore: "connection" must be a redis:// URL or an iovalkey client');
     }
-    this.client.defineCommand('cachetteCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE });
+    this.client.defineCommand('cachetteCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE_LUA });
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
@@ -113,7 +110,7 @@ export class ValkeyStore implements Store {
   }
 
   async clear(prefix: string): Promise<void> {
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const pattern = prefixPattern(prefix);
     let cursor = '0';
     do {
       const [next, keys] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH);
@@ -139,11 +136,6 @@ export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore {
 
 function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-// PX refuses 0 and negatives; anything that rounds down to 0 still means "a moment".
-function positiveMs(ttlMs: number): number {
-  return Math.max(1, Math.ceil(ttlMs));
 }
 
 function throwFirst(results: Array<[Error | null, unknown]> | null): void {

@@ -1,0 +1,152 @@
+import { Redis } from '@upstash/redis/cloudflare';
+import type { Store, StoreEntry } from '../../src/store/types.ts';
+import { COMPARE_AND_DELETE_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { decodeValue, encodeValue } from './value-encoding.ts';
+
+/** How the store reaches Upstash when it builds its own client. */
+export interface UpstashConnectionOptions {
+  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (runtimes/upstash-bridge). */
+  url: string;
+  /** REST token: `UPSTASH_REDIS_REST_TOKEN`, or the bridge's `token`. */
+  token: string;
+  /**
+   * Lets the SDK merge commands issued in the same tick into one `/pipeline` request.
+   * Default true: it pays when many calls are in flight and costs little when they are not
+   * (see bench/upstash).
+   */
+  autoPipelining?: boolean;
+  /**
+   * Retries of a request that failed on the network (not of a command error). Default 1: enough
+   * to survive a keep-alive connection the server closed, short enough that a dead store is a
+   * quick miss — the SDK's own default (5, exponential) stalls a call for ~10 s.
+   */
+  retries?: number;
+  /** Aborts every request of this store, e.g. on shutdown. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link upstashStore}: a URL and token, or an `@upstash/redis` client you own. */
+export type UpstashStoreOptions = UpstashConnectionOptions | Redis;
+
+const RETRY_BACKOFF_MS = 20;
+
+/**
+ * A store on Redis over HTTP: the Upstash REST protocol through `@upstash/redis`, so it runs
+ * wherever `fetch` does (Workers, Deno, Bun, Node, Vercel Edge) and never opens a socket itself.
+ * Values travel as text (see value-encoding.ts): counters as plain decimals, everything else
+ * as `~` + base64. Every method is one HTTP request, `clear` one per SCAN batch.
+ */
+export class UpstashStore implements Store {
+  readonly name = 'upstash';
+  /** The underlying client, for commands the store contract does not cover. */
+  readonly client: Redis;
+
+  constructor(options: UpstashStoreOptions) {
+    if (isClient(options)) {
+      // A client built elsewhere may deserialize JSON or base64-decode replies; the value
+      // encoding survives both, so it is used as it is.
+      this.client = options;
+      return;
+    }
+    const { url, token } = options ?? {};
+    if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
+    if (typeof token !== 'string' || token === '') throw new TypeError('upstashStore: "token" must be a non-empty string');
+    const retries = options.retries ?? 1;
+    if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`upstashStore: "retries" must be a non-negative integer, got ${retries}`);
+    // The Cloudflare build of the SDK is the runtime-neutral one: plain fetch, no `cache`
+    // request option (older workerd rejects it), no process.env.
+    this.client = new Redis({
+      url,
+      token,
+      // Replies are the ASCII text the store wrote: no need for base64 on the wire, and the
+      // store decodes values itself, so the SDK must not JSON-parse them.
+      responseEncoding: false,
+      automaticDeserialization: false,
+      enableTelemetry: false,
+      enableAutoPipelining: options.autoPipelining ?? true,
+      retry: retries === 0 ? false : { retries, backoff: () => RETRY_BACKOFF_MS },
+      signal: options.signal,
+    });
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return decodeValue(await this.client.get(key));
+  }
+
+  async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    if (keys.length === 0) return [];
+    const replies = await this.client.mget<unknown[]>([...keys]);
+    return replies.map(decodeValue);
+  }
+
+  async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+    if (ttlMs === undefined) await this.client.set(key, encodeValue(value));
+    else await this.client.set(key, encodeValue(value), { px: positiveMs(ttlMs) });
+  }
+
+  async setMany(entries: readonly StoreEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    if (entries.every((e) => e.ttlMs === undefined)) {
+      await this.client.mset(Object.fromEntries(entries.map((e) => [e.key, encodeValue(e.value)])));
+      return;
+    }
+    // One HTTP request: the pipeline travels as one JSON array.
+    const pipeline = this.client.pipeline();
+    for (const e of entries) {
+      if (e.ttlMs === undefined) pipeline.set(e.key, encodeValue(e.value));
+      else pipeline.set(e.key, encodeValue(e.value), { px: positiveMs(e.ttlMs) });
+    }
+    await pipeline.exec();
+  }
+
+  async delete(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    return Number(await this.client.del(...keys));
+  }
+
+  async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    if (ttlMs === undefined) return Number(await this.client.incrby(key, by));
+    // SET NX creates the counter with its TTL only when it is new; MULTI/EXEC keeps the two
+    // together so no other client can slip a write in between — one /multi-exec request.
+    const [, total] = await this.client.multi().set(key, '0', { px: positiveMs(ttlMs), nx: true }).incrby(key, by).exec();
+    return Number(total);
+  }
+
+  async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
+    const reply = ttlMs === undefined
+      ? await this.client.set(key, encodeValue(value), { nx: true })
+      : await this.client.set(key, encodeValue(value), { px: positiveMs(ttlMs), nx: true });
+    return reply === 'OK';
+  }
+
+  async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
+    return Number(await this.client.eval(COMPARE_AND_DELETE_LUA, [key], [encodeValue(expected)])) === 1;
+  }
+
+  async clear(prefix: string): Promise<void> {
+    const match = prefixPattern(prefix);
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.client.scan(cursor, { match, count: SCAN_BATCH });
+      // String(): a client that deserializes JSON turns a numeric-looking cursor or key into a number.
+      if (keys.length > 0) await this.client.del(...keys.map(String));
+      cursor = String(next);
+    } while (cursor !== '0');
+  }
+
+  /**
+   * Nothing to release: the store holds no socket or timer of its own (the runtime's fetch
+   * owns its connection pool), and a client passed in belongs to its owner.
+   */
+  async close(): Promise<void> {}
+}
+
+/** Creates a store on Upstash (or any Upstash-compatible REST endpoint) from a URL and token or a client. */
+export function upstashStore(options: UpstashStoreOptions): UpstashStore {
+  return new UpstashStore(options);
+}
+
+function isClient(options: UpstashStoreOptions): options is Redis {
+  return typeof (options as Partial<Redis> | undefined)?.pipeline === 'function';
+}
+
