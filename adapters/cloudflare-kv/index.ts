@@ -23,6 +23,8 @@ export interface CloudflareKvStoreOptions {
 
 /** KV refuses an `expirationTtl` below 60 seconds. */
 export const KV_MIN_TTL_SECONDS = 60;
+/** The Workers binding takes `expirationTtl` as a 32-bit integer: longer TTLs are capped (about 68 years). */
+export const KV_MAX_TTL_SECONDS = 2 ** 31 - 1;
 /** KV refuses keys longer than 512 bytes. */
 export const KV_MAX_KEY_BYTES = 512;
 
@@ -46,7 +48,8 @@ const decoder = new TextDecoder();
  *   metadata, and a read past it is a miss. KV itself is told `max(60, ceil(ttl/1000))` s, so
  *   a short-lived value keeps occupying KV (and counts against storage) for up to 60 s. The
  *   expiry is compared with the reading isolate's clock, so it is as exact as clocks agree
- *   between Cloudflare locations.
+ *   between Cloudflare locations. TTLs beyond 2^31−1 s (the binding's integer limit) are capped
+ *   there, which only matters to values meant to outlive the 2090s.
  * - **Eventual consistency.** A write is visible at once in the location that made it and
  *   within about 60 s elsewhere. A value another location just deleted or replaced may be
  *   served from a location's cache meanwhile; tag invalidations propagate with the same delay.
@@ -155,7 +158,8 @@ export class CloudflareKvStore implements Store {
       return;
     }
     const metadata: ExpiryMetadata = { x: expiresAt };
-    await this.#kv.put(name, value, { expirationTtl: Math.max(KV_MIN_TTL_SECONDS, Math.ceil(remainingMs / 1000)), metadata });
+    const expirationTtl = Math.min(KV_MAX_TTL_SECONDS, Math.max(KV_MIN_TTL_SECONDS, Math.ceil(remainingMs / 1000)));
+    await this.#kv.put(name, value, { expirationTtl, metadata });
   }
 }
 

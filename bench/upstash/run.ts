@@ -13,7 +13,7 @@ import { PHASES, type ContenderSpec } from '../contenders/types.ts';
 import { runPhases, type ContenderResult } from '../phases/run-phases.ts';
 import { isSmallValue, smallValue } from '../support/payloads.ts';
 import { openServer } from '../support/server.ts';
-import { spawnBridge } from './bridge-process.ts';
+import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { cachetteUpstashSpec } from './contender.ts';
 import { measureEncoding } from './encoding-cost.ts';
 

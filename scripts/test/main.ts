@@ -3,9 +3,13 @@
  * when missing and allowed), runs every suite, prints a table of tests per runtime per suite,
  * and says loudly what it could not run. With CI=true nothing may be skipped.
  */
+import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
 import { printSummary, type SuiteResult } from './summary.ts';
+import { runBun } from './bun.ts';
+import { runDeno } from './deno.ts';
 import { runVitest } from './vitest.ts';
+import { runWorkerd } from './workerd.ts';
 
 const strict = process.env.CI === 'true' || process.env.CACHETTE_REQUIRE_ALL === '1';
 const mayInstall = process.env.CACHETTE_NO_INSTALL !== '1' && process.getuid?.() === 0;
@@ -27,6 +31,21 @@ if (process.env.REDIS_URL) {
 
 try {
   results.push(...(await runVitest(process.argv.slice(2))));
+  // The same suites on the other runtimes, each against every store it can reach: Upstash
+  // through a local bridge in front of the same redis-server, handed over by environment. The
+  // bridge runs in its own process: the runners below block this one's event loop (spawnSync).
+  const bridge = process.env.REDIS_URL
+    ? await spawnBridge(process.env.REDIS_URL).catch((error: Error) => void problems.push(`the Upstash bridge did not start (${error.message}): no upstash suites on Bun, Deno and workerd`))
+    : void problems.push('no Redis server, so no Upstash bridge: no upstash suites on Bun, Deno and workerd');
+  if (bridge) Object.assign(process.env, { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token });
+  try {
+    for (const run of [runBun(), runDeno(), await runWorkerd()]) {
+      results.push(...run.results);
+      problems.push(...run.problems);
+    }
+  } finally {
+    await bridge?.stop();
+  }
 } finally {
   await redis?.stop();
 }

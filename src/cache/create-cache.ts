@@ -42,7 +42,7 @@ export interface Cache {
   /** Stores `value`; resolves false when the store failed (the failure is an error event). */
   set<T>(key: string, value: T, options?: SetOptions): Promise<boolean>;
   /** Stores every entry in one round trip; resolves false when the store failed. */
-  setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean>;
+  setMany<T = unknown>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean>;
   /** Adds `by` (default 1) to a counter; `ttl` applies when the counter is created. Undefined when the store failed. */
   incr(key: string, by?: number, options?: { ttl?: Duration }): Promise<number | undefined>;
   /** Deletes one key or several; resolves with how many existed. */

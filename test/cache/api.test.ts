@@ -41,7 +41,7 @@ describe.each(engineTargets)('cache API on $name', ({ open }) => {
   });
 
   it('getMany and setMany, with holes', async () => {
-    expect(await cache.setMany([{ key: 'a', value: 1 }, { key: 'b', value: { two: 2 }, ttl: 30 }, { key: 'c', value: 'three' }])).toBe(true);
+    expect(await cache.setMany<unknown>([{ key: 'a', value: 1 }, { key: 'b', value: { two: 2 }, ttl: 30 }, { key: 'c', value: 'three' }])).toBe(true);
     expect(await cache.getMany(['a', 'x', 'b', 'c'])).toEqual([1, undefined, { two: 2 }, 'three']);
     await sleep(60);
     expect(await cache.getMany(['a', 'b'])).toEqual([1, undefined]);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../test/support/redis-server.ts';
+import { freePort } from './redis-server.ts';
 
 /** The bridge running in its own process, so its CPU is not counted as the client's. */
 export interface BridgeProcess {

@@ -1,0 +1,85 @@
+/**
+ * cachette/deno: the HTTP cache for `Deno.serve`, with the store picked from `Deno.env`
+ * (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash,
+ * otherwise memory). Reading the environment needs `--allow-env`, or pass `env` / `store`.
+ *
+ * ```ts
+ * import { serve } from 'cachette/deno';
+ * await serve(app.fetch, { port: 3000 });          // or: Deno.serve(cached(app.fetch))
+ * ```
+ */
+import type { EnvLike } from '../env-store.ts';
+import { serverCache, type RequestHandler, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+
+export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+
+/** The slice of the Deno namespace used here, typed structurally so the package needs no Deno types. */
+interface DenoServer {
+  readonly addr: { hostname: string; port: number };
+  shutdown(): Promise<void>;
+}
+interface DenoGlobal {
+  env: { toObject(): Record<string, string> };
+  serve(options: { port: number; hostname: string; onListen?: () => void; onError?: (error: unknown) => Response }, handler: (request: Request) => Promise<Response>): DenoServer;
+}
+
+function deno(): DenoGlobal {
+  const d = (globalThis as { Deno?: DenoGlobal }).Deno;
+  if (!d) throw new TypeError('cachette/deno: the Deno namespace is not available; run this under Deno (or use cachette/node)');
+  return d;
+}
+
+function denoEnv(options: ServerCacheOptions | undefined): EnvLike {
+  if (options?.env) return options.env;
+  try {
+    return deno().env.toObject();
+  } catch (error) {
+    throw new TypeError('cachette/deno: cannot read the environment to pick a store; run with --allow-env, or pass "env" or "store"', { cause: error });
+  }
+}
+
+/** A handler that throws (and has no stale response to stand in) is a plain 500; the error goes to the log. */
+function internalError(error: unknown): Response {
+  console.error(error);
+  return new Response('Internal Server Error', { status: 500 });
+}
+
+/** Wraps a fetch-style handler in the HTTP cache, for `Deno.serve(handler)`. */
+export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return serverCache(handler, denoEnv(options), options);
+}
+
+/** Options of {@link serve}. */
+export interface DenoServeOptions extends ServerCacheOptions {
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Default "127.0.0.1". */
+  hostname?: string;
+}
+
+/** A server started by {@link serve}. */
+export interface DenoCachedServer {
+  server: DenoServer;
+  url: string;
+  cache: ServerCachedHandler;
+  /** Shuts the server down, then waits for the cache's background work and closes its store. */
+  close(): Promise<void>;
+}
+
+/** Starts `Deno.serve` for `handler` behind the cache; resolves once it listens and the store is open. */
+export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoCachedServer> {
+  const { port = 3000, hostname = '127.0.0.1', ...cacheOptions } = options;
+  const cache = cached(handler, cacheOptions);
+  await cache.ready;
+  // onListen replaces Deno's own "Listening on" line: the store line already said what runs.
+  const server = deno().serve({ port, hostname, onListen: () => {}, onError: internalError }, cache);
+  return {
+    server,
+    url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${server.addr.port}`,
+    cache,
+    async close() {
+      await server.shutdown();
+      await cache.close();
+    },
+  };
+}

@@ -1,0 +1,6 @@
+// The store contract on Bun, unchanged: `bun test ./test/runtimes/bun/store-contract.bun.ts`.
+import { afterAll, beforeAll, describe, it } from 'bun:test';
+import { storeContract } from '../../contract/store-contract.ts';
+import { storeTargets } from '../store-targets.ts';
+
+for (const target of storeTargets(process.env, { tcp: true })) storeContract({ describe, it, beforeAll, afterAll }, target);

@@ -1,0 +1,8 @@
+// The HTTP behaviour suite on Deno, unchanged, through cachette/deno's Deno.serve helper on
+// every store Deno reaches: `deno test -A --no-check test/runtimes/deno/http-behaviour.deno.ts`.
+import { serve } from '../../../runtimes/deno/index.ts';
+import { httpBehaviourOnStores, serveTarget } from '../http-targets.ts';
+import { storeTargets } from '../store-targets.ts';
+import { denoSuiteApi } from './suite-api.ts';
+
+httpBehaviourOnStores(denoSuiteApi(), storeTargets(process.env, { tcp: true }), (store) => serveTarget('deno', serve, store));

@@ -1,0 +1,5 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { serve } from '../../runtimes/node/index.ts';
+import { serveSuite } from './serve-suite.ts';
+
+serveSuite({ describe, it, beforeAll, afterAll }, 'node', serve, process.env);
