@@ -4,12 +4,11 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { memoryStore } from '../../adapters/memory/index.ts';
-import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { storeFromEnv } from '../../runtimes/node/index.ts';
 import { createCache } from '../../src/index.ts';
 
-const url = process.env.VALKEY_URL || process.env.REDIS_URL;
-const store = url ? valkeyStore(url) : memoryStore();
+// Prints which store it chose: Valkey when VALKEY_URL/REDIS_URL is set, memory otherwise.
+const store = await storeFromEnv();
 const cache = createCache({ store, prefix: 'demo', ttl: '10s', grace: '1m' });
 
 /** Stands in for a database query or an upstream API call. */
@@ -32,7 +31,6 @@ cache.events.addEventListener('error', (e) => console.error('[cachette] store er
 
 const port = Number(process.env.PORT ?? 3000);
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
-  console.log(`[cachette] store: ${url ? `valkey at ${url}` : 'memory (embedded; set VALKEY_URL to use Valkey)'}`);
   console.log(`[cachette] demo listening on http://127.0.0.1:${info.port}/report/42`);
 });
 

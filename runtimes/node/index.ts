@@ -11,7 +11,10 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import type { Store } from '../../src/store/types.ts';
+import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import { serverCache, type RequestHandler, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverStoreFactories } from '../server-stores.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
@@ -64,4 +67,13 @@ export async function serve(handler: RequestHandler, options: NodeServeOptions =
       await listener.cache.close();
     },
   };
+}
+
+/**
+ * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair →
+ * upstash, otherwise memory), announced once: for caching fragments with `createCache`
+ * rather than whole responses.
+ */
+export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
+  return openStoreFromEnv(process.env, serverStoreFactories, options);
 }

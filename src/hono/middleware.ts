@@ -1,0 +1,100 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { createHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/http-cache.ts';
+import type { HttpCacheOptions } from '../http/options.ts';
+
+/** The part of a Hono app the middleware re-enters for background revalidation. */
+export interface RevalidationApp {
+  fetch(request: Request, env?: unknown, executionCtx?: unknown): Response | Promise<Response>;
+}
+
+/** Options of the Hono {@link cache} middleware: the HTTP cache's options, plus `app`. */
+export interface HonoCacheOptions extends HttpCacheOptions {
+  /**
+   * The app the middleware is mounted on. A middleware's `next` can run only once, while the
+   * client waits, so stale-while-revalidate refreshes by sending the revalidation request
+   * through `app.fetch` (the middleware lets it through to the handler). Without `app`, a
+   * stale response within its stale-while-revalidate window is revalidated in the foreground.
+   */
+  app?: RevalidationApp;
+}
+
+/** The middleware returned by {@link cache}, with the cache's controls. */
+export interface HonoCacheMiddleware extends MiddlewareHandler {
+  /** Deletes the responses stored for a URL or carrying a tag. */
+  purge(target: PurgeTarget): Promise<number>;
+  /** Resolves when background store writes and revalidations have settled. */
+  idle(): Promise<void>;
+  /** Waits for background work and closes the engine the middleware opened. */
+  close(): Promise<void>;
+  /** The policy object behind the middleware. */
+  readonly httpCache: HttpCache;
+}
+
+/**
+ * Hono middleware: an RFC 9111 shared cache for the routes it is mounted on.
+ *
+ * ```ts
+ * const app = new Hono();
+ * app.use('/api/*', cache({ store: memoryStore(), ttl: '30s', app }));
+ * ```
+ *
+ * Works on every runtime Hono runs on; uses `c.executionCtx.waitUntil` where the platform has one.
+ */
+export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
+  const { app, ...httpOptions } = options;
+  if (app !== undefined && typeof app?.fetch !== 'function') throw new TypeError('cache(): "app" must be a Hono app (an object with fetch)');
+  const policy = createHttpCache(httpOptions);
+  // Revalidation requests the middleware sent through app.fetch itself: they go straight on.
+  const revalidations = new WeakSet<Request>();
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    if (revalidations.has(c.req.raw)) {
+      await next();
+      return;
+    }
+    const executionCtx = executionContextOf(c);
+    const origin: OriginFetch = async (request) => {
+      // The policy may send the origin a different request (its own validators): the
+      // handlers downstream read it through c.req.
+      const raw = c.req.raw;
+      c.req.raw = request;
+      try {
+        await next();
+      } finally {
+        c.req.raw = raw;
+      }
+      return c.res;
+    };
+    const revalidate: OriginFetch | null = app
+      ? async (request) => {
+        revalidations.add(request);
+        return app.fetch(request, c.env, executionCtx);
+      }
+      : null;
+    const res = await policy.handle(c.req.raw, origin, {
+      waitUntil: executionCtx && ((promise) => executionCtx.waitUntil(promise)),
+      revalidate,
+    });
+    // Clearing first stops Hono from merging the handler's headers (its Set-Cookie, hop-by-hop
+    // fields the cache removed) back into the cache's response.
+    c.res = undefined;
+    c.res = res;
+  };
+
+  return Object.assign(middleware, {
+    purge: (target: PurgeTarget) => policy.purge(target),
+    idle: () => policy.idle(),
+    close: () => policy.close(),
+    httpCache: policy,
+  });
+}
+
+/** Hono's executionCtx getter throws outside Workers-like platforms: there is simply none then. */
+function executionContextOf(c: Context): { waitUntil(promise: Promise<unknown>): void } | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return typeof ctx?.waitUntil === 'function' ? ctx : undefined;
+  } catch {
+    return undefined;
+  }
+}

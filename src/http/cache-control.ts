@@ -1,0 +1,109 @@
+/**
+ * Cache-Control parsing (RFC 9111 §5.2). Malformed input never throws: unknown or broken
+ * members are skipped, and the reader of each directive decides what "invalid" means for it.
+ */
+
+/** Directives by lowercase name; `true` for a directive without an argument. */
+export type Directives = ReadonlyMap<string, string | true>;
+
+const EMPTY: Directives = new Map();
+
+/** RFC 9111 §1.2.2: a delta-seconds too large to represent counts as 2^31. */
+export const MAX_DELTA_SECONDS = 2147483648;
+
+/**
+ * Parses a Cache-Control (or Pragma) field value. Names are case-insensitive; arguments may be
+ * tokens or quoted strings (`max-age="60"` is accepted, as §5.2 asks). A directive that appears
+ * twice keeps its first occurrence (§4.2.1).
+ */
+export function parseDirectives(value: string | null | undefined): Directives {
+  if (!value) return EMPTY;
+  const out = new Map<string, string | true>();
+  const n = value.length;
+  let i = 0;
+  while (i < n) {
+    let end = i;
+    while (end < n && value[end] !== '=' && value[end] !== ',') end++;
+    const name = value.slice(i, end).trim().toLowerCase();
+    let arg: string | true = true;
+    i = end;
+    if (value[i] === '=') {
+      i++;
+      while (value[i] === ' ' || value[i] === '\t') i++;
+      if (value[i] === '"') {
+        let text = '';
+        i++;
+        while (i < n && value[i] !== '"') {
+          if (value[i] === '\\' && i + 1 < n) i++;
+          text += value[i];
+          i++;
+        }
+        arg = text;
+        i++;
+        // Anything between the closing quote and the next comma is garbage: skipped.
+        while (i < n && value[i] !== ',') i++;
+      } else {
+        end = i;
+        while (end < n && value[end] !== ',') end++;
+        arg = value.slice(i, end).trim();
+        i = end;
+      }
+    }
+    i++; // the comma
+    if (name && !out.has(name)) out.set(name, arg);
+  }
+  return out;
+}
+
+/**
+ * Reads a delta-seconds argument: the number of seconds, clamped to 2^31; `undefined` when the
+ * directive is absent; `NaN` when it is present but not a non-negative integer (the caller picks
+ * the safe reading: a response's invalid max-age makes it stale, a request's is ignored).
+ */
+export function deltaSeconds(d: Directives, name: string): number | undefined {
+  const v = d.get(name);
+  if (v === undefined) return undefined;
+  if (v === true || !/^\d+$/.test(v)) return NaN;
+  return Math.min(Number(v), MAX_DELTA_SECONDS);
+}
+
+/** What a request asks of the cache (§5.2.1), with `Pragma: no-cache` honoured when Cache-Control is absent. */
+export interface RequestDirectives {
+  noStore: boolean;
+  noCache: boolean;
+  onlyIfCached: boolean;
+  /** Largest acceptable age, ms. */
+  maxAge: number | undefined;
+  /** Largest acceptable staleness, ms (Infinity for a bare `max-stale`). */
+  maxStale: number | undefined;
+  /** Smallest acceptable remaining freshness, ms. */
+  minFresh: number | undefined;
+}
+
+const NO_REQUEST_DIRECTIVES: RequestDirectives = {
+  noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: undefined, minFresh: undefined,
+};
+
+/** Reads the request's directives; invalid arguments are ignored rather than guessed. */
+export function requestDirectives(headers: Headers): RequestDirectives {
+  const cc = headers.get('cache-control');
+  if (cc === null) {
+    const pragma = headers.get('pragma');
+    return pragma !== null && parseDirectives(pragma).has('no-cache') ? { ...NO_REQUEST_DIRECTIVES, noCache: true } : NO_REQUEST_DIRECTIVES;
+  }
+  const d = parseDirectives(cc);
+  const ms = (name: string) => {
+    const s = deltaSeconds(d, name);
+    return s === undefined || Number.isNaN(s) ? undefined : s * 1000;
+  };
+  const staleArg = d.get('max-stale');
+  return {
+    noStore: d.has('no-store'),
+    noCache: d.has('no-cache'),
+    onlyIfCached: d.has('only-if-cached'),
+    maxAge: ms('max-age'),
+    // A bare max-stale accepts any staleness (§5.2.1.2); a broken argument is read the same way.
+    maxStale: staleArg === undefined ? undefined : ms('max-stale') ?? Infinity,
+    minFresh: ms('min-fresh'),
+  };
+}

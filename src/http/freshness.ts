@@ -1,0 +1,97 @@
+/**
+ * Freshness and storability of a response for a shared cache (RFC 9111 §3, §4.2), computed
+ * once when a response is stored or freshened, so that a hit only compares numbers.
+ */
+import { deltaSeconds, type Directives } from './cache-control.ts';
+import { parseHttpDate } from './http-date.ts';
+
+/** Statuses a cache may store and give heuristic freshness to (RFC 9110 §15.1). 206 is left out: ranges are not cached. */
+export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]);
+
+/** How freshness is assigned where the response states none. */
+export interface FreshnessPolicy {
+  /** Freshness for a response without explicit freshness, in ms; replaces the Last-Modified heuristic. */
+  defaultTtlMs: number | undefined;
+  /** Fraction of (Date − Last-Modified) used as heuristic freshness; 0 disables it. */
+  heuristicFraction: number;
+  /** Cap on heuristic freshness, ms. */
+  heuristicMaxMs: number;
+}
+
+/** Timing facts about one stored response, all in ms. */
+export interface Freshness {
+  /** Freshness lifetime. */
+  lifetime: number;
+  /** Corrected initial age (§4.2.3): the age it already had when it was received. */
+  initialAge: number;
+  /** `must-revalidate`, `proxy-revalidate` or `no-cache`: never served stale. */
+  mustRevalidate: boolean;
+  /** False also under `s-maxage`, which implies proxy-revalidate for a client's `max-stale`. */
+  clientMayAcceptStale: boolean;
+  /** stale-while-revalidate window. */
+  swr: number;
+  /** stale-if-error window. */
+  sie: number;
+}
+
+/**
+ * Computes freshness per §4.2.1: `s-maxage`, then `max-age`, then `Expires − Date` (an invalid
+ * Expires means already expired), then the configured default TTL, then the Last-Modified
+ * heuristic where §4.2.2 allows it. An invalid max-age or s-maxage also means stale.
+ */
+export function freshness(status: number, headers: Headers, cc: Directives, requestTime: number, responseTime: number, policy: FreshnessPolicy): Freshness {
+  const date = parseHttpDate(headers.get('date')) ?? responseTime;
+  const apparentAge = Math.max(0, responseTime - date);
+  const correctedAge = ageHeaderSeconds(headers.get('age')) * 1000 + Math.max(0, responseTime - requestTime);
+  const initialAge = Math.max(apparentAge, correctedAge);
+
+  const sMaxAge = deltaSeconds(cc, 's-maxage');
+  const maxAge = deltaSeconds(cc, 'max-age');
+  let lifetime: number;
+  if (sMaxAge !== undefined) lifetime = secondsOrZero(sMaxAge);
+  else if (maxAge !== undefined) lifetime = secondsOrZero(maxAge);
+  else if (headers.has('expires')) {
+    const expires = parseHttpDate(headers.get('expires'));
+    lifetime = expires === undefined ? 0 : Math.max(0, expires - date);
+  } else if (!HEURISTICALLY_CACHEABLE.has(status) && !cc.has('public')) lifetime = 0;
+  else if (policy.defaultTtlMs !== undefined) lifetime = policy.defaultTtlMs;
+  else lifetime = heuristic(headers, date, policy);
+
+  const noCache = cc.has('no-cache');
+  const mustRevalidate = noCache || cc.has('must-revalidate') || cc.has('proxy-revalidate');
+  return {
+    lifetime: noCache ? 0 : lifetime,
+    initialAge,
+    mustRevalidate,
+    clientMayAcceptStale: !mustRevalidate && sMaxAge === undefined,
+    swr: secondsOrZero(deltaSeconds(cc, 'stale-while-revalidate') ?? 0),
+    sie: secondsOrZero(deltaSeconds(cc, 'stale-if-error') ?? 0),
+  };
+}
+
+/** True when the response states its own freshness (§4.2.1) or is marked `public`. */
+export function hasExplicitFreshness(headers: Headers, cc: Directives): boolean {
+  return cc.has('s-maxage') || cc.has('max-age') || headers.has('expires') || cc.has('public');
+}
+
+function heuristic(headers: Headers, date: number, policy: FreshnessPolicy): number {
+  const lastModified = parseHttpDate(headers.get('last-modified'));
+  if (lastModified === undefined || lastModified >= date) return 0;
+  return Math.min((date - lastModified) * policy.heuristicFraction, policy.heuristicMaxMs);
+}
+
+function secondsOrZero(seconds: number): number {
+  return Number.isNaN(seconds) ? 0 : seconds * 1000;
+}
+
+/** The Age field in seconds: the first value of a list, 0 when invalid (§5.1), clamped to 2^31. */
+function ageHeaderSeconds(value: string | null): number {
+  if (value === null) return 0;
+  const first = value.split(',', 1)[0]!.trim();
+  return /^\d+$/.test(first) ? Math.min(Number(first), 2147483648) : 0;
+}
+
+/** Current age of a stored response at `now` (§4.2.3), ms. */
+export function currentAge(f: Pick<Freshness, 'initialAge'> & { responseTime: number }, now: number): number {
+  return f.initialAge + Math.max(0, now - f.responseTime);
+}

@@ -1,0 +1,55 @@
+/** The Node targets of the HTTP behaviour suite: the reverse proxy and the Hono middleware, each over real loopback HTTP. */
+import { Hono } from 'hono';
+import { startProxy } from '../../examples/proxy/proxy.ts';
+import { cache } from '../../src/hono/index.ts';
+import type { Store } from '../../src/index.ts';
+import type { HttpTarget } from './http-behaviour.ts';
+import { serveFetch } from './node-serve.ts';
+
+/** Client-side fetch against a base URL: redirects are the client's to see, not to follow. */
+function clientFetch(base: string) {
+  return (path: string, init?: RequestInit) => fetch(base + path, { redirect: 'manual', ...init });
+}
+
+/** The reverse proxy from examples/proxy in front of the origin served over node:http. */
+export function proxyTarget(store: () => Store): HttpTarget {
+  return {
+    name: 'proxy',
+    async start(origin, options) {
+      const served = await serveFetch(origin);
+      const proxy = await startProxy({ origin: served.url, store: store(), ...options });
+      return {
+        fetch: clientFetch(proxy.url),
+        purge: (target) => proxy.handler.purge(target),
+        idle: () => proxy.handler.idle(),
+        async close() {
+          await proxy.close();
+          await served.close();
+        },
+      };
+    },
+  };
+}
+
+/** The Hono middleware on a Hono app served over node:http; the app's handler calls the origin in process. */
+export function honoTarget(store: () => Store): HttpTarget {
+  return {
+    name: 'hono',
+    async start(origin, options) {
+      const app = new Hono();
+      const middleware = cache({ store: store(), ...options, app });
+      app.use('*', middleware);
+      app.all('*', (c) => origin(c.req.raw));
+      const served = await serveFetch((request) => app.fetch(request));
+      return {
+        fetch: clientFetch(served.url),
+        purge: (target) => middleware.purge(target),
+        idle: () => middleware.idle(),
+        async close() {
+          await served.close();
+          await middleware.close();
+        },
+      };
+    },
+  };
+}
