@@ -27,6 +27,7 @@ const SWEEP_PER_WRITE = 4;
  */
 export class MemoryStore implements Store {
   readonly name = 'memory';
+  readonly local = true;
   readonly maxEntries: number;
   readonly maxBytes: number;
   #map = new Map<string, Slot>();

@@ -20,13 +20,13 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Default time a value may still be served stale while one refresh runs. Default 0. */
   grace?: Duration;
-  /** Per store call timeout; a late answer is a miss. Default 1000 ms; `Infinity` disables. */
+  /** Per store call timeout; a late answer is a miss. Default 1000 ms (none for a `local` store); `Infinity` disables. */
   timeout?: Duration;
   /** Throw store failures at the caller instead of treating them as misses. Default false. */
   strict?: boolean;
   /** Circuit breaker settings. */
   circuitBreaker?: CircuitBreakerOptions;
-  /** Fold concurrent single-key reads of one tick into one getMany. Default true. */
+  /** Fold concurrent single-key reads of one tick into one getMany. Default true (false for a `local` store). */
   batchReads?: boolean;
 }
 
@@ -60,7 +60,9 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   const threshold = o.circuitBreaker?.threshold ?? 5;
   if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`createCache: circuitBreaker.threshold must be a positive integer, got ${threshold}`);
   const cooldownMs = toMs(o.circuitBreaker?.cooldownMs ?? 2000, 'circuitBreaker.cooldownMs');
-  const timeoutMs = toMs(o.timeout ?? 1000, 'timeout');
+  // A local store has no round trip to save and cannot hang, so by default it skips both.
+  const local = store.local === true;
+  const timeoutMs = toMs(o.timeout ?? (local ? Infinity : 1000), 'timeout');
   if (timeoutMs === 0) throw new RangeError('createCache: timeout must be greater than 0');
   return {
     store: store as Store,
@@ -72,6 +74,6 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     timeoutMs,
     strict: o.strict ?? false,
     breaker: { threshold, cooldownMs },
-    batchReads: o.batchReads ?? true,
+    batchReads: o.batchReads ?? !local,
   };
 }

@@ -18,6 +18,12 @@ export interface StoreEntry {
 export interface Store {
   /** Short name used in events and in logs ("memory", "valkey", …). */
   readonly name: string;
+  /**
+   * Declares that the store answers from this process's memory: there is no round trip for
+   * the engine to fold reads into and no call that can hang, so it skips read batching and
+   * per-call timeouts (failures are still caught and reported).
+   */
+  readonly local?: boolean;
   /** The bytes under `key`, or undefined when absent or expired. */
   get(key: string): Promise<Uint8Array | undefined>;
   /** One result per key, in order; undefined marks a hole. One round trip on remote stores. */
