@@ -58,6 +58,17 @@ describe.each(engineTargets)('cache API on $name', ({ open }) => {
     await expect(cache.incr('hits', 1.5)).rejects.toThrow(TypeError);
   });
 
+  it('a store-side failure (incr on a non-integer) is undefined plus an error event, never a throw', async () => {
+    await cache.set('not-a-counter', { a: 1 });
+    const errors: string[] = [];
+    const onError = (e: Event) => errors.push((e as CustomEvent<{ operation: string }>).detail.operation);
+    cache.events.addEventListener('error', onError);
+    expect(await cache.incr('not-a-counter')).toBeUndefined();
+    cache.events.removeEventListener('error', onError);
+    expect(errors).toEqual(['incr']);
+    expect(await cache.get('not-a-counter')).toEqual({ a: 1 });
+  });
+
   it('folds concurrent gets of one tick into one read and counts hits and misses', async () => {
     await cache.setMany(Array.from({ length: 20 }, (_, i) => ({ key: `fold:${i}`, value: i })));
     const before = cache.stats();
