@@ -42,9 +42,13 @@ export interface CachedWorker<Env> {
   purge(target: PurgeTarget, env: Env): Promise<number>;
 }
 
-/** The stores a Worker can open: Upstash over fetch and KV through its binding. */
+/**
+ * The stores a Worker can open: Upstash over fetch and KV through its binding. The SDK's
+ * auto-pipelining is off because an isolate serves concurrent requests: merging two requests'
+ * commands into one fetch would issue one request's I/O from the other's context.
+ */
 const workersStoreFactories: StoreFactories = {
-  upstash: async ({ url, token }) => (await import('../../adapters/upstash/index.ts')).upstashStore({ url, token }),
+  upstash: async ({ url, token }) => (await import('../../adapters/upstash/index.ts')).upstashStore({ url, token, autoPipelining: false }),
   'cloudflare-kv': ({ namespace }) => cloudflareKvStore({ namespace }),
 };
 
@@ -59,7 +63,7 @@ export function withCache<Env extends object>(app: WorkerApp<Env> | WorkerFetch<
   const cacheFor = (env: Env): Promise<HttpCache> => {
     let cache = caches.get(env);
     if (!cache) {
-      cache = openStoreFromEnv(env as Record<string, unknown>, workersStoreFactories, { store, kvBinding, log }).then((s) => createHttpCache({ ...httpOptions, store: s }));
+      cache = openStoreFromEnv(env as Record<string, unknown>, workersStoreFactories, { store, kvBinding, log }).then((s) => createHttpCache({ batchReads: false, ...httpOptions, store: s }));
       // A store that cannot be opened is retried by the next request instead of failing the isolate for good.
       cache.catch(() => caches.delete(env));
       caches.set(env, cache);
