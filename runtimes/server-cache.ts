@@ -12,6 +12,24 @@ export interface ServerCacheOptions extends StoreSelectionOptions, Omit<HttpCach
   env?: EnvLike;
 }
 
+/** Options of each server runtime's `serve`: the cache's, plus where to listen. */
+export interface ServeOptions extends ServerCacheOptions {
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Default "127.0.0.1". */
+  hostname?: string;
+}
+
+/** A server started by a runtime's `serve`; `server` is the platform's own server object. */
+export interface CachedServer<S> {
+  server: S;
+  /** e.g. "http://127.0.0.1:3000". */
+  url: string;
+  cache: ServerCachedHandler;
+  /** Stops the server, then waits for the cache's background work and closes its store. */
+  close(): Promise<void>;
+}
+
 /** A cached handler for a long-lived server process. */
 export interface ServerCachedHandler {
   (request: Request): Promise<Response>;

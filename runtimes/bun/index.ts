@@ -8,7 +8,7 @@
  * serve(app.fetch, { port: 3000 });                // or: Bun.serve({ fetch: cached(app.fetch) })
  * ```
  */
-import { serverCache, type RequestHandler, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
@@ -37,21 +37,10 @@ export function cached(handler: RequestHandler, options?: ServerCacheOptions): S
 }
 
 /** Options of {@link serve}. */
-export interface BunServeOptions extends ServerCacheOptions {
-  /** Default 3000; 0 picks a free port. */
-  port?: number;
-  /** Default "127.0.0.1". */
-  hostname?: string;
-}
+export type BunServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
-export interface BunCachedServer {
-  server: BunServer;
-  url: string;
-  cache: ServerCachedHandler;
-  /** Stops the server, then waits for the cache's background work and closes its store. */
-  close(): Promise<void>;
-}
+export type BunCachedServer = CachedServer<BunServer>;
 
 /** Starts `Bun.serve` for `handler` behind the cache; resolves once it listens and the store is open. */
 export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunCachedServer> {

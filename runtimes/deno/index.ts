@@ -9,7 +9,7 @@
  * ```
  */
 import type { EnvLike } from '../env-store.ts';
-import { serverCache, type RequestHandler, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
@@ -50,21 +50,10 @@ export function cached(handler: RequestHandler, options?: ServerCacheOptions): S
 }
 
 /** Options of {@link serve}. */
-export interface DenoServeOptions extends ServerCacheOptions {
-  /** Default 3000; 0 picks a free port. */
-  port?: number;
-  /** Default "127.0.0.1". */
-  hostname?: string;
-}
+export type DenoServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
-export interface DenoCachedServer {
-  server: DenoServer;
-  url: string;
-  cache: ServerCachedHandler;
-  /** Shuts the server down, then waits for the cache's background work and closes its store. */
-  close(): Promise<void>;
-}
+export type DenoCachedServer = CachedServer<DenoServer>;
 
 /** Starts `Deno.serve` for `handler` behind the cache; resolves once it listens and the store is open. */
 export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoCachedServer> {

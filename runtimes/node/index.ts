@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
-import { serverCache, type RequestHandler, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
@@ -30,22 +30,10 @@ export function requestListener(handler: RequestHandler, options?: ServerCacheOp
 }
 
 /** Options of {@link serve}. */
-export interface NodeServeOptions extends ServerCacheOptions {
-  /** Default 3000; 0 picks a free port. */
-  port?: number;
-  /** Default "127.0.0.1". */
-  hostname?: string;
-}
+export type NodeServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
-export interface NodeCachedServer {
-  server: Server;
-  /** e.g. "http://127.0.0.1:3000". */
-  url: string;
-  cache: ServerCachedHandler;
-  /** Stops accepting connections, then waits for the cache's background work and closes its store. */
-  close(): Promise<void>;
-}
+export type NodeCachedServer = CachedServer<Server>;
 
 /** Starts a `node:http` server for `handler` behind the cache; resolves once it listens and the store is open. */
 export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeCachedServer> {
