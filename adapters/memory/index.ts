@@ -1,4 +1,5 @@
 import type { Store, StoreEntry } from '../../src/store/types.ts';
+import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
 
 /** Options of {@link memoryStore}. */
@@ -141,7 +142,7 @@ export class MemoryStore implements Store {
     this.#drop(key);
     if (size > this.maxBytes) return; // Too large to ever fit: served by the caller, not stored.
     // Copy so that a caller reusing its buffer can never change what is stored.
-    this.#map.set(key, { value: value.slice(), expiresAt: ttlMs === undefined ? Infinity : now + ttlMs, size });
+    this.#map.set(key, { value: copyBytes(value), expiresAt: ttlMs === undefined ? Infinity : now + ttlMs, size });
     this.#bytes += size;
     this.#sweep(now);
   }

@@ -63,7 +63,7 @@ export function withCache<Env extends object>(app: WorkerApp<Env> | WorkerFetch<
   const cacheFor = (env: Env): Promise<HttpCache> => {
     let cache = caches.get(env);
     if (!cache) {
-      cache = openStoreFromEnv(env as Record<string, unknown>, workersStoreFactories, { store, kvBinding, log }).then((s) => createHttpCache({ batchReads: false, ...httpOptions, store: s }));
+      cache = openStoreFromEnv(env as Record<string, unknown>, workersStoreFactories, { store, kvBinding, log }).then((s) => createHttpCache({ batch: false, ...httpOptions, store: s }));
       // A store that cannot be opened is retried by the next request instead of failing the isolate for good.
       cache.catch(() => caches.delete(env));
       caches.set(env, cache);

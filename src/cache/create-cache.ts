@@ -1,9 +1,9 @@
-import type { Store } from '../store/types.ts';
+import type { Store, StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { resolveOptions, type CacheOptions, type ResolvedOptions } from './options.ts';
-import { ReadBatcher } from './read-batcher.ts';
+import { TickBatcher } from './tick-batcher.ts';
 import { StoreGuard } from './store-guard.ts';
 
 /** Per-write options. */
@@ -77,7 +77,7 @@ class CacheEngine implements Cache {
   readonly #stats = emptyStats();
   readonly #codec: EntryCodec;
   readonly #guard: StoreGuard;
-  readonly #batcher: ReadBatcher | undefined;
+  readonly #batcher: TickBatcher | undefined;
   readonly #fills = new Map<string, Promise<unknown>>();
   readonly #refreshes = new Map<string, Promise<void>>();
 
@@ -86,11 +86,15 @@ class CacheEngine implements Cache {
     this.#store = o.store;
     this.#codec = new EntryCodec(o.serializer, o.compressor);
     this.#guard = new StoreGuard(o.store.name, o.timeoutMs, o.strict, o.breaker, this.events, this.#stats);
-    if (o.batchReads) {
-      this.#batcher = new ReadBatcher(
-        (key) => this.#guard.run('get', [key], () => this.#store.get(key), undefined),
-        async (keys) => (await this.#guard.run('getMany', keys, () => this.#store.getMany(keys), undefined)) ?? [],
-      );
+    if (o.batch) {
+      const guard = this.#guard;
+      const store = this.#store;
+      this.#batcher = new TickBatcher({
+        readOne: (key) => guard.run('get', [key], () => store.get(key), undefined),
+        readMany: (keys) => guard.run('getMany', keys, () => store.getMany(keys), undefined),
+        writeOne: (e) => guard.run('set', [e.key], () => store.set(e.key, e.value, e.ttlMs).then(() => true), false),
+        writeMany: (entries) => guard.run('setMany', entries.map((e) => e.key), () => store.setMany(entries).then(() => true), false),
+      });
     }
   }
 
@@ -113,7 +117,7 @@ class CacheEngine implements Cache {
   async getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
     const fulls = keys.map((k) => this.#full(k));
     if (fulls.length === 0) return [];
-    const raw = await this.#guard.run('getMany', fulls, () => this.#store.getMany(fulls), undefined);
+    const raw = await this.#run('getMany', fulls, () => this.#store.getMany(fulls), undefined);
     const now = Date.now();
     return keys.map((key, i) => {
       const entry = this.#decode(key, raw?.[i]);
@@ -137,7 +141,7 @@ class CacheEngine implements Cache {
       bytes += value.length;
       return { key: this.#full(e.key), value, ttlMs };
     });
-    const ok = await this.#guard.run('setMany', items.map((i) => i.key), () => this.#store.setMany(items).then(() => true), false);
+    const ok = await this.#run('setMany', items.map((i) => i.key), () => this.#store.setMany(items).then(() => true), false);
     if (ok) this.#stats.bytesWritten += bytes;
     return ok;
   }
@@ -146,13 +150,13 @@ class CacheEngine implements Cache {
     if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
     const full = this.#full(key);
     const ttlMs = options?.ttl === undefined ? undefined : storeTtl(toMs(options.ttl, 'ttl'), 0);
-    return this.#guard.run('incr', [full], () => this.#store.incr(full, by, ttlMs), undefined);
+    return this.#run('incr', [full], () => this.#store.incr(full, by, ttlMs), undefined);
   }
 
   async delete(keys: string | readonly string[]): Promise<number> {
     const fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
     if (fulls.length === 0) return 0;
-    return this.#guard.run('delete', fulls, () => this.#store.delete(fulls), 0);
+    return this.#run('delete', fulls, () => this.#store.delete(fulls), 0);
   }
 
   async has(key: string): Promise<boolean> {
@@ -186,7 +190,7 @@ class CacheEngine implements Cache {
   async clear(): Promise<void> {
     if (!this.#store.clear) throw new TypeError(`cachette: the "${this.#store.name}" store cannot clear by prefix`);
     const prefix = this.#o.keyPrefix;
-    await this.#guard.run('clear', [prefix], () => this.#store.clear!(prefix), undefined);
+    await this.#run('clear', [prefix], () => this.#store.clear!(prefix), undefined);
   }
 
   stats(): CacheStats {
@@ -203,8 +207,14 @@ class CacheEngine implements Cache {
     return this.#o.keyPrefix + key;
   }
 
+  /** A guarded store call, issued in its place in this tick's order when batching. */
+  #run<T, F>(operation: string, keys: readonly string[], call: () => Promise<T>, fallback: F): Promise<T | F> {
+    if (!this.#batcher) return this.#guard.run(operation, keys, call, fallback);
+    return this.#batcher.call(() => this.#guard.run(operation, keys, call, fallback));
+  }
+
   #readBytes(full: string): Promise<Uint8Array | undefined> {
-    return this.#batcher ? this.#batcher.load(full) : this.#guard.run('get', [full], () => this.#store.get(full), undefined);
+    return this.#batcher ? this.#batcher.read(full) : this.#guard.run('get', [full], () => this.#store.get(full), undefined);
   }
 
   async #lookup(key: string, full = this.#full(key)): Promise<Lookup> {
@@ -237,7 +247,10 @@ class CacheEngine implements Cache {
   }
 
   async #write(full: string, bytes: Uint8Array, ttlMs: number | undefined): Promise<boolean> {
-    const ok = await this.#guard.run('set', [full], () => this.#store.set(full, bytes, ttlMs).then(() => true), false);
+    const entry: StoreEntry = { key: full, value: bytes, ttlMs };
+    const ok = this.#batcher
+      ? await this.#batcher.write(entry)
+      : await this.#guard.run('set', [full], () => this.#store.set(full, bytes, ttlMs).then(() => true), false);
     if (ok) this.#stats.bytesWritten += bytes.length;
     return ok;
   }

@@ -26,8 +26,12 @@ export interface CacheOptions {
   strict?: boolean;
   /** Circuit breaker settings. */
   circuitBreaker?: CircuitBreakerOptions;
-  /** Fold concurrent single-key reads of one tick into one getMany. Default true (false for a `local` store). */
-  batchReads?: boolean;
+  /**
+   * Fold the store calls of one tick into as few round trips as possible, in issue order:
+   * single-key reads into one getMany, writes into one setMany. Default true (false for a
+   * `local` store, which has no round trip to save).
+   */
+  batch?: boolean;
 }
 
 /** Options after validation, with defaults applied. */
@@ -41,7 +45,7 @@ export interface ResolvedOptions {
   timeoutMs: number;
   strict: boolean;
   breaker: Required<CircuitBreakerOptions>;
-  batchReads: boolean;
+  batch: boolean;
 }
 
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
@@ -74,6 +78,6 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     timeoutMs,
     strict: o.strict ?? false,
     breaker: { threshold, cooldownMs },
-    batchReads: o.batchReads ?? !local,
+    batch: o.batch ?? !local,
   };
 }

@@ -12,6 +12,8 @@
  *   …      payload
  */
 
+import { allocBytes } from '../util/bytes.ts';
+
 /** First byte of every envelope. */
 export const MAGIC = 0xca;
 /** The only format version this reader understands. */
@@ -46,30 +48,34 @@ const NO_TAGS: readonly TagGeneration[] = [];
 
 /** Writes an envelope into one fresh buffer. */
 export function encodeEnvelope(e: Envelope): Uint8Array {
-  const tagNames = e.tags.map((t) => utf8Encoder.encode(t.tag));
+  const count = e.tags.length;
+  if (count > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
+  const tagNames: Uint8Array[] = [];
   let size = FIXED + e.payload.length;
-  for (const name of tagNames) {
+  for (let i = 0; i < count; i++) {
+    const name = utf8Encoder.encode(e.tags[i]!.tag);
     if (name.length > 0xffff) throw new RangeError('a tag name may not exceed 65535 bytes');
+    tagNames.push(name);
     size += 2 + name.length + 8;
   }
-  if (tagNames.length > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
+  const out = allocBytes(size);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = MAGIC;
   out[1] = VERSION;
   out[2] = (e.serializerId & 0x0f) | ((e.compressionId & 0x0f) << 4);
   view.setFloat64(3, e.createdAt);
   view.setFloat64(11, e.freshFor);
   view.setFloat64(19, e.staleFor);
-  view.setUint16(27, tagNames.length);
+  view.setUint16(27, count);
   let at = FIXED;
-  tagNames.forEach((name, i) => {
+  for (let i = 0; i < count; i++) {
+    const name = tagNames[i]!;
     view.setUint16(at, name.length);
     out.set(name, at + 2);
     at += 2 + name.length;
     view.setFloat64(at, e.tags[i]!.generation);
     at += 8;
-  });
+  }
   out.set(e.payload, at);
   return out;
 }

@@ -13,11 +13,11 @@ export interface HttpCacheOptions extends KeyOptions {
   /** Engine namespace when `store` is given. Default "http". */
   namespace?: string;
   /**
-   * Engine read folding when `store` is given (see CacheOptions.batchReads). Default true for
+   * Engine call folding when `store` is given (see CacheOptions.batch). Default true for
    * remote stores. The Workers binding turns it off: one isolate serves many requests, and a
-   * read folded into another request's round trip would tie the two requests' I/O together.
+   * call folded into another request's round trip would tie the two requests' I/O together.
    */
-  batchReads?: boolean;
+  batch?: boolean;
   /**
    * Freshness for cacheable responses that state none (no s-maxage, max-age or Expires).
    * Replaces the Last-Modified heuristic. Default: none (the heuristic applies).
@@ -89,7 +89,7 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
   const cache = o.cache ?? createCache({
     store: o.store!,
     namespace: o.namespace ?? 'http',
-    ...(o.batchReads === undefined ? {} : { batchReads: o.batchReads }),
+    ...(o.batch === undefined ? {} : { batch: o.batch }),
     // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
     // would cost more than it saves; pass your own `cache` to choose otherwise.
     compression: false,

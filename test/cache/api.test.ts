@@ -80,6 +80,22 @@ describe.each(engineTargets)('cache API on $name', ({ open }) => {
     expect(after.bytesRead).toBeGreaterThan(before.bytesRead);
   });
 
+  it('keeps the order calls were issued in within one tick', async () => {
+    const [, deleted, afterDelete] = await Promise.all([cache.set('order', 'v1'), cache.delete('order'), cache.get('order')]);
+    expect(deleted).toBe(1);
+    expect(afterDelete).toBeUndefined();
+    const [, , read] = await Promise.all([cache.set('order', 'v2'), cache.set('order', 'v3'), cache.get('order')]);
+    expect(read).toBe('v3');
+    const [, counted] = await Promise.all([cache.delete('order-n'), cache.incr('order-n', 5), cache.set('order-x', 1)]);
+    expect(counted).toBe(5);
+  });
+
+  it('stores every one of many concurrent writes', async () => {
+    const writes = await Promise.all(Array.from({ length: 50 }, (_, i) => cache.set(`w:${i}`, { i }, { ttl: i % 2 ? 60_000 : undefined })));
+    expect(writes.every(Boolean)).toBe(true);
+    expect(await cache.getMany(Array.from({ length: 50 }, (_, i) => `w:${i}`))).toEqual(Array.from({ length: 50 }, (_, i) => ({ i })));
+  });
+
   it('dispatches hit and miss events on its EventTarget', async () => {
     const seen: string[] = [];
     const listener = (e: Event) => seen.push(`${e.type}:${(e as CustomEvent<{ key: string }>).detail.key}`);

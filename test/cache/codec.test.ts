@@ -25,7 +25,7 @@ describe('entry envelope', () => {
     ['an unknown version', (() => { const b = encodeEnvelope({ ...base, tags: [] }); b[1] = 99; return b; })()],
     ['a truncated header', encodeEnvelope({ ...base, tags: [] }).subarray(0, 20)],
     ['a truncated tag list', encodeEnvelope({ ...base, tags: [{ tag: 'abcdef', generation: 1 }] }).subarray(0, 33)],
-    ['negative offsets', (() => { const b = encodeEnvelope({ ...base, tags: [] }); new DataView(b.buffer).setFloat64(11, -1); return b; })()],
+    ['negative offsets', (() => { const b = encodeEnvelope({ ...base, tags: [] }); new DataView(b.buffer, b.byteOffset, b.byteLength).setFloat64(11, -1); return b; })()],
   ])('rejects %s with CorruptEntryError', (_, bytes) => {
     expect(() => decodeEnvelope(bytes)).toThrow(CorruptEntryError);
   });

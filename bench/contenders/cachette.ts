@@ -1,0 +1,50 @@
+import { createCache, type CompressionOptions, type Serializer, type SerializerName } from '../../src/index.ts';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';
+
+/** Which cachette configuration a row measures. */
+export interface CachetteVariant {
+  id: string;
+  label: string;
+  store: 'valkey' | 'memory';
+  serializer?: SerializerName | Serializer;
+  compression?: CompressionOptions | boolean;
+  /** Engine option: fold concurrent single-key reads into one getMany (default true). */
+  batch?: boolean;
+}
+
+/** cachette through its public API (`createCache`) over the valkey or the memory store. */
+export function cachetteSpec(v: CachetteVariant): ContenderSpec {
+  return {
+    id: v.id,
+    label: v.label,
+    async open(url) {
+      const store = v.store === 'valkey' ? valkeyStore(url) : memoryStore({ maxEntries: 100_000 });
+      const cache = createCache({
+        store,
+        namespace: v.id,
+        ...(v.serializer === undefined ? {} : { serializer: v.serializer }),
+        ...(v.compression === undefined ? {} : { compression: v.compression }),
+        ...(v.batch === undefined ? {} : { batch: v.batch }),
+      });
+      const contender: Contender = {
+        get: (key) => cache.get(key),
+        set: async (key, value) => mustSucceed(await cache.set(key, value), 'cachette set'),
+        getMany: (keys) => cache.getMany(keys),
+        setMany: async (entries) => mustSucceed(await cache.setMany(entries.map(([key, value]) => ({ key, value }))), 'cachette setMany'),
+        async incr(key) {
+          const n = await cache.incr(key);
+          if (n === undefined) throw new Error('cachette incr reported a store failure');
+          return n;
+        },
+        delete: async (key) => void (await cache.delete(key)),
+        async close() {
+          await cache.close();
+          await store.close();
+        },
+      };
+      return contender;
+    },
+  };
+}
