@@ -1,4 +1,4 @@
-import { createCache, type CompressionOptions, type Serializer, type SerializerName } from '../../src/index.ts';
+import { createCache, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';
@@ -7,10 +7,11 @@ import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';
 export interface CachetteVariant {
   id: string;
   label: string;
-  store: 'valkey' | 'memory';
+  /** A built-in store, or a factory given the benchmark server's URL (e.g. an upstash store on a bridge). */
+  store: 'valkey' | 'memory' | ((redisUrl: string) => Store);
   serializer?: SerializerName | Serializer;
   compression?: CompressionOptions | boolean;
-  /** Engine option: fold concurrent single-key reads into one getMany (default true). */
+  /** Engine option: fold the store calls of one tick into getMany/setMany (default true). */
   batch?: boolean;
 }
 
@@ -20,7 +21,7 @@ export function cachetteSpec(v: CachetteVariant): ContenderSpec {
     id: v.id,
     label: v.label,
     async open(url) {
-      const store = v.store === 'valkey' ? valkeyStore(url) : memoryStore({ maxEntries: 100_000 });
+      const store = typeof v.store === 'function' ? v.store(url) : v.store === 'valkey' ? valkeyStore(url) : memoryStore({ maxEntries: 100_000 });
       const cache = createCache({
         store,
         namespace: v.id,

@@ -8,13 +8,14 @@
  * The bridge runs in a child process, so "CPU µs per call" is the client's CPU only; on a
  * small machine the bridge, redis-server and the client still share the cores.
  */
+import { upstashStore } from '../../adapters/upstash/index.ts';
+import { cachetteSpec } from '../contenders/cachette.ts';
 import { cachetteValkey } from '../contenders/registry.ts';
 import { PHASES, type ContenderSpec } from '../contenders/types.ts';
 import { runPhases, type ContenderResult } from '../phases/run-phases.ts';
 import { isSmallValue, smallValue } from '../support/payloads.ts';
 import { openServer } from '../support/server.ts';
 import { spawnBridge } from '../../test/support/bridge-process.ts';
-import { cachetteUpstashSpec } from './contender.ts';
 import { measureEncoding } from './encoding-cost.ts';
 
 const n = Number(process.env.N_OPS ?? 1000);
@@ -27,8 +28,8 @@ try {
   const endpoint = { url: bridge.url, token: bridge.token };
   const specs: ContenderSpec[] = [
     cachetteValkey,
-    cachetteUpstashSpec('cachette-upstash', 'cachette (upstash via bridge, auto-pipelining)', endpoint),
-    cachetteUpstashSpec('cachette-upstash-nopipe', 'cachette (upstash via bridge, no auto-pipelining)', { ...endpoint, autoPipelining: false }),
+    cachetteSpec({ id: 'cachette-upstash', label: 'cachette (upstash via bridge, auto-pipelining)', store: () => upstashStore(endpoint) }),
+    cachetteSpec({ id: 'cachette-upstash-nopipe', label: 'cachette (upstash via bridge, no auto-pipelining)', store: () => upstashStore({ ...endpoint, autoPipelining: false }) }),
   ];
   console.log(`redis ${server.version}, Node ${process.version}, ${n} calls per run, median of ${kRuns} runs (+1 warm-up)\n`);
   for (const concurrency of CONCURRENCY) {
