@@ -12,8 +12,11 @@ export interface HonoCacheOptions extends HttpCacheOptions {
   /**
    * The app the middleware is mounted on. A middleware's `next` can run only once, while the
    * client waits, so stale-while-revalidate refreshes by sending the revalidation request
-   * through `app.fetch` (the middleware lets it through to the handler). Without `app`, a
-   * stale response within its stale-while-revalidate window is revalidated in the foreground.
+   * through `app.fetch` (the middleware lets it through to the handler). `app` also makes the
+   * second origin call when a 304 matches no stored response and the full response must be
+   * fetched again. Without `app`, a stale response within its stale-while-revalidate window is
+   * revalidated in the foreground, and that mismatched-304 case is answered 502
+   * (`Cache-Status: …; detail="validator-mismatch"`).
    */
   app?: RevalidationApp;
 }

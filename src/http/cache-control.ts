@@ -78,10 +78,12 @@ export interface RequestDirectives {
   maxStale: number | undefined;
   /** Smallest acceptable remaining freshness, ms. */
   minFresh: number | undefined;
+  /** Staleness acceptable when the origin fails, ms (`stale-if-error` as a request directive, RFC 5861 §4). */
+  staleIfError: number | undefined;
 }
 
 const NO_REQUEST_DIRECTIVES: RequestDirectives = {
-  noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: undefined, minFresh: undefined,
+  noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: undefined, minFresh: undefined, staleIfError: undefined,
 };
 
 /** Reads the request's directives; invalid arguments are ignored rather than guessed. */
@@ -105,5 +107,6 @@ export function requestDirectives(headers: Headers): RequestDirectives {
     // A bare max-stale accepts any staleness (§5.2.1.2); a broken argument is read the same way.
     maxStale: staleArg === undefined ? undefined : ms('max-stale') ?? Infinity,
     minFresh: ms('min-fresh'),
+    staleIfError: ms('stale-if-error'),
   };
 }

@@ -6,7 +6,7 @@
 import type { Cache } from '../cache/create-cache.ts';
 import { formatCacheStatus, xCacheValue, type CacheOutcome, type ForwardReason } from './cache-status.ts';
 import { parseDirectives, requestDirectives, type Directives, type RequestDirectives } from './cache-control.ts';
-import { notModified } from './conditional.ts';
+import { notModified, selectsForUpdate, validatorsOf } from './conditional.ts';
 import { EntryStore, type Lookup } from './entry-store.ts';
 import { currentAge, freshness, hasExplicitFreshness, HEURISTICALLY_CACHEABLE } from './freshness.ts';
 import { connectionNames, endToEndHeaders, isHopByHop, type HeaderPair } from './headers.ts';
@@ -33,6 +33,10 @@ export interface HandleOptions extends WaitUntilContext {
    * was answered. Defaults to the `origin` given to `handle`. `null` says the origin cannot be
    * called once the response is gone (a middleware's `next`): stale-while-revalidate then
    * revalidates in the foreground instead.
+   *
+   * It also fetches the full response again when the origin answers the cache's conditional
+   * request with a 304 that matches no stored response (RFC 9111 §4.3.4). With `null`, such a
+   * request is answered 502, unless the 304 satisfies the client's own validators.
    */
   revalidate?: OriginFetch | null;
 }
@@ -44,8 +48,10 @@ export type PurgeTarget = { url: string } | { tag: string };
 export interface HttpCache {
   /**
    * Answers `request` from the cache or through `origin`, storing what may be stored. `origin`
-   * is called at most once per call. Never rejects because of the store; rejects only when the
-   * origin does and no stale response may stand in for it.
+   * is called at most once per call; the one retry the cache may need (a 304 that matches no
+   * stored response) goes through `options.revalidate`, which defaults to `origin`. Never
+   * rejects because of the store; rejects only when the origin does and no stale response may
+   * stand in for it.
    */
   handle(request: Request, origin: OriginFetch, options?: HandleOptions): Promise<Response>;
   /** Deletes the responses stored for a URL (every variant) or carrying a tag; resolves with how many entries existed. */
@@ -159,7 +165,7 @@ class SharedHttpCache implements HttpCache {
       found = { kind: 'uri-miss' };
     }
     if (found.kind === 'found') return this.#fromEntry(found, request, origin, options, rd, key);
-    if (rd.onlyIfCached) return this.#gatewayTimeout(key);
+    if (rd.onlyIfCached) return this.#synthetic(504, key, { detail: 'only-if-cached' });
     return this.#forward(request, origin, options, rd, key, found, found.kind);
   }
 
@@ -191,7 +197,8 @@ class SharedHttpCache implements HttpCache {
     }
     if (remaining <= 0 && !rd.noCache && !e.mustRevalidate) {
       const staleness = -remaining;
-      if (rd.maxStale !== undefined && e.clientMayAcceptStale && staleness <= rd.maxStale) {
+      // A request max-age still bounds the age of what max-stale accepts (RFC 9111 §5.2.1.1).
+      if (rd.maxStale !== undefined && e.clientMayAcceptStale && staleness <= rd.maxStale && ageAccepted) {
         return this.#reply(e, request, { hit: true, ttl: remaining, stale: true }, age, key, () => e.body);
       }
       const revalidate = options.revalidate === undefined ? origin : options.revalidate;
@@ -200,7 +207,7 @@ class SharedHttpCache implements HttpCache {
         return this.#reply(e, request, { hit: true, ttl: remaining, stale: true }, age, key, () => e.body);
       }
     }
-    if (rd.onlyIfCached) return this.#gatewayTimeout(key);
+    if (rd.onlyIfCached) return this.#synthetic(504, key, { detail: 'only-if-cached' });
     return this.#forward(request, origin, options, rd, key, found, remaining > 0 || rd.noCache ? 'request' : 'stale');
   }
 
@@ -244,18 +251,33 @@ class SharedHttpCache implements HttpCache {
       res = await origin(forwarded);
     } catch (error) {
       done(undefined);
-      if (stale && this.#mayServeOnError(stale)) return this.#serveStale(stale, request, key, { fwd }, 'stale-if-error');
+      if (stale && this.#mayServeOnError(stale, rd)) return this.#serveStale(stale, request, key, { fwd }, 'stale-if-error');
       throw error;
     }
     const responseTime = this.#o.now();
 
-    if (res.status >= 500 && stale && this.#mayServeOnError(stale)) {
+    if (res.status >= 500 && stale && this.#mayServeOnError(stale, rd)) {
       done(undefined);
       void res.body?.cancel().catch(() => {});
       return this.#serveStale(stale, request, key, { fwd, fwdStatus: res.status }, 'stale-if-error');
     }
     if (res.status === 304 && stale && validators) {
       void res.body?.cancel().catch(() => {});
+      if (!selectsForUpdate(res.headers, stale)) {
+        // RFC 9111 §4.3.4: the 304 speaks of a response the cache does not hold, so it updates
+        // nothing, and the stored one is now known to be outdated. It is removed before the
+        // forward is released, so that neither a waiting request nor the retry's write can
+        // meet it again.
+        await this.#track(this.#entries.remove([key]), options);
+        done(undefined);
+        const outcome: CacheOutcome = { fwd, fwdStatus: 304, detail: 'validator-mismatch' };
+        // A client whose own validators the 304 satisfies may have it as it is.
+        if (notModified(request.headers, validatorsOf(res.headers))) return this.#decorate(res, key, outcome);
+        const retry = options.revalidate === undefined ? origin : options.revalidate;
+        if (retry === null) return this.#synthetic(502, key, outcome);
+        // Nothing stored any more: the retry is unconditional, so it cannot end here again.
+        return this.#forward(request, retry, options, rd, key, { kind: 'uri-miss' }, fwd, lead);
+      }
       const fresh = this.#freshen(stale, res.headers, requestTime, responseTime);
       const write = fresh === undefined ? this.#entries.remove([key]) : this.#entries.write(key, fresh, marker);
       const tracked = this.#track(write, options);
@@ -426,9 +448,17 @@ class SharedHttpCache implements HttpCache {
     };
   }
 
-  #mayServeOnError(stale: StoredResponse): boolean {
+  /**
+   * True when `stale` may stand in for a failed origin (RFC 5861 §4): within the response's own
+   * stale-if-error window, or within the request's where the response lets clients accept
+   * stale at all (not under must-revalidate, proxy-revalidate, no-cache or s-maxage). A
+   * response still fresh (forwarded for the request's no-cache, max-age or min-fresh) may too.
+   */
+  #mayServeOnError(stale: StoredResponse, rd: RequestDirectives): boolean {
     if (stale.mustRevalidate) return false;
-    return stale.lifetime - currentAge(stale, this.#o.now()) > -stale.sie || stale.sie === Infinity;
+    const staleness = currentAge(stale, this.#o.now()) - stale.lifetime;
+    const window = Math.max(stale.sie, stale.clientMayAcceptStale ? rd.staleIfError ?? 0 : 0);
+    return staleness < 0 || (window > 0 && staleness <= window);
   }
 
   #serveStale(stale: StoredResponse, request: Request, key: string, outcome: CacheOutcome, detail: string): Response {
@@ -473,10 +503,11 @@ class SharedHttpCache implements HttpCache {
     return formatCacheStatus(this.#o.name, outcome, this.#o.cacheStatusKey ? key : undefined);
   }
 
-  #gatewayTimeout(key: string): Response {
+  /** A bodiless answer of the cache's own: 504 for only-if-cached, 502 for an origin answer it cannot use. */
+  #synthetic(status: number, key: string, outcome: CacheOutcome): Response {
     const headers = new Headers();
-    this.#annotate(headers, { detail: 'only-if-cached' }, undefined, key);
-    return new Response(null, { status: 504, headers });
+    this.#annotate(headers, outcome, undefined, key);
+    return new Response(null, { status, headers });
   }
 
   /** Keeps background work observable (idle) and alive (waitUntil); its failures go to onError. */

@@ -343,6 +343,19 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       assert.equal(origin.count('/d'), 4);
     });
 
+    scenario('request max-age still bounds the age of a stale response that max-stale accepts', {}, async ({ origin, clock, get }) => {
+      origin.on('/ms', numbered({ 'cache-control': 'max-age=10' }));
+      await get('/ms');
+      clock.advance(30 * SECOND);
+      const within = await get('/ms', { headers: { 'cache-control': 'max-age=40, max-stale=60' } });
+      assert.equal(within.body, 'v1');
+      assert.equal(within.cs, 'cachette; hit; ttl=-20');
+      const older = await get('/ms', { headers: { 'cache-control': 'max-age=20, max-stale=60' } });
+      assert.equal(older.body, 'v2');
+      assert.match(older.cs, /fwd=stale; fwd-status=200/);
+      assert.equal(origin.count('/ms'), 2);
+    });
+
     scenario('only-if-cached answers 504 without contacting the origin when nothing is stored', {}, async ({ origin, get }) => {
       origin.on('/o', numbered({ 'cache-control': 'max-age=60' }));
       const none = await get('/o', { headers: { 'cache-control': 'only-if-cached' } });
@@ -406,6 +419,69 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       assert.equal(origin.count('/cv'), 1);
     });
 
+    scenario('a 304 whose validator matches no stored response updates nothing: the full response is fetched unconditionally', {}, async ({ origin, clock, get }) => {
+      // An origin that answers every conditional request with a 304 for its current validator,
+      // whatever the cache asked about (as one judging If-Modified-Since alone would).
+      const oldLm = formatHttpDate(clock.now() - 2 * DAY);
+      const newLm = formatHttpDate(clock.now() - DAY);
+      origin.on('/mm-etag', (req, k) => {
+        if (k === 1) return reply('old', { etag: '"a"', 'cache-control': 'max-age=10' });
+        if (req.headers.has('if-none-match')) return reply(null, { etag: '"b"', 'cache-control': 'max-age=100' }, 304);
+        return reply(`new${k}`, { etag: '"b"', 'cache-control': 'max-age=100' });
+      });
+      origin.on('/mm-lm', (req, k) => {
+        if (k === 1) return reply('old', { 'last-modified': oldLm, 'cache-control': 'max-age=10' });
+        if (req.headers.has('if-modified-since')) return reply(null, { 'last-modified': newLm, 'cache-control': 'max-age=100' }, 304);
+        return reply(`new${k}`, { 'last-modified': newLm, 'cache-control': 'max-age=100' });
+      });
+      origin.on('/mm-weak', (req, k) => {
+        if (k === 1) return reply('old', { etag: 'W/"a"', 'cache-control': 'max-age=10' });
+        if (req.headers.has('if-none-match')) return reply(null, { etag: '"a"', 'cache-control': 'max-age=100' }, 304);
+        return reply(`new${k}`, { etag: '"a"', 'cache-control': 'max-age=100' });
+      });
+      for (const p of ['/mm-etag', '/mm-lm', '/mm-weak']) await get(p);
+      clock.advance(20 * SECOND);
+      for (const p of ['/mm-etag', '/mm-lm', '/mm-weak']) {
+        const r = await get(p);
+        assert.equal(r.status, 200, p);
+        assert.equal(r.body, 'new3', `${p}: never the old body as if revalidated`);
+        assert.equal(r.cs, 'cachette; fwd=stale; fwd-status=200; ttl=100; stored', p);
+        assert.equal(origin.count(p), 3, p);
+        const [conditional, unconditional] = origin.seen.filter((seen) => seen.path === p).slice(1);
+        assert.ok(conditional!.headers.has('if-none-match') || conditional!.headers.has('if-modified-since'), p);
+        assert.equal(unconditional!.headers.get('if-none-match'), null, p);
+        assert.equal(unconditional!.headers.get('if-modified-since'), null, p);
+      }
+      clock.advance(50 * SECOND);
+      for (const p of ['/mm-etag', '/mm-lm', '/mm-weak']) {
+        const hit = await get(p);
+        assert.equal(hit.body, 'new3', p);
+        assert.equal(hit.cs, 'cachette; hit; ttl=50', p);
+        assert.equal(origin.count(p), 3, p);
+      }
+    });
+
+    scenario('a 304 that matches no stored response goes to a client whose own validator it satisfies, and the outdated copy is dropped', {}, async ({ origin, clock, get }) => {
+      origin.on('/mmc', (req, k) => {
+        if (k === 1) return reply('old', { etag: '"a"', 'cache-control': 'max-age=10' });
+        if (req.headers.has('if-none-match')) return reply(null, { etag: '"b"', 'cache-control': 'max-age=100' }, 304);
+        return reply(`new${k}`, { etag: '"b"', 'cache-control': 'max-age=100' });
+      });
+      await get('/mmc');
+      clock.advance(20 * SECOND);
+      const passed = await get('/mmc', { headers: { 'cache-control': 'no-transform', 'if-none-match': '"b"' } });
+      assert.equal(passed.status, 304);
+      assert.equal(passed.body, '');
+      assert.equal(passed.headers.get('etag'), '"b"');
+      assert.equal(passed.cs, 'cachette; fwd=stale; fwd-status=304; detail="validator-mismatch"');
+      assert.equal(origin.seen[1]!.headers.get('if-none-match'), '"a"', 'the cache asked about its own copy');
+      assert.equal(origin.count('/mmc'), 2);
+      const next = await get('/mmc');
+      assert.equal(next.body, 'new3', 'the copy the 304 did not match is not served again');
+      assert.match(next.cs, /fwd=uri-miss; fwd-status=200; ttl=100; stored/);
+      assert.equal(origin.count('/mmc'), 3);
+    });
+
     // ── stale-while-revalidate, stale-if-error, must-revalidate ─────────────────────────
     scenario('stale-while-revalidate serves stale at once and refreshes once in the background', { xCache: true }, async ({ origin, clock, get, cache }) => {
       let open!: () => void;
@@ -448,6 +524,37 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       clock.advance(100 * SECOND);
       assert.equal((await get('/sie')).status, 500, 'past the window the error goes through');
       assert.equal(origin.count('/sie'), 4);
+    });
+
+    scenario('a request stale-if-error accepts a stale response on an origin 5xx or failure, unless the response forbids stale', { xCache: true }, async ({ origin, clock, get }) => {
+      origin.on('/rsie', (_, k) => {
+        if (k === 1) return reply('good', { 'cache-control': 'max-age=1' });
+        if (k === 4) throw new Error('origin crashed');
+        return reply('down', {}, 503);
+      });
+      origin.on('/rsie-mr', (_, k) => (k === 1 ? reply('good', { 'cache-control': 'max-age=1, must-revalidate' }) : reply('down', {}, 503)));
+      origin.on('/rsie-smax', (_, k) => (k === 1 ? reply('good', { 'cache-control': 's-maxage=1' }) : reply('down', {}, 503)));
+      const sie = { headers: { 'cache-control': 'stale-if-error=60' } };
+      for (const p of ['/rsie', '/rsie-mr', '/rsie-smax']) await get(p);
+      clock.advance(10 * SECOND);
+      const plain = await get('/rsie');
+      assert.equal(plain.status, 503, 'without the directive the error goes through');
+      assert.equal(plain.body, 'down');
+      const on503 = await get('/rsie', sie);
+      assert.equal(on503.status, 200);
+      assert.equal(on503.body, 'good');
+      assert.equal(on503.cs, 'cachette; fwd=stale; fwd-status=503; ttl=-9; detail="stale-if-error"');
+      assert.equal(on503.headers.get('x-cache'), 'STALE');
+      assert.equal(on503.age, 10);
+      const onThrow = await get('/rsie', sie);
+      assert.equal(onThrow.status, 200);
+      assert.equal(onThrow.body, 'good');
+      assert.equal((await get('/rsie', { headers: { 'cache-control': 'stale-if-error=5' } })).status, 503, 'past the request\'s own window');
+      assert.equal((await get('/rsie-mr', sie)).status, 503, 'must-revalidate forbids it');
+      assert.equal((await get('/rsie-smax', sie)).status, 503, 's-maxage forbids it');
+      clock.advance(100 * SECOND);
+      assert.equal((await get('/rsie', sie)).status, 503, 'past the window the error goes through');
+      assert.deepEqual([origin.count('/rsie'), origin.count('/rsie-mr'), origin.count('/rsie-smax')], [6, 2, 2]);
     });
 
     scenario('must-revalidate, proxy-revalidate and no-cache forbid serving stale', {}, async ({ origin, clock, get }) => {

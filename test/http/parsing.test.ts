@@ -32,8 +32,10 @@ describe('Cache-Control parsing', () => {
 
   it('reads request directives, ignoring invalid arguments, with Pragma only when Cache-Control is absent', () => {
     assert.deepEqual(requestDirectives(new Headers({ 'cache-control': 'max-age=x, max-stale, min-fresh=5' })), {
-      noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: Infinity, minFresh: 5000,
+      noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: Infinity, minFresh: 5000, staleIfError: undefined,
     });
+    assert.equal(requestDirectives(new Headers({ 'cache-control': 'stale-if-error=30' })).staleIfError, 30_000);
+    assert.equal(requestDirectives(new Headers({ 'cache-control': 'stale-if-error' })).staleIfError, undefined, 'no argument: nothing accepted');
     assert.equal(requestDirectives(new Headers({ pragma: 'no-cache' })).noCache, true);
     assert.equal(requestDirectives(new Headers({ pragma: 'no-cache', 'cache-control': 'max-age=5' })).noCache, false);
   });

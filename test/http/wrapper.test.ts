@@ -72,6 +72,32 @@ describe('Hono middleware', () => {
     assert.equal(other.headers.get('cache-status'), null, 'routes outside the middleware are untouched');
     await mw.close();
   });
+
+  it('without `app`, answers 502 when a 304 matches no stored response and the client had no validator it satisfies', async () => {
+    const clock = new FakeClock();
+    const origin = new ScriptedOrigin(clock).on('/api/m', (req, k) => {
+      if (k === 1) return reply('old', { etag: '"a"', 'cache-control': 'max-age=1' });
+      if (req.headers.has('if-none-match')) return reply(null, { etag: '"b"' }, 304);
+      return reply(`new${k}`, { etag: '"b"', 'cache-control': 'max-age=60' });
+    });
+    const app = new Hono();
+    const mw = cache({ store: memoryStore(), now: clock.now });
+    app.use('/api/*', mw);
+    app.get('/api/*', (c) => origin.fetch(c.req.raw));
+    assert.equal(await (await app.request('http://h/api/m')).text(), 'old');
+    await mw.idle();
+    clock.advance(5000);
+    // `next` runs once per request: the full response cannot be fetched again within it.
+    const res = await app.request('http://h/api/m');
+    assert.equal(res.status, 502);
+    assert.equal(await res.text(), '');
+    assert.equal(res.headers.get('cache-status'), 'cachette; fwd=stale; fwd-status=304; detail="validator-mismatch"');
+    await mw.idle();
+    const next = await app.request('http://h/api/m');
+    assert.equal(await next.text(), 'new3', 'the outdated copy was dropped, so the next request fetches in full');
+    assert.equal(origin.count('/api/m'), 3);
+    await mw.close();
+  });
 });
 
 describe('reverse proxy', () => {
