@@ -13,6 +13,7 @@ export { CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, VERSION } fro
 export type { Envelope, TagGeneration } from './codec/envelope.ts';
 export { cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer } from './codec/serializers.ts';
 export type { Serializer, SerializerName } from './codec/serializers.ts';
-export type { CompressionOptions } from './codec/compression.ts';
+export { CompressionId, fflateDeflate } from './codec/compression.ts';
+export type { CompressionOptions, Compressor, DeflateLevel } from './codec/compression.ts';
 export type { Store, StoreEntry } from './store/types.ts';
 export type { Duration } from './util/duration.ts';

@@ -1,4 +1,5 @@
 import { cachetteSpec } from '../contenders/cachette.ts';
+import { zlibCompressor } from '../../runtimes/node/index.ts';
 import type { CompressionOptions } from '../../src/index.ts';
 import { runPhases, type ContenderResult, type PhaseRunOptions } from '../phases/run-phases.ts';
 import { isRowsValue, rowsValue } from '../support/payloads.ts';
@@ -15,6 +16,8 @@ const settings: Array<[id: string, label: string, compression: CompressionOption
   ['deflate-1', 'fflate deflate level 1', { level: 1 }],
   ['deflate-6', 'fflate deflate level 6', { level: 6 }],
   ['deflate-9', 'fflate deflate level 9', { level: 9 }],
+  ['zlib-deflate-3', 'node:zlib deflate level 3 (zlibCompressor)', { compressor: zlibCompressor({ level: 3 }) }],
+  ['zlib-brotli-4', 'node:zlib brotli quality 4 (zlibCompressor)', { compressor: zlibCompressor({ format: 'brotli', level: 4 }) }],
 ];
 
 /**

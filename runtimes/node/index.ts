@@ -65,3 +65,6 @@ export async function serve(handler: RequestHandler, options: NodeServeOptions =
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
   return openStoreFromEnv(process.env, serverStoreFactories, options);
 }
+
+export { zlibCompressor } from './zlib-compressor.ts';
+export type { ZlibCompressorOptions } from './zlib-compressor.ts';

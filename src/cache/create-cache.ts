@@ -84,7 +84,7 @@ class CacheEngine implements Cache {
   constructor(o: ResolvedOptions) {
     this.#o = o;
     this.#store = o.store;
-    this.#codec = new EntryCodec(o.serializer, o.compressor);
+    this.#codec = new EntryCodec(o.serializer, o.compression);
     this.#guard = new StoreGuard(o.store.name, o.timeoutMs, o.strict, o.breaker, this.events, this.#stats);
     if (o.batch) {
       const guard = this.#guard;

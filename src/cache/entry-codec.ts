@@ -1,4 +1,4 @@
-import { decompress, maybeCompress, type Compressor } from '../codec/compression.ts';
+import { decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
 import { decodeEnvelope, encodeEnvelope, type TagGeneration } from '../codec/envelope.ts';
 import { serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
 
@@ -14,7 +14,7 @@ export interface DecodedEntry {
 export class EntryCodec {
   constructor(
     private readonly serializer: Serializer,
-    private readonly compressor: Compressor | undefined,
+    private readonly compression: CompressionPolicy | undefined,
   ) {}
 
   /**
@@ -30,7 +30,7 @@ export class EntryCodec {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new TypeError(`cachette: cannot encode the value for key "${key}" with ${serializer.name}: ${reason}`, { cause });
     }
-    const [stored, compressionId] = maybeCompress(payload, this.compressor);
+    const [stored, compressionId] = maybeCompress(payload, this.compression);
     return encodeEnvelope({ serializerId: serializer.id, compressionId, createdAt: now, freshFor, staleFor, tags, payload: stored });
   }
 
@@ -39,7 +39,7 @@ export class EntryCodec {
     const e = decodeEnvelope(bytes);
     const serializer = serializerById(e.serializerId, this.serializer);
     if (!serializer) throw new Error(`unknown serializer id ${e.serializerId}`);
-    const value = serializer.decode(decompress(e.payload, e.compressionId));
+    const value = serializer.decode(decompress(e.payload, e.compressionId, this.compression));
     const freshUntil = e.createdAt + e.freshFor;
     return { value, freshUntil, staleUntil: freshUntil + e.staleFor, tags: e.tags };
   }

@@ -1,4 +1,4 @@
-import { resolveCompression, type CompressionOptions, type Compressor } from '../codec/compression.ts';
+import { resolveCompression, type CompressionOptions, type CompressionPolicy } from '../codec/compression.ts';
 import { resolveSerializer, type Serializer, type SerializerName } from '../codec/serializers.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
@@ -39,7 +39,7 @@ export interface ResolvedOptions {
   store: Store;
   keyPrefix: string;
   serializer: Serializer;
-  compressor: Compressor | undefined;
+  compression: CompressionPolicy | undefined;
   ttlMs: number;
   graceMs: number;
   timeoutMs: number;
@@ -72,7 +72,7 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     store: store as Store,
     keyPrefix: [o.prefix ?? 'cachette', o.namespace].filter((s) => s).map((s) => `${s}:`).join(''),
     serializer: resolveSerializer(o.serializer),
-    compressor: resolveCompression(o.compression),
+    compression: resolveCompression(o.compression),
     ttlMs: o.ttl === undefined ? Infinity : toMs(o.ttl, 'ttl'),
     graceMs: toMs(o.grace ?? 0, 'grace'),
     timeoutMs,
