@@ -105,7 +105,7 @@ ${micro.join('\n')}
 ## Compression through the cache: rows payload, ${c.concurrency} in flight (calls/s)
 
 The seven phases through cachette over valkey storing the rows (as CBOR, then compressed) with each
-compression setting cachette offers; **mem/key** is the server's \`MEMORY USAGE\` of one stored entry.
+compression setting cachette offers, ${c.macroOps.toLocaleString('en-US')} calls per phase run; **mem/key** is the server's \`MEMORY USAGE\` of one stored entry.
 
 ${phaseTable(r.compression.macro, [{ header: 'mem/key B', cell: (x) => ('memoryPerKey' in x ? String((x as { memoryPerKey: number }).memoryPerKey) : '—') }])}
 
