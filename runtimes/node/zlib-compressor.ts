@@ -17,8 +17,7 @@ export interface ZlibCompressorOptions {
 export function zlibCompressor(options: ZlibCompressorOptions = {}): Compressor {
   const format = options.format ?? 'deflate';
   if (format === 'deflate') {
-    const level = options.level ?? 3;
-    if (!Number.isInteger(level) || level < 1 || level > 9) throw new RangeError(`zlibCompressor: deflate level must be an integer from 1 to 9, got ${level}`);
+    const level = checkedLevel(options.level ?? 3, 1, 9, 'deflate level');
     return {
       id: CompressionId.Deflate,
       name: `deflate (node:zlib, level ${level})`,
@@ -27,8 +26,7 @@ export function zlibCompressor(options: ZlibCompressorOptions = {}): Compressor 
     };
   }
   if (format === 'brotli') {
-    const quality = options.level ?? 4;
-    if (!Number.isInteger(quality) || quality < 0 || quality > 11) throw new RangeError(`zlibCompressor: brotli quality must be an integer from 0 to 11, got ${quality}`);
+    const quality = checkedLevel(options.level ?? 4, 0, 11, 'brotli quality');
     return {
       id: CompressionId.Brotli,
       name: `brotli (node:zlib, quality ${quality})`,
@@ -38,4 +36,9 @@ export function zlibCompressor(options: ZlibCompressorOptions = {}): Compressor 
     };
   }
   throw new TypeError(`zlibCompressor: format must be "deflate" or "brotli", got ${JSON.stringify(format)}`);
+}
+
+function checkedLevel(value: number, min: number, max: number, what: string): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`zlibCompressor: ${what} must be an integer from ${min} to ${max}, got ${value}`);
+  return value;
 }
