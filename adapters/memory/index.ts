@@ -73,7 +73,8 @@ export class MemoryStore implements Store {
     const now = Date.now();
     let n = 0;
     for (const k of keys) {
-      if (this.#read(k, now) !== undefined) n++;
+      // #live, not #read: refreshing the LRU position of a key about to go is wasted work.
+      if (this.#live(k, now)) n++;
       this.#drop(k);
     }
     return n;
