@@ -34,8 +34,10 @@ function writeEarlyHints(outgoing: ServerResponse, raw: readonly string[]): void
     const name = raw[i]!.toLowerCase();
     const value = raw[i + 1]!;
     if (isHopByHop(name, undefined) || !valid(name, value)) continue;
+    // Node takes one link per element: a field listing several is split where the next <uri> starts.
+    const values = name === 'link' ? value.split(/,\s*(?=<)/) : [value];
     const previous = hints[name];
-    hints[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+    hints[name] = previous === undefined && values.length === 1 ? values[0]! : [...(previous === undefined ? [] : Array.isArray(previous) ? previous : [previous]), ...values];
   }
   try {
     // Node writes nothing without a Link field, and throws on one it cannot parse: dropped then.
