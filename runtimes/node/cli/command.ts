@@ -30,10 +30,16 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Parses `args` against `options`, turning node:util's errors into {@link UsageError}s. */
-export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
+/** The flags a command takes: each a string or a boolean. */
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+/** The values of parsed flags: a string or a boolean each, absent when not given. */
+export type FlagValues<F extends FlagSpec> = { [K in keyof F]?: F[K]['type'] extends 'boolean' ? boolean : string };
+
+/** Parses `args` against `flags`, turning node:util's errors into {@link UsageError}s. */
+export function parseFlags<F extends FlagSpec>(args: readonly string[], flags: F): FlagValues<F> {
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: [...args], options: flags as ParseArgsConfig['options'], strict: true, allowPositionals: false }).values as FlagValues<F>;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
