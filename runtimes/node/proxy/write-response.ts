@@ -13,6 +13,10 @@ const NULL_BODY_STATUS = new Set([204, 205, 304]);
 export async function writeResponse(outgoing: ServerResponse, response: Response, method: string): Promise<void> {
   const flat: string[] = [];
   for (const [name, value] of response.headers) flat.push(name, value);
+  // Head, body and end go out in one write when the body is at hand (a hit): corked until the
+  // reads that resolve at once have run, which saves a syscall or two per response.
+  outgoing.cork();
+  setImmediate(() => outgoing.uncork());
   outgoing.writeHead(response.status, response.statusText || undefined, flat);
   const body = response.body;
   if (body === null || method === 'HEAD' || NULL_BODY_STATUS.has(response.status)) {
