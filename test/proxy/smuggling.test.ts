@@ -91,6 +91,18 @@ describe('proxy: request smuggling', () => {
     assert.ok(origin.connections() >= before);
   });
 
+  it('relays an origin\'s early answer to an upload it did not read, and the client connection stays usable', async () => {
+    const raw = closing(await rawOrigin((_head, socket) => {
+      socket.end('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!');
+    }));
+    const proxy = closing(await proxyFor(raw.url));
+    const upload = 'x'.repeat(4 * 1024 * 1024);
+    const reply = await rawExchange(proxy.port, `POST /upload HTTP/1.1\r\nHost: site.test\r\nContent-Length: ${upload.length}\r\n\r\n${upload}GET /next HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`, 3000);
+    assert.equal(statusOf(reply), 413);
+    assert.match(reply.text, /\r\n\r\ntoo big!/);
+    assert.equal(reply.text.match(/HTTP\/1\.1 413/g)?.length, 2, 'the pipelined request after the upload was framed and answered too');
+  });
+
   it('answers 502 to an origin response with conflicting framing, and drops that connection', async () => {
     let n = 0;
     const raw = closing(await rawOrigin((head, socket) => {

@@ -15,9 +15,15 @@ export interface ReadableToWebOptions {
   idleError?: () => Error;
   /** The error the stream fails with when the source closes before its end. */
   prematureCloseError?: () => Error;
+  /**
+   * What cancelling does to the source: `destroy` it (and its socket; the default, for an
+   * origin response nobody reads), or `drain` it (read and drop the rest: an incoming request
+   * body the origin did not want, whose connection must stay able to carry the answer).
+   */
+  onCancel?: 'destroy' | 'drain';
 }
 
-/** Wraps `source`; cancelling the web stream destroys the source (and so its socket). */
+/** Wraps `source`; cancelling the web stream destroys or drains it (see {@link ReadableToWebOptions.onCancel}). */
 export function readableToWeb(source: Readable, options: ReadableToWebOptions = {}): ReadableStream<Uint8Array> {
   const idleMs = options.idleTimeoutMs ?? 0;
   // Kept for the next pull: an error may come while no pull waits, and an 'error' event
@@ -26,11 +32,15 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
   source.on('error', (error: Error) => (failure ??= error));
   // Set by cancel: a pull still waiting must then settle without touching the closed controller.
   let cancelled = false;
+  // The waiting pull's way out, for cancel: its listeners must go ('readable' would keep
+  // resume() from draining) and its promise must settle.
+  let abandonPull: (() => void) | undefined;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       return new Promise<void>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const cleanup = () => {
+          abandonPull = undefined;
           if (timer !== undefined) clearTimeout(timer);
           source.off('readable', attempt);
           source.off('end', ended);
@@ -63,6 +73,10 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
             closed();
           }
         }
+        abandonPull = () => {
+          cleanup();
+          resolve();
+        };
         source.on('readable', attempt);
         source.on('end', ended);
         source.on('error', failed);
@@ -81,7 +95,9 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
     },
     cancel() {
       cancelled = true;
-      source.destroy();
+      abandonPull?.();
+      if (options.onCancel === 'drain') source.resume();
+      else source.destroy();
     },
   }, { highWaterMark: 1 });
 }
