@@ -6,16 +6,11 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'vitest';
-import type { CliIo, Started } from '../../runtimes/node/cli/command.ts';
+import type { Started } from '../../runtimes/node/cli/command.ts';
 import { runCli } from '../../runtimes/node/cli/run.ts';
 import { freePort } from '../support/redis-server.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
-
-function terminal(env: Record<string, string> = {}): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (line) => void stdout.push(line), err: (line) => void stderr.push(line), env };
-}
+import { terminal } from '../proxy/support.ts';
 
 describe('cachette bridge', () => {
   it('names an unreachable Redis and its cause once, under one prefix', async () => {

@@ -4,22 +4,14 @@
  * `runCli` (with its own output and environment), and once as `npm run proxy` would run it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, it } from 'vitest';
-import type { CliIo, Started } from '../../runtimes/node/cli/command.ts';
+import type { Started } from '../../runtimes/node/cli/command.ts';
 import { HELP, runCli } from '../../runtimes/node/cli/run.ts';
 import { freePort } from '../support/redis-server.ts';
-import { cacheable, closesAfterEach, recordingOrigin } from './support.ts';
+import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand, terminal } from './support.ts';
 
 const closing = closesAfterEach();
-
-/** An in-memory terminal. */
-function terminal(env: Record<string, string> = {}): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (line) => void stdout.push(line), err: (line) => void stderr.push(line), env };
-}
 
 function started(result: number | Started): Started {
   assert.equal(typeof result, 'object', `expected a running server, got exit code ${String(result)}`);
@@ -101,22 +93,11 @@ describe('cachette proxy', () => {
 
   it('runs as `npm run proxy` does, and exits 0 on SIGTERM', async () => {
     const origin = closing(await recordingOrigin((_req, res) => cacheable(res, 'spawned')));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'proxy', '--origin', origin.url, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const proxy = await spawnProxyCommand(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'proxy', '--origin', origin.url, '--port', '0']);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /cachette proxy: (http:\/\/\S+)/.exec(out);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-      });
-      assert.equal(await (await fetch(`${url}/s`)).text(), 'spawned');
+      assert.equal(await (await fetch(`${proxy.url}/s`)).text(), 'spawned');
     } finally {
-      child.kill('SIGTERM');
+      assert.equal(await proxy.stop(), 0);
     }
-    assert.equal(await exited, 0);
   });
 });

@@ -4,13 +4,13 @@
  * Optional peers (iovalkey, hono) are not installed: `cachette proxy` must not need them.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { cacheable, closesAfterEach, recordingOrigin } from './support.ts';
+import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand } from './support.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
@@ -57,27 +57,16 @@ describe('the packed package', () => {
 
   it('runs the proxy against a tiny origin, then stops on SIGTERM', async () => {
     const origin = closing(await recordingOrigin((req, res) => cacheable(res, `tiny origin ${req.url}`)));
-    const child = spawn(join(app, 'node_modules/.bin/cachette'), ['proxy', '--origin', origin.url, '--port', '0'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const proxy = await spawnProxyCommand(join(app, 'node_modules/.bin/cachette'), ['proxy', '--origin', origin.url, '--port', '0'], app);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /cachette proxy: (http:\/\/\S+)/.exec(out);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`cachette proxy exited with ${code}`)));
-      });
-      const miss = await fetch(`${url}/hello`);
+      const miss = await fetch(`${proxy.url}/hello`);
       assert.equal(await miss.text(), 'tiny origin /hello');
-      const hit = await fetch(`${url}/hello`);
+      const hit = await fetch(`${proxy.url}/hello`);
       assert.match(hit.headers.get('cache-status')!, /^cachette; hit/);
       assert.equal(origin.received.length, 1);
     } finally {
-      child.kill('SIGTERM');
+      assert.equal(await proxy.stop(), 0);
     }
-    assert.equal(await exited, 0);
   }, 60_000);
 
   it('exports cachette/node/proxy without the optional peers, and says what the bridge needs', async () => {

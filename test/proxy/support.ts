@@ -3,10 +3,12 @@
  * framing faults, a raw-socket client (fetch would normalise away exactly what is tested), and
  * a proxy in front of an origin.
  */
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import type { CliIo } from '../../runtimes/node/cli/command.ts';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../runtimes/node/proxy/index.ts';
 
 /** Something a test opens and must close. */
@@ -195,4 +197,45 @@ export function cacheable(res: ServerResponse, body: string, headers: Record<str
 export async function waitFor(condition: () => boolean, what = 'condition'): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!condition()) throw new Error(`${what}: not met within 2 s`);
+}
+
+/** An in-memory terminal for `runCli`: what it printed, and the environment it reads. */
+export function terminal(env: Record<string, string> = {}): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (line) => void stdout.push(line), err: (line) => void stderr.push(line), env };
+}
+
+/** A `cachette proxy` process, once it printed its URL. */
+export interface ProxyProcess {
+  url: string;
+  /** Sends SIGTERM and resolves the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `command args` (a `cachette proxy …` command line) and waits for the URL it prints. */
+export async function spawnProxyCommand(command: string, args: readonly string[], cwd?: string): Promise<ProxyProcess> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /cachette proxy: (http:\/\/\S+)/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`cachette proxy exited with ${code}: ${stderr}`)));
+    });
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
