@@ -103,7 +103,11 @@ export function originClient(origin: URL, timeouts: OriginTimeouts): OriginClien
         socket.destroy();
         fail(new OriginError(502, 'the origin switched protocols (101) although the request asked for no upgrade'));
       });
-      req.on('error', (error: NodeJS.ErrnoException) => fail(new OriginError(502, `the origin did not answer (${error.code ?? error.message})`, { cause: error })));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const code = error.code ?? error.message;
+        // HPE_* codes come from the HTTP parser: the origin answered, but not in valid HTTP/1.1.
+        fail(new OriginError(502, code.startsWith('HPE_') ? `the origin's response is malformed (${code})` : `the origin did not answer (${code})`, { cause: error }));
+      });
       req.on('response', (res) => {
         if (settled) return void res.destroy();
         try {
