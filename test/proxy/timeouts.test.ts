@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, it } from 'vitest';
+import { TimeoutMemo } from '../../runtimes/node/proxy/timeout-memo.ts';
 import { closesAfterEach, proxyFor, rawGet, recordingOrigin, statusOf, waitFor, type RecordingOrigin } from './support.ts';
 
 const closing = closesAfterEach();
@@ -20,7 +21,7 @@ afterEach(() => {
 const FAST = { headers: '300ms', bodyIdle: '300ms' } as const;
 
 describe('proxy: origin timeouts', () => {
-  it('answers 504 to every waiting client when the origin sends no headers, and drops that connection', async () => {
+  it('answers 504 to every waiting client after one timeout when the origin sends no headers, and drops that connection', async () => {
     const origin = closing(await recordingOrigin((_req, res) => void hanging.add(res)));
     const proxy = closing(await proxyFor(origin.url, { originTimeout: FAST }));
     const answers = await Promise.all(Array.from({ length: 3 }, () => fetch(`${proxy.url}/never`)));
@@ -28,8 +29,12 @@ describe('proxy: origin timeouts', () => {
       assert.equal(res.status, 504);
       assert.match(await res.text(), /^Gateway Timeout: the origin sent no response headers within 300 ms/);
     }
-    // (A 504 is not shared with joiners by the HTTP layer: they forward again after it, and time out too.)
-    assert.ok(hanging.size >= 1);
+    // The cache lets joiners forward again after an answer it cannot share; those that already
+    // waited through this URL's timeout get the 504 at once instead of a timeout each, in turn.
+    assert.equal(origin.received.length, 1, 'one origin request for the three waiting clients');
+    const later = await fetch(`${proxy.url}/never`);
+    assert.equal(later.status, 504);
+    assert.equal(origin.received.length, 2, 'a client arriving after the timeout tries the origin again');
     await waitFor(() => [...hanging].every((res) => res.socket === null || res.socket.destroyed), 'every origin connection was given up');
   });
 
@@ -96,5 +101,21 @@ describe('proxy: origin timeouts', () => {
       setTimeout(() => socket.resume(), 900);
     });
     assert.ok(received > size, `got ${received} bytes of a ${size}-byte body plus its head`);
+  });
+});
+
+describe('proxy: the memo of timed-out URLs', () => {
+  it('answers for clients that waited since before the timeout, and stays bounded', () => {
+    const memo = new TimeoutMemo(1000, 2);
+    memo.record('http://a/x', 5000);
+    assert.equal(memo.timedOutSince('http://a/x', 4000), true, 'waiting since before it fired');
+    assert.equal(memo.timedOutSince('http://a/x', 5001), false, 'arrived after it fired');
+    assert.equal(memo.timedOutSince('http://a/y', 0), false);
+    memo.record('http://a/y', 5100);
+    memo.record('http://a/z', 5200);
+    assert.equal(memo.timedOutSince('http://a/x', 0), false, 'the oldest went first past maxEntries');
+    memo.record('http://a/w', 7000);
+    assert.equal(memo.timedOutSince('http://a/y', 0), false, 'entries older than the window go');
+    assert.equal(memo.timedOutSince('http://a/w', 6500), true);
   });
 });

@@ -13,6 +13,7 @@ import { interimRelay } from './interim.ts';
 import { resolveProxyOptions, type ProxyOptions } from './options.ts';
 import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
 import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
+import { TimeoutMemo } from './timeout-memo.ts';
 import { textResponse, writeResponse } from './write-response.ts';
 
 /** A running proxy. */
@@ -42,18 +43,31 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     await cache.close();
     throw error;
   }
-  const client = originClient(resolved.origin, resolved.timeouts);
+  const origin = originClient(resolved.origin, resolved.timeouts);
   const via = `1.1 ${resolved.cache.name ?? 'cachette'}`;
   const onError = resolved.cache.onError ?? (() => {});
 
-  /** Calls the origin; its failures become the 502 or 504 they stand for, so that stale-if-error can answer them. */
-  const forward = async (request: Request, onInterim?: (interim: InterimResponse) => void): Promise<Response> => {
+  const timeouts = new TimeoutMemo(resolved.timeouts.headersMs);
+
+  /**
+   * Calls the origin; its failures become the 502 or 504 they stand for, so that stale-if-error
+   * can answer them. `client` is the waiting client, when there is one: its 1xx relay and when
+   * it arrived.
+   */
+  const forward = async (request: Request, client?: { onInterim: ((interim: InterimResponse) => void) | undefined; since: number }): Promise<Response> => {
+    if (client !== undefined && timeouts.timedOutSince(request.url, client.since)) {
+      return gatewayTimeout(`the origin sent no response headers within ${resolved.timeouts.headersMs} ms, for the request this one waited on`);
+    }
     let response: Response;
     try {
-      response = await client.send(request, onInterim === undefined ? {} : { onInterim });
+      response = await origin.send(request, client?.onInterim === undefined ? {} : { onInterim: client.onInterim });
     } catch (error) {
       if (!(error instanceof OriginError)) throw error;
-      return textResponse(error.status, `${error.status === 504 ? 'Gateway Timeout' : 'Bad Gateway'}: ${error.message}`);
+      if (error.status === 504) {
+        timeouts.record(request.url, Date.now());
+        return gatewayTimeout(error.message);
+      }
+      return textResponse(502, `Bad Gateway: ${error.message}`);
     }
     if (!resolved.trustForwarded) return response;
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers: varyOnTrustedFields(response.headers) });
@@ -70,8 +84,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (purge?.handles(inbound)) {
       response = await purge.handle(inbound, incoming);
     } else {
-      const relay = interimRelay(incoming, outgoing);
-      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, relay), { revalidate });
+      const client = { onInterim: interimRelay(incoming, outgoing), since: Date.now() };
+      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, client), { revalidate });
     }
     await writeResponse(outgoing, response, inbound.method);
   }
@@ -88,7 +102,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   try {
     port = await listen(server, resolved.port, resolved.host);
   } catch (error) {
-    client.close();
+    origin.close();
     await cache.close();
     throw error;
   }
@@ -101,7 +115,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     async close() {
       await closeServer(server);
       await cache.close();
-      client.close();
+      origin.close();
     },
   };
+}
+
+function gatewayTimeout(message: string): Response {
+  return textResponse(504, `Gateway Timeout: ${message}`);
 }
