@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { memoryStore } from '../adapters/memory/index.ts';
 import { valkeyStore } from '../adapters/valkey/index.ts';
-import { startProxy } from '../examples/proxy/proxy.ts';
+import { startProxy } from '../runtimes/node/proxy/index.ts';
 import { httpCache } from '../src/http/index.ts';
 import type { Store } from '../src/index.ts';
 import { startRedis, type RedisServer } from '../test/support/redis-server.ts';
@@ -95,7 +95,7 @@ for (const [name, open] of stores) {
   const proxy = await startProxy({ origin: origin.url, store });
   const first = await fetch(`${proxy.url}/items`);
   await first.arrayBuffer();
-  await proxy.handler.idle();
+  await proxy.idle();
   console.log(`${name}: proxy, forwarded (no-cache requests): hey -n ${N} -c ${C} -H "Cache-Control: no-cache" → ${(await hey(`${proxy.url}/items`, ["-H", "Cache-Control: no-cache"])).toFixed(0)} req/s`);
   console.log(`${name}: proxy, cache hits: hey -n ${N} -c ${C} ${proxy.url}/items → ${(await hey(`${proxy.url}/items`)).toFixed(0)} req/s`);
   await proxy.close();

@@ -3,8 +3,15 @@ import type { Store } from '../src/store/types.ts';
 import { announceChoice, chooseStore, openStore, type EnvLike, type StoreSelectionOptions } from './env-store.ts';
 import { serverStoreFactories } from './server-stores.ts';
 
-/** What a server runtime helper wraps: a fetch-style handler (Hono's `app.fetch` is one). */
-export type RequestHandler = (request: Request) => Response | Promise<Response>;
+/**
+ * What a server runtime helper wraps: a fetch-style handler (Hono's `app.fetch` is one). It
+ * gets the platform's second argument of the request it runs for, as it would without the
+ * cache (Node: `{ incoming, outgoing }` from @hono/node-server, with which Hono's earlyHints
+ * middleware sends 103 Early Hints and getConnInfo finds the client; Bun: the server; Deno:
+ * the connection info). A background revalidation gets that of the request that started it,
+ * whose response is already sent: Early Hints then see `headersSent` and send nothing.
+ */
+export type RequestHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** Options of the Node, Bun and Deno helpers: how to pick the store, plus the HTTP cache's own options. */
 export interface ServerCacheOptions extends StoreSelectionOptions, Omit<HttpCacheOptions, 'store' | 'cache'> {
@@ -32,7 +39,8 @@ export interface CachedServer<S> {
 
 /** A cached handler for a long-lived server process. */
 export interface ServerCachedHandler {
-  (request: Request): Promise<Response>;
+  /** Answers `request`; `env`, the platform's second argument, reaches the handler whenever it runs for this request. */
+  (request: Request, env?: unknown): Promise<Response>;
   /** Resolves once the store is open; rejects when it cannot be opened (also surfaced by the first request). */
   readonly ready: Promise<void>;
   /** Deletes the responses stored for a URL or carrying a tag. */
@@ -59,8 +67,7 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
   // every request still sees it.
   const ready = opened.then(() => undefined);
   ready.catch(() => {});
-  const origin = async (request: Request) => handler(request);
-  const cached = async (request: Request) => (await opened)[1].handle(request, origin);
+  const cached = async (request: Request, env?: unknown) => (await opened)[1].handle(request, async (forwarded) => handler(forwarded, env));
   return Object.assign(cached, {
     ready,
     purge: async (target: PurgeTarget) => (await opened)[1].purge(target),

@@ -5,7 +5,7 @@ import { decodeValue, encodeValue } from './value-encoding.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
-  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (runtimes/upstash-bridge). */
+  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (`cachette bridge`, runtimes/node/bridge). */
   url: string;
   /** REST token: `UPSTASH_REDIS_REST_TOKEN`, or the bridge's `token`. */
   token: string;

@@ -1,6 +1,6 @@
 /** The Node targets of the HTTP behaviour suite: the reverse proxy and the Hono middleware, each over real loopback HTTP. */
 import { Hono } from 'hono';
-import { startProxy } from '../../examples/proxy/proxy.ts';
+import { startProxy } from '../../runtimes/node/proxy/index.ts';
 import { cache } from '../../src/hono/index.ts';
 import type { Store } from '../../src/index.ts';
 import type { HttpTarget } from './http-behaviour.ts';
@@ -11,7 +11,7 @@ function clientFetch(base: string) {
   return (path: string, init?: RequestInit) => fetch(base + path, { redirect: 'manual', ...init });
 }
 
-/** The reverse proxy from examples/proxy in front of the origin served over node:http. */
+/** The caching reverse proxy (cachette/node/proxy) in front of the origin served over node:http. */
 export function proxyTarget(store: () => Store): HttpTarget {
   return {
     name: 'proxy',
@@ -20,8 +20,8 @@ export function proxyTarget(store: () => Store): HttpTarget {
       const proxy = await startProxy({ origin: served.url, store: store(), ...options });
       return {
         fetch: clientFetch(proxy.url),
-        purge: (target) => proxy.handler.purge(target),
-        idle: () => proxy.handler.idle(),
+        purge: (target) => proxy.purge(target),
+        idle: () => proxy.idle(),
         async close() {
           await proxy.close();
           await served.close();

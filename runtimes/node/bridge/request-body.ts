@@ -2,8 +2,12 @@
  * Parsing and validating the JSON bodies of the Upstash REST protocol: one command is a
  * non-empty array of strings and numbers; `/pipeline` and `/multi-exec` take a non-empty
  * array of such commands. Anything else is refused before a byte reaches Redis.
+ *
+ * The protocol never nests deeper than that, so the body's shape is checked before it is
+ * parsed (json-shape.ts): a deeply nested or oversized batch is refused without building it.
  */
 import { BridgeError } from './bridge-error.ts';
+import { checkShape } from './json-shape.ts';
 
 /** One Redis command: its name and its arguments, all as strings. */
 export interface BridgeCommand {
@@ -18,23 +22,15 @@ export interface BridgeCommand {
   args: string[];
 }
 
-// Commands that would change or stall the one connection every request shares: transaction
-// and connection state, pub/sub and monitor modes, replication, and blocking reads. Real
-// Upstash offers neither on POST (pub/sub has its own streaming paths).
-const REFUSED = new Set([
-  'multi', 'exec', 'discard', 'watch', 'unwatch', 'select', 'auth', 'hello', 'reset', 'quit', 'client',
-  'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe', 'monitor',
-  'sync', 'psync', 'replconf',
-  'blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'wait', 'waitaof',
-]);
-
 /** Parses the body of `POST /`. */
 export function parseCommandBody(text: string): BridgeCommand {
+  checkShape(text, { maxDepth: 1 });
   return toCommand(parseJson(text), 'the body');
 }
 
-/** Parses the body of `POST /pipeline` or `POST /multi-exec`. */
-export function parseBatchBody(text: string): unknown[] {
+/** Parses the body of `POST /pipeline` or `POST /multi-exec`, refusing more than `maxCommands` commands. */
+export function parseBatchBody(text: string, maxCommands: number): unknown[] {
+  checkShape(text, { maxDepth: 2, maxCommands });
   const body = parseJson(text);
   if (!Array.isArray(body) || body.length === 0) throw new BridgeError(400, 'the body must be a non-empty JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]');
   return body;
@@ -54,13 +50,6 @@ export function toCommand(value: unknown, where: string): BridgeCommand {
     throw new BridgeError(400, `${where}: argument ${i + 1} must be a string or a number, got ${arg === null ? 'null' : typeof arg}`);
   });
   return { name: head.toLowerCase(), wireName: head.toUpperCase(), args };
-}
-
-/** The reason a command may not run through the bridge, or undefined when it may. */
-export function refusal(command: BridgeCommand): string | undefined {
-  const blocking = REFUSED.has(command.name)
-    || ((command.name === 'xread' || command.name === 'xreadgroup') && command.args.some((a) => a.toLowerCase() === 'block'));
-  return blocking ? `ERR command '${command.name}' is not available through the bridge: it would block or change the connection all requests share` : undefined;
 }
 
 function parseJson(text: string): unknown {
