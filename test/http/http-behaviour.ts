@@ -1,88 +1,27 @@
 import assert from 'node:assert/strict';
-import type { HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { formatHttpDate } from '../../src/http/http-date.ts';
 import type { SuiteApi } from '../support/suite-api.ts';
-import { FakeClock, reply, ScriptedOrigin } from './scripted-origin.ts';
+import { DAY, HOUR, MINUTE, numbered, scenarioFor, SECOND, type HttpTarget } from './behaviour/harness.ts';
+import { negotiationScenarios } from './behaviour/negotiation.ts';
+import { originFailureScenarios } from './behaviour/origin-failures.ts';
+import { purgeScenarios } from './behaviour/purge.ts';
+import { rangeScenarios } from './behaviour/ranges.ts';
+import { remainingRuleScenarios } from './behaviour/remaining-rules.ts';
+import { targetedFieldScenarios } from './behaviour/targeted-fields.ts';
+import { reply } from './scripted-origin.ts';
 
-/** Cache options a test may set (the target supplies the store). */
-export type TestCacheOptions = Omit<HttpCacheOptions, 'store' | 'cache'>;
-
-/** A cache put in front of a scripted origin. */
-export interface RunningTarget {
-  /** Sends a request to the cache; `path` starts with "/". */
-  fetch(path: string, init?: RequestInit): Promise<Response>;
-  purge(target: PurgeTarget): Promise<number>;
-  /** Resolves when the cache's background work (store writes, revalidations) is done. */
-  idle(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * How one runtime puts the cache in front of an origin: on Node, the proxy and the Hono
- * middleware over real HTTP; elsewhere the origin may stay an in-process fetch handler.
- */
-export interface HttpTarget {
-  name: string;
-  start(origin: (request: Request) => Promise<Response>, options: TestCacheOptions): Promise<RunningTarget>;
-}
-
-/** What a client got, read completely. */
-interface Got {
-  status: number;
-  body: string;
-  age: number | undefined;
-  /** This cache's Cache-Status member (the last one). */
-  cs: string;
-  headers: Headers;
-}
-
-interface Scenario {
-  origin: ScriptedOrigin;
-  clock: FakeClock;
-  cache: RunningTarget;
-  /** Sends a request, reads the whole body, then waits for the cache's background work. */
-  get(path: string, init?: RequestInit): Promise<Got>;
-}
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export type { HttpTarget, RunningTarget, TestCacheOptions } from './behaviour/harness.ts';
 
 /**
  * The HTTP cache's behaviour, black-box: each test scripts an origin, puts the target's cache
  * in front of it, and asserts what the client got (status, body, Age, Cache-Status) and how
  * many requests reached the origin. Time is a fake clock shared by cache and origin: no test
- * sleeps for staleness.
+ * sleeps for staleness. The scenarios below are the core rules; the groups in behaviour/ add
+ * targeted fields, byte ranges, content negotiation, the remaining RFC rules, origin
+ * failures and purging.
  */
 export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
-  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  let n = 0;
-
-  /** Declares a test with a fresh origin, clock and cache (own namespace on the shared store). */
-  function scenario(name: string, options: TestCacheOptions, body: (s: Scenario) => Promise<void>): void {
-    t.it(name, async () => {
-      const clock = new FakeClock();
-      const origin = new ScriptedOrigin(clock);
-      const cache = await target.start(origin.fetch, { namespace: `http-test-${run}-${n++}`, now: clock.now, ...options });
-      const get = async (path: string, init?: RequestInit): Promise<Got> => {
-        const res = await cache.fetch(path, init);
-        const text = await res.text();
-        await cache.idle();
-        const cs = res.headers.get('cache-status') ?? '';
-        const age = res.headers.get('age');
-        return { status: res.status, body: text, age: age === null ? undefined : Number(age), cs: cs.split(/,\s*(?=cachette)/).pop()!, headers: res.headers };
-      };
-      try {
-        await body({ origin, clock, cache, get });
-      } finally {
-        await cache.close();
-      }
-    });
-  }
-
-  /** The common case: a reply per request numbered n, with these headers. */
-  const numbered = (headers: Record<string, string>, status = 200) => (_: Request, k: number) => reply(`v${k}`, headers, status);
+  const scenario = scenarioFor(t, target);
 
   t.describe(`http cache behaviour: ${target.name}`, () => {
     // ── key, methods, variants ──────────────────────────────────────────────────────────
@@ -233,7 +172,7 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       assert.equal(origin.count('/c'), 2);
     });
 
-    scenario('stores Set-Cookie responses without the cookie when storeSetCookie is on', { storeSetCookie: true }, async ({ origin, get }) => {
+    scenario('stores Set-Cookie responses without the cookie under setCookie: strip', { setCookie: 'strip' }, async ({ origin, get }) => {
       origin.on('/c', numbered({ 'cache-control': 'max-age=60', 'set-cookie': 'sid=1' }));
       const first = await get('/c');
       assert.equal(first.headers.get('set-cookie'), 'sid=1');
@@ -615,13 +554,6 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       assert.equal(post.headers.get('x-cache'), 'BYPASS');
     });
 
-    scenario('bypasses Range requests', {}, async ({ origin, get }) => {
-      origin.on('/range', numbered({ 'cache-control': 'max-age=60' }));
-      const r = await get('/range', { headers: { range: 'bytes=0-0' } });
-      assert.equal(r.cs, 'cachette; fwd=bypass; fwd-status=200');
-      assert.match((await get('/range')).cs, /fwd=uri-miss/);
-    });
-
     // ── bodies ──────────────────────────────────────────────────────────────────────────
     scenario('streams the body to the client before the origin finishes, and stores the complete copy', {}, async ({ origin, get, cache }) => {
       let release!: () => void;
@@ -697,5 +629,11 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
       assert.equal((await get('/quoted')).cs, 'cachette; hit; ttl=30');
       assert.equal((await get('/baddate')).cs, 'cachette; hit; ttl=30', 'an invalid Date is replaced by the time of receipt');
     });
+    targetedFieldScenarios(scenario);
+    rangeScenarios(scenario);
+    negotiationScenarios(scenario);
+    remainingRuleScenarios(scenario);
+    originFailureScenarios(scenario);
+    purgeScenarios(scenario);
   });
 }

@@ -4,7 +4,7 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { deltaSeconds, parseDirectives, requestDirectives } from '../../src/http/cache-control.ts';
 import { parseHttpDate } from '../../src/http/http-date.ts';
 import { httpCache } from '../../src/http/index.ts';
-import { parseVary } from '../../src/http/key.ts';
+import { parseVary } from '../../src/http/vary.ts';
 
 describe('Cache-Control parsing', () => {
   it('reads tokens and quoted arguments, case-insensitively, keeping the first of duplicates', () => {
