@@ -55,6 +55,8 @@ export class SharedBody {
   /** Chunks kept; `#chunks[i]` has the absolute index `#dropped + i`. */
   #chunks: Uint8Array[] = [];
   #dropped = 0;
+  /** Bytes in `#chunks`. */
+  #held = 0;
   #size = 0;
   #collecting = true;
   #done = false;
@@ -77,6 +79,7 @@ export class SharedBody {
     if (source instanceof Uint8Array) {
       this.#chunks = [source];
       this.#size = source.byteLength;
+      this.#held = source.byteLength;
       this.#finish();
     } else if (source === null) {
       this.#finish();
@@ -98,6 +101,11 @@ export class SharedBody {
   /** Bytes read from the origin so far. */
   get size(): number {
     return this.#size;
+  }
+
+  /** Bytes held in memory for the clients and the store copy. */
+  get buffered(): number {
+    return this.#held;
   }
 
   /** How many clients read from the shared chunks now (not counting those on their own path). */
@@ -230,6 +238,7 @@ export class SharedBody {
 
   #append(chunk: Uint8Array): void {
     this.#size += chunk.byteLength;
+    this.#held += chunk.byteLength;
     this.#chunks.push(chunk);
     if (this.#collecting && this.#size > this.#options.limit) {
       this.#collecting = false;
@@ -246,7 +255,7 @@ export class SharedBody {
     for (const r of this.#readers) first = Math.min(first, r.next);
     const drop = first - this.#dropped;
     if (drop <= 0) return;
-    this.#chunks.splice(0, drop);
+    for (const chunk of this.#chunks.splice(0, drop)) this.#held -= chunk.byteLength;
     this.#dropped = first;
   }
 
@@ -279,6 +288,7 @@ export class SharedBody {
     this.#resolve(undefined);
     for (const r of this.#readers) r.waiting?.();
     this.#chunks = [];
+    this.#held = 0;
   }
 
   #poke(): void {

@@ -128,8 +128,8 @@ export function contentLanguage(headers: readonly HeaderPair[]): string | undefi
 }
 
 /**
- * The language ranges a request's Accept-Language weights highest (above 0), lowercase,
- * without `*`. A stored response in one of these languages is one the client would take as
+ * The language ranges a request's Accept-Language weights highest (above 0), lowercase;
+ * none when `*` is among them. A stored response in one of these languages is one the client would take as
  * its first choice, whatever the exact spelling of its field (RFC 9111 §4.1 lets a cache
  * select by the field's semantics).
  */
@@ -142,14 +142,15 @@ export function preferredLanguages(value: string | null): string[] {
     const [name, ...params] = member.split(';');
     const q = params.find((p) => p.startsWith('q='));
     const weight = q === undefined ? 1 : Number(q.slice(2));
-    if (weight <= 0 || name === '*' || params.some((p) => !p.startsWith('q='))) continue;
+    if (weight <= 0 || params.some((p) => !p.startsWith('q='))) continue;
     if (weight > best) {
       best = weight;
       top.length = 0;
     }
     if (weight === best) top.push(name!);
   }
-  return top;
+  // A top-weighted `*` takes any language as first choice: no stored one is more right than another.
+  return top.includes('*') ? [] : top;
 }
 
 /**

@@ -7,6 +7,7 @@ import { originFailureScenarios } from './behaviour/origin-failures.ts';
 import { purgeScenarios } from './behaviour/purge.ts';
 import { rangeScenarios } from './behaviour/ranges.ts';
 import { remainingRuleScenarios } from './behaviour/remaining-rules.ts';
+import { storedEntryScenarios } from './behaviour/stored-entries.ts';
 import { targetedFieldScenarios } from './behaviour/targeted-fields.ts';
 import { reply } from './scripted-origin.ts';
 
@@ -18,7 +19,7 @@ export type { HttpTarget, RunningTarget, TestCacheOptions } from './behaviour/ha
  * many requests reached the origin. Time is a fake clock shared by cache and origin: no test
  * sleeps for staleness. The scenarios below are the core rules; the groups in behaviour/ add
  * targeted fields, byte ranges, content negotiation, the remaining RFC rules, origin
- * failures and purging.
+ * failures, purging and stored entries that cannot be trusted.
  */
 export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
   const scenario = scenarioFor(t, target);
@@ -635,5 +636,6 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
     remainingRuleScenarios(scenario);
     originFailureScenarios(scenario);
     purgeScenarios(scenario);
+    storedEntryScenarios(scenario);
   });
 }

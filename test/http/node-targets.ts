@@ -17,8 +17,10 @@ export function proxyTarget(store: () => Store): HttpTarget {
     name: 'proxy',
     async start(origin, options) {
       const served = await serveFetch(origin);
-      const proxy = await startProxy({ origin: served.url, store: store(), ...options });
+      const opened = store();
+      const proxy = await startProxy({ origin: served.url, store: opened, ...options });
       return {
+        store: opened,
         fetch: clientFetch(proxy.url),
         purge: (target) => proxy.handler.purge(target),
         idle: () => proxy.handler.idle(),
@@ -37,11 +39,13 @@ export function honoTarget(store: () => Store): HttpTarget {
     name: 'hono',
     async start(origin, options) {
       const app = new Hono();
-      const middleware = cache({ store: store(), ...options, app });
+      const opened = store();
+      const middleware = cache({ store: opened, ...options, app });
       app.use('*', middleware);
       app.all('*', (c) => origin(c.req.raw));
       const served = await serveFetch((request) => app.fetch(request));
       return {
+        store: opened,
         fetch: clientFetch(served.url),
         purge: (target) => middleware.purge(target),
         idle: () => middleware.idle(),

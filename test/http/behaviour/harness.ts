@@ -2,7 +2,9 @@
  * The harness of the HTTP behaviour suite: what a target is, what a scenario gets, and the
  * `scenario` declaration every group of scenarios uses. Runner-neutral (see suite-api.ts).
  */
+import { createCache, type Cache } from '../../../src/cache/create-cache.ts';
 import type { HttpCacheOptions, PurgeTarget } from '../../../src/http/index.ts';
+import type { Store } from '../../../src/store/types.ts';
 import type { SuiteApi } from '../../support/suite-api.ts';
 import { FakeClock, reply, ScriptedOrigin } from '../scripted-origin.ts';
 
@@ -17,6 +19,8 @@ export interface RunningTarget {
   /** Resolves when the cache's background work (store writes, revalidations) is done. */
   idle(): Promise<void>;
   close(): Promise<void>;
+  /** The store the cache keeps its entries on, so a scenario can plant what an attacker with store access could. */
+  store: Store;
 }
 
 /**
@@ -45,6 +49,8 @@ export interface Scenario {
   cache: RunningTarget;
   /** Sends a request, reads the whole body, then waits for the cache's background work. */
   get(path: string, init?: RequestInit): Promise<Got>;
+  /** An engine on the same store and namespace as the cache under test: entries written through it are the cache's own. */
+  engine: Cache;
 }
 
 /** Declares one test with a fresh origin, clock and cache. */
@@ -71,7 +77,9 @@ export function scenarioFor(t: SuiteApi, target: HttpTarget): ScenarioFn {
     t.it(name, async () => {
       const clock = new FakeClock();
       const origin = new ScriptedOrigin(clock);
-      const cache = await target.start(origin.fetch, { namespace: `http-test-${run}-${n++}`, now: clock.now, ...options });
+      const namespace = `http-test-${run}-${n++}`;
+      const cache = await target.start(origin.fetch, { namespace, now: clock.now, ...options });
+      const engine = createCache({ store: cache.store, namespace, compression: false });
       const get = async (path: string, init?: RequestInit): Promise<Got> => {
         const res = await cache.fetch(path, init);
         const text = await res.text();
@@ -80,8 +88,9 @@ export function scenarioFor(t: SuiteApi, target: HttpTarget): ScenarioFn {
         return { status: res.status, body: text, age: age === null ? undefined : Number(age), cs: ownCacheStatus(res.headers.get('cache-status')), headers: res.headers };
       };
       try {
-        await body({ origin, clock, cache, get });
+        await body({ origin, clock, cache, get, engine });
       } finally {
+        await engine.close();
         await cache.close();
       }
     });
