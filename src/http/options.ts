@@ -2,6 +2,7 @@ import { createCache, type Cache } from '../cache/create-cache.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import type { FreshnessPolicy } from './freshness.ts';
+import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
 import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
@@ -142,7 +143,7 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
   const maxVariants = o.maxVariants ?? 100;
   if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`httpCache: maxVariants must be a positive integer, got ${maxVariants}`);
   const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
-  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(f)))) {
+  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
     throw new TypeError('httpCache: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false');
   }
   const fraction = o.heuristic === false ? 0 : o.heuristic?.fraction ?? 0.1;

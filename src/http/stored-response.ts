@@ -7,7 +7,7 @@
  * status no response may have. {@link storedResponseProblem} checks each entry on read.
  */
 import type { Freshness } from './freshness.ts';
-import type { HeaderPair } from './headers.ts';
+import { isFieldName, type HeaderPair } from './headers.ts';
 
 /** Everything known about a stored response except its body. */
 export interface ResponseMeta extends Freshness {
@@ -73,7 +73,7 @@ export function isStoredResponse(v: unknown): v is StoredResponse {
 export function isVaryMarker(v: unknown): v is VaryMarker {
   const o = v as VaryMarker | null;
   return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string'
-    && o.varyBy.every((name) => typeof name === 'string' && FIELD_NAME.test(name));
+    && o.varyBy.every((name) => typeof name === 'string' && isFieldName(name));
 }
 
 /** True when `v` is a {@link LanguageAlias}. */
@@ -82,8 +82,6 @@ export function isLanguageAlias(v: unknown): v is LanguageAlias {
   return typeof o === 'object' && o !== null && typeof o.variantKey === 'string';
 }
 
-/** RFC 9110 §5.1 field names: tokens. */
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Characters a field value may never hold (RFC 9110 §5.5): CR, LF and NUL. */
 const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
 /** Statuses a stored response may have: final ones a Response can carry; 304 is never stored. */
@@ -100,7 +98,7 @@ export function storedResponseProblem(e: StoredResponse): string | undefined {
   if (!isStoredStatus(e.status)) return `status ${String(e.status)} cannot be served`;
   for (const pair of e.headers) {
     if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return 'a header line is not a [name, value] pair of strings';
-    if (!FIELD_NAME.test(pair[0])) return `bad header name ${JSON.stringify(pair[0])}`;
+    if (!isFieldName(pair[0])) return `bad header name ${JSON.stringify(pair[0])}`;
     if (FORBIDDEN_IN_VALUE.test(pair[1])) return `the value of "${pair[0]}" holds CR, LF or NUL`;
   }
   if (!isTime(e.requestTime) || !isTime(e.responseTime) || !isTime(e.lifetime) || !isTime(e.initialAge) || !isTime(e.swr) || !isTime(e.sie)) return 'a time is not a finite number';
