@@ -31,8 +31,6 @@ export interface EntryStoreOptions {
   retainStaleMs: number;
   /** Most variants kept per URL and vary epoch. */
   maxVariants: number;
-  /** Keeps background work (deleting a corrupt entry) observable. */
-  track: (work: Promise<unknown>) => void;
 }
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
@@ -57,13 +55,13 @@ export class EntryStore {
   async lookup(primaryKey: string, headers: Headers): Promise<Lookup> {
     const key = EntryStore.storeKey(primaryKey);
     const value = await this.cache.get(key);
-    if (isStoredResponse(value)) return this.#sound(value, key) ? { kind: 'found', entry: value, storeKey: key, marker: undefined } : URI_MISS;
+    if (isStoredResponse(value)) return (await this.#sound(value, key)) ? { kind: 'found', entry: value, storeKey: key, marker: undefined } : URI_MISS;
     if (!isVaryMarker(value)) return URI_MISS;
     const values = varyValues(value.varyBy, headers);
     const variantKey = variantKeyOf(key, value, values);
     const variant = await this.cache.get(variantKey);
     if (isStoredResponse(variant) && sameValues(variant.varyValues, values)) {
-      return this.#sound(variant, variantKey) ? { kind: 'found', entry: variant, storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
+      return (await this.#sound(variant, variantKey)) ? { kind: 'found', entry: variant, storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
     }
     const chosen = value.varyBy.includes('accept-language') ? await this.#byLanguage(key, value, values, headers) : undefined;
     return chosen ?? { kind: 'vary-miss', marker: value };
@@ -84,18 +82,21 @@ export class EntryStore {
       if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i]) continue;
       const filed = languageValues(marker.varyBy, variant.varyValues, languages[i]!);
       if (!sameValues(filed, languageValues(marker.varyBy, values, languages[i]!))) continue;
-      if (this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: variant, storeKey: alias.variantKey, marker };
+      if (await this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: variant, storeKey: alias.variantKey, marker };
     }
     return undefined;
   }
 
-  /** True when a stored response can be served; otherwise reports it as corrupt and deletes it. */
-  #sound(entry: StoredResponse, storeKey: string): boolean {
+  /**
+   * True when a stored response can be served; otherwise reports it as corrupt and deletes it.
+   * The delete is awaited, so that it can never land after (and remove) the fresh copy the
+   * forward this miss leads to will store.
+   */
+  #sound(entry: StoredResponse, storeKey: string): boolean | Promise<false> {
     const problem = storedResponseProblem(entry);
     if (problem === undefined) return true;
     this.cache.events.emit('corrupt', { key: storeKey, reason: `stored HTTP response: ${problem}` });
-    this.options.track(this.cache.delete(storeKey));
-    return false;
+    return this.cache.delete(storeKey).then(() => false);
   }
 
   /**

@@ -116,7 +116,7 @@ class SharedHttpCache implements HttpCache {
     this.#o = o;
     this.cache = o.cache;
     this.#tags = new ListTagIndex(o.cache);
-    this.#entries = new EntryStore(o.cache, this.#tags, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants, track: (work) => this.#track(work, {}) });
+    this.#entries = new EntryStore(o.cache, this.#tags, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
     this.#responder = new Responder(o);
     this.#health = new StoreHealth(o.cache);
     const track = (work: Promise<unknown>, options: HandleOptions) => this.#track(work, options);
