@@ -206,13 +206,14 @@ export class Forwarder {
 
   /**
    * Whether Cache-Status may say `stored` (RFC 9211 §2.6). Never while the store is known to
-   * be down. Without a Content-Length the body's size is unknown when the head is sent: one
-   * event-loop turn lets a body already in memory finish; a body still streaming after that
-   * gets no claim either way (undefined), one found too large gets `too-large`.
+   * be down. Without a Content-Length the body's size is unknown when the head is sent: once
+   * the microtasks queued now have run (a body already in memory has then been read to its
+   * end, however many streams it was piped through), a body still streaming gets no claim
+   * either way (undefined), and one found too large gets `too-large`.
    */
   async #storedVerdict(res: Response, body: SharedBody): Promise<true | string | undefined> {
     if (this.c.health.knownDown) return 'store-down';
-    if (!body.settled && !res.headers.has('content-length')) await Promise.race([body.complete, nextTurn()]);
+    if (!body.settled && !res.headers.has('content-length')) await Promise.race([body.complete, afterMicrotasks()]);
     if (!body.settled) return res.headers.has('content-length') ? true : undefined;
     if ((await body.complete) !== undefined) return true;
     return body.size > this.c.o.maxBodyBytes ? 'too-large' : undefined;
@@ -381,9 +382,13 @@ function storedEntry(found: Lookup): StoredResponse | undefined {
   return found.kind === 'found' ? found.entry : undefined;
 }
 
-/** Resolves after the current event-loop turn, when everything already in memory has been read. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * Resolves once every microtask queued so far, and those they queue, have run: through
+ * setImmediate where the runtime has it (no 1 ms timer clamp), otherwise a zero timeout.
+ */
+function afterMicrotasks(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
 }
 
 /** Drops the first `count` bytes of a stream. */
