@@ -18,7 +18,7 @@ function oddStatusResponse(status: number): Response {
 }
 
 export function remainingRuleScenarios(scenario: ScenarioFn): void {
-  scenario('a POST response with explicit freshness and its own URL in Content-Location answers later GETs', {}, async ({ origin, get, cache }) => {
+  scenario('a POST response with explicit freshness and its own URL in Content-Location answers later GETs', {}, async ({ origin, get }) => {
     origin.on('/doc', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': new URL(req.url).pathname }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
     origin.on('/other', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': '/elsewhere' }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
     origin.on('/nofresh', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'content-location': '/nofresh' }) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
@@ -34,7 +34,6 @@ export function remainingRuleScenarios(scenario: ScenarioFn): void {
     await get('/nofresh', { method: 'POST', body: 'x' });
     assert.equal((await get('/nofresh')).body, 'got2', 'no explicit freshness: not stored');
     assert.deepEqual([origin.count('/doc'), origin.count('/other'), origin.count('/nofresh')], [1, 2, 2]);
-    void cache;
   });
 
   scenario('must-understand lets an understood status be stored despite no-store, and forbids storing others', {}, async ({ origin, get }) => {
