@@ -12,7 +12,7 @@ import { mayServeOnError } from './decision.ts';
 import type { EntryStore, Lookup, WriteResult } from './entry-store.ts';
 import { currentAge } from './freshness.ts';
 import type { HandleOptions } from './handle-options.ts';
-import { badStatusMessage, callOrigin, discardBody, isFinalStatus, originRequest, OriginTimeoutError, type OriginFetch } from './origin-call.ts';
+import { badStatusMessage, callOrigin, discardBody, isFinalStatus, originRequest, OriginTimeoutError, readAtMost, type OriginFetch } from './origin-call.ts';
 import type { ResolvedHttpOptions } from './options.ts';
 import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.ts';
 import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
@@ -289,16 +289,19 @@ export class Forwarder {
     const range = parseContentRange(res.headers.get('content-range'));
     const matches = res.status === 206 && range !== undefined && range.span[0] === gap[0] && range.span[1] === gap[1]
       && range.length === entry.partial!.length && res.headers.get('etag') === entry.etag;
-    if (!matches) {
-      if (res.status === 200) return this.#answered({ ...job, completion: undefined }, res, exchange, forward);
-      // Anything else (another representation, a refusal): drop the part and fetch in full.
-      discardBody(res);
+    if (!matches && res.status === 200) return this.#answered({ ...job, completion: undefined }, res, exchange, forward);
+    // The part is read whole before answering (the client gets one complete body), and never
+    // beyond what it announced.
+    let bytes: Uint8Array | undefined;
+    if (matches) bytes = await readAtMost(res.body, gap[1] - gap[0]);
+    else discardBody(res);
+    if (bytes === undefined || bytes.byteLength !== gap[1] - gap[0]) {
+      // Another representation, a refusal or a wrong length: drop the part and fetch in full.
       await this.c.track(this.c.entries.remove([job.key]), job.options);
       this.#settle(forward, { kind: 'unshared' });
       return this.#retry(job, { fwd: job.fwd, fwdStatus: res.status, detail: 'partial-mismatch' });
     }
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    const whole = addSpan({ partial: entry.partial!, body: entry.body }, range.length!, gap, bytes);
+    const whole = addSpan({ partial: entry.partial!, body: entry.body }, entry.partial!.length, gap, bytes);
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
     const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
     const complete: StoredResponse = { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(whole.body.byteLength)]], body: whole.body };

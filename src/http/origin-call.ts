@@ -102,3 +102,29 @@ export function discardBody(res: Response): void {
     // Nothing to cancel that could be reached.
   }
 }
+
+/**
+ * Reads a whole body of at most `max` bytes; undefined (and the rest cancelled) as soon as it
+ * holds more, so that an origin sending more than it announced cannot grow the buffer.
+ */
+export async function readAtMost(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    size += r.value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(r.value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
