@@ -15,6 +15,7 @@ import type { HandleOptions } from './handle-options.ts';
 import { badStatusMessage, callOrigin, discardBody, isFinalStatus, originRequest, OriginTimeoutError, readAtMost, type OriginFetch } from './origin-call.ts';
 import type { ResolvedHttpOptions } from './options.ts';
 import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.ts';
+import { resumer } from './resume.ts';
 import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
 import type { Responder } from './responses.ts';
 import { SharedBody } from './shared-body.ts';
@@ -219,32 +220,10 @@ export class Forwarder {
     return body.size > this.c.o.maxBodyBytes ? 'too-large' : undefined;
   }
 
-  /**
-   * The own path for a client that fell a whole window behind the others on a shared body:
-   * a request for the rest of the body from its offset, which must be the same representation
-   * (a strong ETag, checked on the answer). None when the response has no strong ETag or the
-   * origin cannot be called again after the response (a middleware's `next`).
-   */
+  /** The own path for a client that falls behind on this forward's shared body, when the origin can give one. */
   #resumer(job: ForwardJob, res: Response): ((offset: number) => Promise<ReadableStream<Uint8Array>>) | undefined {
-    const etag = res.headers.get('etag');
     const again = job.options.revalidate === undefined ? job.origin : job.options.revalidate;
-    if (etag === null || etag.startsWith('W/') || again === null) return undefined;
-    const url = job.request.url;
-    const headers = new Headers(job.request.headers);
-    for (const name of ['if-none-match', 'if-modified-since', 'cache-control', 'pragma']) headers.delete(name);
-    return async (offset) => {
-      headers.set('range', `bytes=${offset}-`);
-      headers.set('if-range', etag);
-      const rest = await callOrigin(again, new Request(url, { headers }), this.c.o.originTimeoutMs);
-      if (rest.headers.get('etag') !== etag || rest.body === null) {
-        discardBody(rest);
-        throw new Error('cachette: the origin no longer serves the representation this client was reading');
-      }
-      if (rest.status === 206 && parseContentRange(rest.headers.get('content-range'))?.span[0] === offset) return rest.body;
-      if (rest.status === 200) return rest.body.pipeThrough(skipBytes(offset));
-      discardBody(rest);
-      throw new Error(`cachette: the origin answered ${rest.status} when asked for the rest of a body`);
-    };
+    return again === null ? undefined : resumer(again, job.request, res.headers.get('etag'), this.c.o.originTimeoutMs);
   }
 
   /** A 304 answered the cache's conditional request (RFC 9111 §4.3.3, §4.3.4). */
@@ -392,19 +371,4 @@ function storedEntry(found: Lookup): StoredResponse | undefined {
 function afterMicrotasks(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
   return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
-}
-
-/** Drops the first `count` bytes of a stream. */
-function skipBytes(count: number): TransformStream<Uint8Array, Uint8Array> {
-  let left = count;
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (left >= chunk.byteLength) {
-        left -= chunk.byteLength;
-        return;
-      }
-      controller.enqueue(left === 0 ? chunk : chunk.subarray(left));
-      left = 0;
-    },
-  });
 }

@@ -1,7 +1,7 @@
 /** Bodies streamed, stored and shared, and malformed input read safely. */
 import assert from 'node:assert/strict';
 import { reply } from '../scripted-origin.ts';
-import { numbered, SECOND, type ScenarioFn } from './harness.ts';
+import { numbered, ownCacheStatus, SECOND, type ScenarioFn } from './harness.ts';
 
 export function bodyScenarios(scenario: ScenarioFn): void {
   scenario('streams the body to the client before the origin finishes, and stores the complete copy', {}, async ({ origin, get, cache }) => {
@@ -50,12 +50,16 @@ export function bodyScenarios(scenario: ScenarioFn): void {
       return reply(`slow${k}`.repeat(1000), { 'cache-control': 'max-age=60' });
     });
     const pending = Array.from({ length: 5 }, () => cache.fetch('/slow'));
-    setTimeout(open, 50);
+    setTimeout(open, 300);
     const responses = await Promise.all(pending);
     const bodies = await Promise.all(responses.map((r) => r.text()));
     assert.deepEqual(new Set(bodies), new Set(['slow1'.repeat(1000)]));
     assert.equal(origin.count('/slow'), 1);
-    assert.equal(responses.filter((r) => /collapsed/.test(r.headers.get('cache-status')!)).length, 4);
+    const statuses = responses.map((r) => ownCacheStatus(r.headers.get('cache-status')));
+    const collapsed = statuses.filter((cs) => /collapsed/.test(cs)).length;
+    // On a loaded machine a request can reach the cache only after the copy was stored: a hit, not a second origin request.
+    assert.equal(collapsed + statuses.filter((cs) => /^cachette; hit/.test(cs)).length, 4, statuses.join(' | '));
+    assert.ok(collapsed >= 1, statuses.join(' | '));
   });
 
   scenario('reads malformed and duplicate Cache-Control, invalid dates and odd ages safely', {}, async ({ origin, clock, get }) => {
