@@ -17,8 +17,12 @@ export function proxyTarget(store: () => Store): HttpTarget {
     name: 'proxy',
     async start(origin, options) {
       const served = await serveFetch(origin);
-      const proxy = await startProxy({ origin: served.url, store: store(), ...options });
+      const opened = store();
+      // The proxy names its origin timeouts in one object; the suite speaks the cache's option names.
+      const { originTimeout: headers, originIdleTimeout: bodyIdle, ...rest } = options;
+      const proxy = await startProxy({ origin: served.url, store: opened, ...rest, originTimeout: { headers, bodyIdle } });
       return {
+        store: opened,
         fetch: clientFetch(proxy.url),
         purge: (target) => proxy.purge(target),
         idle: () => proxy.idle(),
@@ -37,11 +41,13 @@ export function honoTarget(store: () => Store): HttpTarget {
     name: 'hono',
     async start(origin, options) {
       const app = new Hono();
-      const middleware = cache({ store: store(), ...options, app });
+      const opened = store();
+      const middleware = cache({ store: opened, ...options, app });
       app.use('*', middleware);
       app.all('*', (c) => origin(c.req.raw));
       const served = await serveFetch((request) => app.fetch(request));
       return {
+        store: opened,
         fetch: clientFetch(served.url),
         purge: (target) => middleware.purge(target),
         idle: () => middleware.idle(),

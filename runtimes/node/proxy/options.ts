@@ -6,7 +6,7 @@ import type { OriginTimeouts } from './origin-client.ts';
 import type { PurgeOptions } from './purge-endpoint.ts';
 
 /** Options of `startProxy`: where the origin is, where to listen, what to trust, and the cache's own options. */
-export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache'> {
+export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache' | 'originTimeout' | 'originIdleTimeout'> {
   /** The origin's base URL, e.g. "http://127.0.0.1:8000"; a path in it prefixes every request's path. */
   origin: string;
   /** Where the cache keeps responses. The proxy does not close it. */
@@ -54,16 +54,18 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`startProxy: "port" must be an integer from 0 to 65535, got ${port}`);
   if (typeof host !== 'string' || host === '') throw new TypeError('startProxy: "host" must be a non-empty string');
   if (typeof trustForwarded !== 'boolean') throw new TypeError('startProxy: "trustForwarded" must be a boolean');
+  const timeouts = {
+    headersMs: positiveMs(originTimeout.headers ?? DEFAULT_TIMEOUT, 'originTimeout.headers'),
+    bodyIdleMs: positiveMs(originTimeout.bodyIdle ?? DEFAULT_TIMEOUT, 'originTimeout.bodyIdle'),
+  };
   return {
     origin: parseOrigin(origin),
     port,
     host,
     trustForwarded,
-    timeouts: {
-      headersMs: positiveMs(originTimeout.headers ?? DEFAULT_TIMEOUT, 'originTimeout.headers'),
-      bodyIdleMs: positiveMs(originTimeout.bodyIdle ?? DEFAULT_TIMEOUT, 'originTimeout.bodyIdle'),
-    },
-    cache: { ...cacheOptions, store },
+    timeouts,
+    // The cache applies the same limits to every origin call it makes.
+    cache: { ...cacheOptions, store, originTimeout: timeouts.headersMs, originIdleTimeout: timeouts.bodyIdleMs },
     purge,
   };
 }
