@@ -23,14 +23,17 @@ interface Barrier {
  * at once). Fifty concurrent gets cost the server one command and the client one reply.
  *
  * A lone call must not pay for this: on a store that keeps the order of calls in flight
- * (`ordered`), the first call of a tick goes straight down, and only the calls that follow it
- * in the same tick wait for the fold, so one call at a time costs what the store costs.
+ * (`ordered`), a call made while nothing else is in flight or waiting goes straight down, and
+ * only calls made while others are under way wait for the fold. One call at a time therefore
+ * costs what the store costs, and under load whole waves travel together: when a wave's
+ * answers come back, the first caller to go again finds the others still counted in flight
+ * (or already waiting), so it joins the next fold instead of splitting the wave in two.
  * Calls that cannot be folded (add, compareAndDelete, clear) keep their place as barriers.
  */
 export class BatchLayer extends StoreLayer {
   #queue: Array<Queued | Barrier> = [];
-  /** A call of the current tick already went straight down. */
-  #leading = false;
+  /** Ops sent down and not yet answered. */
+  #inFlight = 0;
   readonly #lead: boolean;
 
   constructor(next: Store) {
@@ -39,32 +42,32 @@ export class BatchLayer extends StoreLayer {
   }
 
   override get(key: string): Promise<Uint8Array | undefined> {
-    if (this.#mayLead()) return this.next.get(key);
+    if (this.#mayLead()) return this.#track(this.next.get(key));
     return this.#fold({ kind: 'get', key }) as Promise<Uint8Array | undefined>;
   }
 
   override getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
-    if (this.#mayLead()) return this.next.getMany(keys);
+    if (this.#mayLead()) return this.#track(this.next.getMany(keys));
     return this.#fold({ kind: 'getMany', keys }) as Promise<Array<Uint8Array | undefined>>;
   }
 
   override set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
-    if (this.#mayLead()) return this.next.set(key, value, ttlMs);
+    if (this.#mayLead()) return this.#track(this.next.set(key, value, ttlMs));
     return this.#fold({ kind: 'set', key, value, ttlMs }) as Promise<void>;
   }
 
   override setMany(entries: readonly StoreEntry[]): Promise<void> {
-    if (this.#mayLead()) return this.next.setMany(entries);
+    if (this.#mayLead()) return this.#track(this.next.setMany(entries));
     return this.#fold({ kind: 'setMany', entries }) as Promise<void>;
   }
 
   override delete(keys: readonly string[]): Promise<number> {
-    if (this.#mayLead()) return this.next.delete(keys);
+    if (this.#mayLead()) return this.#track(this.next.delete(keys));
     return this.#fold({ kind: 'delete', keys }) as Promise<number>;
   }
 
   override incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    if (this.#mayLead()) return this.next.incr(key, by, ttlMs);
+    if (this.#mayLead()) return this.#track(this.next.incr(key, by, ttlMs));
     return this.#fold({ kind: 'incr', key, by, ttlMs }) as Promise<number>;
   }
 
@@ -86,17 +89,22 @@ export class BatchLayer extends StoreLayer {
 
   /**
    * True when this call may go straight down: the store keeps order, nothing is waiting in the
-   * queue (which a direct call would overtake) and no other call led in this tick.
+   * queue (which a direct call would overtake) and nothing is in flight (else it is under load,
+   * and the call had better join the fold).
    */
   #mayLead(): boolean {
-    if (!this.#lead || this.#leading || this.#queue.length > 0) return false;
-    this.#leading = true;
-    queueMicrotask(this.#endTick);
-    return true;
+    return this.#lead && this.#inFlight === 0 && this.#queue.length === 0;
   }
 
-  readonly #endTick = (): void => {
-    this.#leading = false;
+  /** Counts a call that went straight down until it settles, without delaying its caller. */
+  #track<T>(call: Promise<T>): Promise<T> {
+    this.#inFlight++;
+    call.then(this.#settled, this.#settled);
+    return call;
+  }
+
+  readonly #settled = (): void => {
+    this.#inFlight--;
   };
 
   #fold(op: StoreOp): Promise<StoreOpResult> {
@@ -168,11 +176,23 @@ export class BatchLayer extends StoreLayer {
   #send(ops: Queued[]): Promise<void> {
     if (ops.length === 1) {
       const op = ops[0]!;
-      return sendOp(this.next, op).then(op.resolve, op.reject);
+      this.#inFlight++;
+      return sendOp(this.next, op).then(
+        (value) => {
+          this.#inFlight--;
+          op.resolve(value);
+        },
+        (error: unknown) => {
+          this.#inFlight--;
+          op.reject(error);
+        },
+      );
     }
     const round = this.next.pipeline ? this.next.pipeline(ops) : runInOrder(this.next, ops);
+    this.#inFlight += ops.length;
     return round.then(
       (results) => {
+        this.#inFlight -= ops.length;
         for (let i = 0; i < ops.length; i++) {
           const result = results[i];
           if (result instanceof Error) ops[i]!.reject(result);
@@ -180,6 +200,7 @@ export class BatchLayer extends StoreLayer {
         }
       },
       (error: unknown) => {
+        this.#inFlight -= ops.length;
         const failure = toError(error);
         for (const op of ops) op.reject(failure);
       },

@@ -37,6 +37,9 @@ export class Deadlines {
 
   /** Watches `call` until it settles or its deadline passes. */
   watch(call: Deadline): void {
+    // Calls mostly settle in order: dropping the settled ones at the head here keeps the queue
+    // as short as the calls in flight, even when a busy loop keeps the timer from running.
+    this.#trim();
     this.#queue.push(call);
     if (this.#timer === undefined) {
       this.#timer = setInterval(this.sweep, this.#everyMs);
@@ -57,17 +60,26 @@ export class Deadlines {
       }
       head++;
     }
+    this.#head = head;
+    this.#trim();
+    if (this.#queue.length === 0) this.stop();
+  };
+
+  /** Drops settled calls at the head, and the dead part of the array once it is most of it. */
+  #trim(): void {
+    const queue = this.#queue;
+    let head = this.#head;
+    while (head < queue.length && queue[head]!.settled) head++;
     if (head === queue.length) {
-      this.#queue = [];
+      if (head > 0) this.#queue = [];
       this.#head = 0;
-      this.stop();
     } else if (head > 1024 && head * 2 > queue.length) {
       this.#queue = queue.slice(head);
       this.#head = 0;
     } else {
       this.#head = head;
     }
-  };
+  }
 
   /** Stops the timer; calls still pending keep their own promises. */
   stop(): void {
