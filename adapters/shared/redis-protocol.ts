@@ -8,6 +8,12 @@
  */
 export const COMPARE_AND_DELETE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+/**
+ * Increments a counter and, only when this call creates it, gives it a TTL: SET NX PX then
+ * INCRBY, atomically, in one command (a MULTI would take four).
+ */
+export const INCR_WITH_TTL_LUA = `redis.call('SET', KEYS[1], '0', 'PX', ARGV[2], 'NX') return redis.call('INCRBY', KEYS[1], ARGV[1])`;
+
 /** Keys a SCAN step asks for when clearing a prefix. */
 export const SCAN_BATCH = 500;
 

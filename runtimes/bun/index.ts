@@ -8,6 +8,7 @@
  * serve(app.fetch, { port: 3000 });                // or: Bun.serve({ fetch: cached(app.fetch) })
  * ```
  */
+import '../native/install.ts';
 import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';

@@ -8,6 +8,7 @@
  * await serve(app.fetch, { port: 3000 });          // or: Deno.serve(cached(app.fetch))
  * ```
  */
+import '../native/install.ts';
 import type { EnvLike } from '../env-store.ts';
 import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 

@@ -8,6 +8,7 @@
  * const { url } = await serve(app.fetch, { port: 3000 });
  * ```
  */
+import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';

@@ -157,6 +157,8 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
     // would cost more than it saves; pass your own `cache` to choose otherwise.
     compression: false,
+    // The store was passed in: it belongs to the caller, who closes it.
+    closeStore: false,
   });
   return {
     cache,
