@@ -11,7 +11,7 @@
  *   (`--allow-eval`). A script can call any command, so allowing them allows admin too.
  */
 import { createHash } from 'node:crypto';
-import { COMPARE_AND_DELETE_LUA } from '../../../adapters/shared/redis-protocol.ts';
+import * as redisProtocol from '../../../adapters/shared/redis-protocol.ts';
 import type { BridgeCommand } from './request-body.ts';
 
 /** Options of {@link commandPolicy}. */
@@ -30,8 +30,10 @@ export interface Refusal {
   message: string;
 }
 
-/** The Lua scripts cachette's stores send. A store that adds one adds it here (a test checks). */
-export const STORE_SCRIPTS: readonly string[] = [COMPARE_AND_DELETE_LUA];
+/** The Lua scripts cachette's stores send: every `*_LUA` of the shared Redis protocol module. */
+export const STORE_SCRIPTS: readonly string[] = Object.entries(redisProtocol)
+  .filter(([name, value]) => name.endsWith('_LUA') && typeof value === 'string')
+  .map(([, value]) => value as string);
 
 // Would change or stall the one connection every request shares. Real Upstash offers none of
 // them on POST (pub/sub has its own streaming paths).

@@ -79,7 +79,7 @@ export function scenarioFor(t: SuiteApi, target: HttpTarget): ScenarioFn {
       const origin = new ScriptedOrigin(clock);
       const namespace = `http-test-${run}-${n++}`;
       const cache = await target.start(origin.fetch, { namespace, now: clock.now, ...options });
-      const engine = createCache({ store: cache.store, namespace, compression: false });
+      const engine = createCache({ store: cache.store, namespace, compression: false, closeStore: false });
       const get = async (path: string, init?: RequestInit): Promise<Got> => {
         const res = await cache.fetch(path, init);
         const text = await res.text();
