@@ -39,7 +39,13 @@ export class Statements {
   readonly cullExpired: SqliteStatement;
   /** () → { entries, bytes } of the whole file. */
   readonly totals: SqliteStatement;
-  /** (n): removes the first n entries in the policy's eviction order. */
+  /**
+   * (now, n): removes the first n entries in the policy's eviction order among those not
+   * written in this millisecond: what a write just stored must not be the first to go (under
+   * least-frequently-used it would be, with no hits yet).
+   */
+  readonly evictOlder: SqliteStatement;
+  /** (n): the same among all entries, for when everything was written in this millisecond. */
   readonly evict: SqliteStatement;
   /** (prefix) → { key } of up to CLEAR_BATCH keys from `prefix` on, in key order. */
   readonly keysFrom: SqliteStatement;
@@ -61,6 +67,7 @@ export class Statements {
     this.compareAndDelete = p(`DELETE FROM cachette_entries WHERE key = ? AND value = ? AND ${LIVE}`);
     this.cullExpired = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE expires_at <= ? ORDER BY expires_at LIMIT ${CULL_PER_WRITE})`);
     this.totals = p('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
+    this.evictOlder = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE stored_at < ? ORDER BY ${ORDER_COLUMN[policy]} LIMIT ?)`);
     this.evict = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries ORDER BY ${ORDER_COLUMN[policy]} LIMIT ?)`);
     this.keysFrom = p(`SELECT key FROM cachette_entries WHERE key >= ? ORDER BY key LIMIT ${CLEAR_BATCH}`);
     this.removeAll = p('DELETE FROM cachette_entries');

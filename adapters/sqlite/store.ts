@@ -250,7 +250,8 @@ export class SqliteStore implements Store {
       const entries = Number(totals?.entries ?? 0);
       const over = entries - this.maxEntries;
       if (over <= 0 && Number(totals?.bytes ?? 0) <= this.maxBytes) return;
-      if (Number(s.evict.run(Math.max(over, 1)).changes) === 0) return;
+      const n = Math.max(over, 1);
+      if (Number(s.evictOlder.run(now, n).changes) === 0 && Number(s.evict.run(n).changes) === 0) return;
     }
   }
 
