@@ -3,7 +3,10 @@
  * values up to megabytes would make a clustered key index mostly overflow pages), an index
  * on expiry for the cull, one index for the eviction order of each policy in use, and a
  * one-row totals table kept by triggers, so that bounds are checked without counting rows
- * and hold across every process writing the file.
+ * and hold across every process writing the file. A large value lives in its own file, named
+ * by the row's `file`; whenever such a row goes or stops naming its file (delete, overwrite,
+ * cull, eviction, clear, by any process), a trigger records the name in `cachette_garbage`,
+ * and the next write transaction of any process claims the names and removes the files.
  */
 import type { SqliteConnection } from './binding.ts';
 import type { EvictionPolicy } from './options.ts';
@@ -28,16 +31,22 @@ CREATE TABLE cachette_entries (
   stored_at INTEGER NOT NULL,  -- ms, last write
   used_at INTEGER NOT NULL,    -- ms, last write or (with least-recently-used) hit
   uses INTEGER NOT NULL,       -- hits (counted with least-frequently-used)
-  size INTEGER NOT NULL        -- bytes of value plus key, what maxBytes counts
+  size INTEGER NOT NULL,       -- bytes of value plus key, what maxBytes counts
+  file TEXT                    -- the value's file in <path>-values/ (value is then empty); NULL: inline
 );
 CREATE INDEX cachette_entries_expiry ON cachette_entries (expires_at) WHERE expires_at IS NOT NULL;
 CREATE TABLE cachette_totals (id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
 INSERT INTO cachette_totals VALUES (0, 0, 0);
+CREATE TABLE cachette_garbage (file TEXT NOT NULL);
 CREATE TRIGGER cachette_entries_insert AFTER INSERT ON cachette_entries BEGIN
   UPDATE cachette_totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE id = 0;
 END;
 CREATE TRIGGER cachette_entries_delete AFTER DELETE ON cachette_entries BEGIN
   UPDATE cachette_totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE id = 0;
+  INSERT INTO cachette_garbage (file) SELECT OLD.file WHERE OLD.file IS NOT NULL;
+END;
+CREATE TRIGGER cachette_entries_refile AFTER UPDATE OF file ON cachette_entries WHEN OLD.file IS NOT NULL AND OLD.file IS NOT NEW.file BEGIN
+  INSERT INTO cachette_garbage (file) VALUES (OLD.file);
 END;
 CREATE TRIGGER cachette_entries_resize AFTER UPDATE OF size ON cachette_entries WHEN OLD.size <> NEW.size BEGIN
   UPDATE cachette_totals SET bytes = bytes + NEW.size - OLD.size WHERE id = 0;

@@ -14,27 +14,27 @@ export const CULL_PER_WRITE = 8;
 export const CLEAR_BATCH = 256;
 
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
-const COLUMNS = '(key, value, expires_at, stored_at, used_at, uses, size) VALUES (?, ?, ?, ?, ?, 0, ?)';
-const REPLACE = 'value = excluded.value, expires_at = excluded.expires_at, stored_at = excluded.stored_at, used_at = excluded.used_at, size = excluded.size';
+const COLUMNS = '(key, value, expires_at, stored_at, used_at, uses, size, file) VALUES (?, ?, ?, ?, ?, 0, ?, ?)';
+const REPLACE = 'value = excluded.value, expires_at = excluded.expires_at, stored_at = excluded.stored_at, used_at = excluded.used_at, size = excluded.size, file = excluded.file';
 
 /** The prepared statements of one connection. */
 export class Statements {
-  /** (key, now) → { value } of a live entry. */
+  /** (key, now) → { value, file } of a live entry. */
   readonly get: SqliteStatement;
-  /** (now, key, now) → { value }: a hit that also records the use (least-recently/frequently-used). */
+  /** (now, key, now) → { value, file }: a hit that also records the use (least-recently/frequently-used). */
   readonly touch: SqliteStatement;
-  /** (key, now) → { value, expires_at } of a live entry, for read-modify-write. */
+  /** (key, now) → { value, file, expires_at } of a live entry, for read-modify-write. */
   readonly readLive: SqliteStatement;
-  /** (key, value, expiresAt, now, now, size): insert or replace. */
+  /** (key, value, expiresAt, now, now, size, file): insert or replace. */
   readonly upsert: SqliteStatement;
-  /** (key, value, expiresAt, now, now, size, now): insert unless a live entry exists; changes = 1 when it did. */
+  /** (key, value, expiresAt, now, now, size, file, now): insert unless a live entry exists; changes = 1 when it did. */
   readonly add: SqliteStatement;
+  /** () → { file } of every value file no row names any more, claimed by this transaction. */
+  readonly claimGarbage: SqliteStatement;
   /** (key) → { expires_at } of the row removed, if any. */
   readonly remove: SqliteStatement;
   /** (key): removes the row. */
   readonly removeQuietly: SqliteStatement;
-  /** (key, expected, now): removes a live entry holding exactly `expected`. */
-  readonly compareAndDelete: SqliteStatement;
   /** (now): removes up to CULL_PER_WRITE expired rows. */
   readonly cullExpired: SqliteStatement;
   /** () → { entries, bytes } of the whole file. */
@@ -57,14 +57,14 @@ export class Statements {
 
   constructor(db: SqliteConnection, policy: EvictionPolicy) {
     const p = (sql: string) => db.prepare(sql);
-    this.get = p(`SELECT value FROM cachette_entries WHERE key = ? AND ${LIVE}`);
-    this.touch = p(`UPDATE cachette_entries SET used_at = ?, uses = uses + 1 WHERE key = ? AND ${LIVE} RETURNING value`);
-    this.readLive = p(`SELECT value, expires_at FROM cachette_entries WHERE key = ? AND ${LIVE}`);
+    this.get = p(`SELECT value, file FROM cachette_entries WHERE key = ? AND ${LIVE}`);
+    this.touch = p(`UPDATE cachette_entries SET used_at = ?, uses = uses + 1 WHERE key = ? AND ${LIVE} RETURNING value, file`);
+    this.readLive = p(`SELECT value, file, expires_at FROM cachette_entries WHERE key = ? AND ${LIVE}`);
     this.upsert = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}`);
     this.add = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}, uses = 0 WHERE cachette_entries.expires_at <= ?`);
     this.remove = p('DELETE FROM cachette_entries WHERE key = ? RETURNING expires_at');
     this.removeQuietly = p('DELETE FROM cachette_entries WHERE key = ?');
-    this.compareAndDelete = p(`DELETE FROM cachette_entries WHERE key = ? AND value = ? AND ${LIVE}`);
+    this.claimGarbage = p('DELETE FROM cachette_garbage RETURNING file');
     this.cullExpired = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE expires_at <= ? ORDER BY expires_at LIMIT ${CULL_PER_WRITE})`);
     this.totals = p('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
     this.evictOlder = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE stored_at < ? ORDER BY ${ORDER_COLUMN[policy]} LIMIT ?)`);

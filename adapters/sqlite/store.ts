@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
@@ -36,7 +36,12 @@ export class SqliteStore implements Store {
   readonly policy: EvictionPolicy;
   readonly timeoutMs: number;
   readonly binding: SqliteBindingName;
+  /** Values of at least this many bytes live in their own file (see SqliteStoreOptions). */
+  readonly fileThreshold: number;
+  /** Where those files live: `<path>-values/`. */
+  readonly valuesDir: string;
   readonly #bounded: boolean;
+  #valuesDirReady = false;
   #db: SqliteConnection | undefined;
   #s: Statements | undefined;
   #read: (key: string, now: number) => SqliteRow | undefined = () => undefined;
@@ -52,6 +57,8 @@ export class SqliteStore implements Store {
     this.policy = o.policy;
     this.timeoutMs = o.timeoutMs;
     this.binding = o.binding;
+    this.fileThreshold = o.fileThreshold;
+    this.valuesDir = `${o.path}-values`;
     this.#bounded = o.maxEntries !== Infinity || o.maxBytes !== Infinity;
     // A binding that cannot load is a setup mistake: say so now, not on the first call.
     openConnection(':memory:', this.binding).close();
@@ -80,24 +87,39 @@ export class SqliteStore implements Store {
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
-    const op = () => this.#write(() => this.#put(key, value, ttlMs, Date.now()));
+    // A large value is written to its own file before the transaction, so the write lock is
+    // never held during that I/O; the row that names it publishes it whole.
+    const file = this.#spill(key, value, ttlMs);
+    const op = () => this.#write(() => this.#put(key, value, ttlMs, Date.now(), file));
     try {
-      op();
+      try {
+        op();
+      } catch (error) {
+        await this.#retry(error, op);
+      }
     } catch (error) {
-      await this.#retry(error, op);
+      if (file) this.#unlink(file);
+      throw error;
     }
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    const files: Array<string | undefined> = [];
     const op = () => this.#write(() => {
       const now = Date.now();
-      for (const e of entries) this.#put(e.key, e.value, e.ttlMs, now);
+      entries.forEach((e, i) => this.#put(e.key, e.value, e.ttlMs, now, files[i]));
     });
     try {
-      op();
+      for (const e of entries) files.push(this.#spill(e.key, e.value, e.ttlMs));
+      try {
+        op();
+      } catch (error) {
+        await this.#retry(error, op);
+      }
     } catch (error) {
-      await this.#retry(error, op);
+      for (const file of files) if (file) this.#unlink(file);
+      throw error;
     }
   }
 
@@ -124,7 +146,7 @@ export class SqliteStore implements Store {
     const op = () => this.#write(() => {
       const now = Date.now();
       const row = this.#statements().readLive.get(key, now);
-      const next = (row ? parseCounter(row.value as Uint8Array, key) : 0) + by;
+      const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
       if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
       // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
       const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
@@ -145,7 +167,8 @@ export class SqliteStore implements Store {
       if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(key, now);
       const size = value.length + key.length;
       if (size > this.maxBytes) return false;
-      return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, now).changes) > 0;
+      // Leases and tokens are small: add keeps its value inline whatever its size.
+      return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, null, now).changes) > 0;
     });
     try {
       return op();
@@ -155,7 +178,14 @@ export class SqliteStore implements Store {
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
-    const op = () => Number(this.#statements().compareAndDelete.run(key, expected, Date.now()).changes) > 0;
+    // Read, compare and delete in one write transaction: the value may be in a file.
+    const op = () => this.#transaction(true, () => {
+      const s = this.#statements();
+      const row = s.readLive.get(key, Date.now());
+      if (!row || !sameBytes(this.#valueOf(row), expected)) return false;
+      s.removeQuietly.run(key);
+      return true;
+    });
     try {
       return op();
     } catch (error) {
@@ -216,7 +246,59 @@ export class SqliteStore implements Store {
 
   #getNow(key: string): Uint8Array | undefined {
     if (this.#s === undefined) this.#statements();
-    return this.#read(key, Date.now())?.value as Uint8Array | undefined;
+    const row = this.#read(key, Date.now());
+    if (row === undefined) return undefined;
+    if (row.file === null) return row.value as Uint8Array;
+    const value = this.#readFile(row.file as string);
+    if (value) return value;
+    // Another process replaced or removed the entry (and its file) since the row was read:
+    // read the row again, once; a file missing for the current row too is a miss.
+    const again = this.#read(key, Date.now());
+    if (again === undefined || again.file === null) return again?.value as Uint8Array | undefined;
+    return again.file === row.file ? undefined : this.#readFile(again.file as string);
+  }
+
+  /** The bytes of a row read inside a write transaction (so its file cannot go meanwhile). */
+  #valueOf(row: SqliteRow): Uint8Array {
+    return row.file === null ? (row.value as Uint8Array) : (this.#readFile(row.file as string) ?? EMPTY);
+  }
+
+  /** The bytes of a value file, or undefined when it is gone. */
+  #readFile(file: string): Uint8Array | undefined {
+    try {
+      return readFileSync(join(this.valuesDir, file));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return undefined;
+      throw new SqliteStoreError('IOERR', this.path, `cannot read the value file ${file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /**
+   * Writes `value` to a new file when it is large enough and would be stored at all; returns
+   * its name. A random name: a file, once named by a row, is never written again.
+   */
+  #spill(key: string, value: Uint8Array, ttlMs: number | undefined): string | undefined {
+    if (value.length < this.fileThreshold || value.length + key.length > this.maxBytes || (ttlMs !== undefined && !(ttlMs > 0))) return undefined;
+    if (this.#closed) throw new SqliteStoreError('CLOSED', this.path, 'the store is closed');
+    const name = `${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}.bin`;
+    try {
+      if (!this.#valuesDirReady) mkdirSync(this.valuesDir, { recursive: true });
+      this.#valuesDirReady = true;
+      writeFileSync(join(this.valuesDir, name), value);
+    } catch (error) {
+      this.#unlink(name);
+      const full = (error as { code?: string }).code === 'ENOSPC';
+      throw new SqliteStoreError(full ? 'FULL' : 'IOERR', this.path, `cannot write a value file: ${(error as Error).message}`, { cause: error });
+    }
+    return name;
+  }
+
+  #unlink(file: string): void {
+    try {
+      rmSync(join(this.valuesDir, file), { force: true });
+    } catch {
+      // Left behind, it only takes space: the value is unreachable without its row.
+    }
   }
 
   /** A write: its rows, then the bounded cull, in one write transaction (one WAL commit). */
@@ -228,13 +310,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  #put(key: string, value: Uint8Array, ttlMs: number | undefined, now: number): void {
+  #put(key: string, value: Uint8Array, ttlMs: number | undefined, now: number, file?: string): void {
     const s = this.#statements();
     const size = value.length + key.length;
     // A zero or negative TTL means "already expired", as PX would refuse and EXPIRE would
     // delete; a value that could never fit is served by the caller and not stored.
     if ((ttlMs !== undefined && !(ttlMs > 0)) || size > this.maxBytes) s.removeQuietly.run(key);
-    else s.upsert.run(key, value, expiryOf(ttlMs, now), now, now, size);
+    else if (file) s.upsert.run(key, EMPTY, expiryOf(ttlMs, now), now, now, size, file);
+    else s.upsert.run(key, value, expiryOf(ttlMs, now), now, now, size, null);
   }
 
   /**
@@ -260,6 +343,10 @@ export class SqliteStore implements Store {
     (write ? s.beginImmediate : s.begin).run();
     try {
       const result = body();
+      // Value files whose rows went (in this transaction or in an earlier one of any process)
+      // are claimed and removed before the commit: if it fails, the names come back and a
+      // later write removes them again (a file already gone is fine), so none is ever leaked.
+      if (write) for (const { file } of s.claimGarbage.all()) this.#unlink(file as string);
       s.commit.run();
       return result;
     } catch (error) {
@@ -335,6 +422,14 @@ export class SqliteStore implements Store {
 /** The code of a binding's error or of one of ours (a failed open is kept as ours). */
 function codeOf(error: unknown): SqliteErrorCode | undefined {
   return error instanceof SqliteStoreError ? error.code : sqliteErrorCode(error);
+}
+
+const EMPTY = new Uint8Array(0);
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function expiryOf(ttlMs: number | undefined, now: number): number | null {

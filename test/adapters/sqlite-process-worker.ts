@@ -18,7 +18,8 @@ interface Job {
 }
 
 const job = JSON.parse(process.argv[process.argv.length - 1]!) as Job;
-const store = sqliteStore({ path: job.path, timeoutMs: 10_000 });
+// 200 KiB values go to files beside the database: torn reads are checked on both paths.
+const store = sqliteStore({ path: job.path, timeoutMs: 10_000, fileThreshold: 64 * 1024 });
 // Opening is lazy about errors: a first call proves the file is usable before "ready".
 await store.get('warm-up');
 console.log('ready');

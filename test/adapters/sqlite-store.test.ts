@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -189,6 +189,74 @@ describe('size bounds and eviction', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('large values in files beside the database', () => {
+  const big = (fill: number) => new Uint8Array(2048).fill(fill);
+  const filesOf = (store: SqliteStore) => (existsSync(store.valuesDir) ? readdirSync(store.valuesDir) : []);
+
+  it('a value at or above fileThreshold gets its own file; replacing or deleting it removes the file', async () => {
+    const store = tempSqliteStore({ fileThreshold: 1024 });
+    try {
+      assert.equal(store.valuesDir, `${store.path}-values`);
+      await store.set('small', new Uint8Array(1023));
+      assert.deepEqual(filesOf(store), []);
+      await store.set('big', big(1));
+      assert.equal(filesOf(store).length, 1);
+      assert.deepEqual(new Uint8Array((await store.get('big'))!), big(1));
+      assert.deepEqual(await store.usage(), { entries: 2, bytes: 1023 + 5 + 2048 + 3 });
+      await store.set('big', big(2));
+      assert.equal(filesOf(store).length, 1, 'the old file went with the commit that replaced it');
+      assert.deepEqual((await store.getMany(['big', 'small'])).map((v) => v?.length), [2048, 1023]);
+      await store.set('big', bytes('now small'));
+      assert.deepEqual(filesOf(store), []);
+      await store.set('big', big(3));
+      assert.equal(await store.delete(['big']), 1);
+      await store.set('other', bytes('any write claims what earlier deletes left'));
+      assert.deepEqual(filesOf(store), []);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('culled, evicted and cleared entries take their files with them', async () => {
+    const store = tempSqliteStore({ fileThreshold: 1024, maxEntries: 3 });
+    try {
+      await store.set('expiring', big(1), 20);
+      await store.set('a', big(2));
+      await store.set('b', big(3));
+      await sleep(40);
+      await store.set('c', big(4)); // culls 'expiring'
+      assert.equal(filesOf(store).length, 3);
+      await store.set('d', big(5)); // evicts 'a'
+      assert.deepEqual(await keysOf(store, ['expiring', 'a', 'b', 'c', 'd']), ['b', 'c', 'd']);
+      assert.equal(filesOf(store).length, 3);
+      await store.clear('');
+      assert.deepEqual(filesOf(store), []);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a value file removed by hand is a miss, not an error; fileThreshold Infinity keeps everything inline', async () => {
+    const store = tempSqliteStore({ fileThreshold: 1024 });
+    const inline = tempSqliteStore({ fileThreshold: Infinity });
+    try {
+      await store.set('big', big(1));
+      for (const f of filesOf(store)) rmSync(join(store.valuesDir, f));
+      assert.equal(await store.get('big'), undefined);
+      await inline.set('big', new Uint8Array(4 * 1024 * 1024));
+      assert.equal(existsSync(inline.valuesDir), false);
+      assert.equal((await inline.get('big'))?.length, 4 * 1024 * 1024);
+    } finally {
+      await store.close();
+      await inline.close();
+    }
+  });
+
+  it('rejects a fileThreshold that is not a positive size', () => {
+    assert.throws(() => sqliteStore({ path: join(dir, 'x.db'), fileThreshold: 0 }), /fileThreshold must be a positive number of bytes \(Infinity: never\), got 0/);
   });
 });
 

@@ -7,3 +7,6 @@ import { storeContract } from './store-contract.ts';
 for (const policy of ['least-recently-stored', 'least-recently-used', 'least-frequently-used'] as EvictionPolicy[]) {
   storeContract({ describe, it, beforeAll, afterAll }, { name: `sqlite (${policy})`, open: () => tempSqliteStore({ policy }) });
 }
+
+// Every non-empty value in its own file beside the database: the file path under the same contract.
+storeContract({ describe, it, beforeAll, afterAll }, { name: 'sqlite (every value in a file)', open: () => tempSqliteStore({ fileThreshold: 1 }) });
