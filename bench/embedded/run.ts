@@ -16,8 +16,8 @@ import { describeEnvironment, installedVersion } from '../support/environment.ts
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
 import { EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
-import { filesBesideSpec } from './file-values.ts';
 import { runProcesses } from './processes.ts';
+import { PLACEMENTS } from './value-placement.ts';
 import { writeEmbeddedReport, type EmbeddedResults, type Row } from './report.ts';
 import { classicMix, hitRatios, valueSizes, type MixResult } from './workloads.ts';
 
@@ -109,10 +109,10 @@ async function main(): Promise<void> {
 
     log('section 3/5: value sizes');
     const sizes: EmbeddedResults['sizes'] = [];
-    for (const spec of [...contenders, ...(only && !only.includes(filesBesideSpec.id) ? [] : [filesBesideSpec])]) {
+    for (const spec of [...contenders, ...PLACEMENTS.filter((p) => !only || only.includes(p.id))]) {
       for (const size of cfg.sizes) {
-        // The prototype only matters where files might pay: 64 KB and up.
-        if (spec.id === filesBesideSpec.id && size.size < 64 * 1024) continue;
+        // The placements only matter where files might pay: 64 KB and up.
+        if (PLACEMENTS.includes(spec) && size.size < 64 * 1024) continue;
         const section = `size${size.size}`;
         const row = withDisk(section, await withContender(spec, section, (kv) => valueSizes(kv, spec.takes, size.size, size.sets, size.keys)));
         if (row.result) log(`size ${size.size} ${spec.id}: set p50 ${row.result.set.p50} µs, get p50 ${row.result.get.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
