@@ -33,6 +33,12 @@ export interface EmbeddedSpec {
   persistent: boolean;
   /** Several processes may open the same files at once (the concurrency section). */
   multiProcess: boolean;
+  /**
+   * Runs a fraction of every count (see `SLOW_SHARE`): a write costs it milliseconds (one
+   * fsynced transaction each), and the issue's counts would take it most of an hour. Its
+   * rates stay comparable; the report says which rows are shortened.
+   */
+  slow?: boolean;
   /** Opens it with its files under `dir`; `redisUrl` for the one that needs a server. */
   open(dir: string, redisUrl: string | undefined): Promise<EmbeddedKv>;
 }
@@ -51,6 +57,12 @@ export const storeKv = (store: { get(k: string): Promise<unknown>; set(k: string
   delete: async (key) => void (await store.delete([key])),
   close: () => store.close(),
 });
+
+/** The share of each count a `slow` contender runs. */
+export const SLOW_SHARE = 0.1;
+
+/** `n` for most contenders, its SLOW_SHARE (at least 10) for a slow one. */
+export const countFor = (spec: EmbeddedSpec, n: number): number => (spec.slow ? Math.max(10, Math.round(n * SLOW_SHARE)) : n);
 
 /** Every contender, in the report's row order. */
 export const EMBEDDED_CONTENDERS: readonly EmbeddedSpec[] = [
@@ -109,6 +121,7 @@ export const EMBEDDED_CONTENDERS: readonly EmbeddedSpec[] = [
     takes: 'string',
     persistent: true,
     multiProcess: true,
+    slow: true,
     open: async (dir) => {
       const store = new KeyvSqlite({ uri: `sqlite://${join(dir, 'keyv.sqlite')}`, busyTimeout: 10_000 });
       const keyv = new Keyv({ store });

@@ -13,6 +13,8 @@ const WORKER = join(import.meta.dirname, 'process-worker.ts');
 /** One process count for one contender. */
 export interface ProcessesResult {
   processes: number;
+  /** Calls made by each process. */
+  opsPerProcess: number;
   /** Calls per second of all processes together. */
   opsPerSec: number;
   /** Each process's own result. */
@@ -55,5 +57,5 @@ export async function runProcesses(id: string, dir: string, count: number, ops: 
   writeFileSync(goFile, '');
   const done = await Promise.all(runs);
   const wallMs = Math.max(...done.map((d) => d.endedAt)) - Math.min(...done.map((d) => d.startedAt));
-  return { processes: count, opsPerSec: Math.round((count * ops) / (wallMs / 1000)), perProcess: done.map((d) => d.result) };
+  return { processes: count, opsPerProcess: ops, opsPerSec: Math.round((count * ops) / (wallMs / 1000)), perProcess: done.map((d) => d.result) };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { barChartSvg } from '../report/svg.ts';
 import type { Environment } from '../support/environment.ts';
 import type { EmbeddedConfig } from './config.ts';
+import { EMBEDDED_CONTENDERS, SLOW_SHARE } from './contenders.ts';
 import type { LatencySummary } from './latency.ts';
 import type { ProcessesResult } from './processes.ts';
 import type { HitRatioResult, MixResult, SizeResult } from './workloads.ts';
@@ -33,6 +34,9 @@ export interface EmbeddedResults {
   hitRatio: Array<Row<HitRatioResult[]>>;
   processes: Array<Row<ProcessesResult>>;
 }
+
+/** A contender's label, with † when it ran the shortened counts. */
+const mark = (id: string, label: string) => (EMBEDDED_CONTENDERS.find((c) => c.id === id)?.slow ? `${label} †` : label);
 
 const us = (n: number | undefined) => (n === undefined ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
 const int = (n: number | undefined) => (n === undefined ? '—' : Math.round(n).toLocaleString('en-US'));
@@ -87,7 +91,7 @@ function mixTable(r: EmbeddedResults): string[] {
   return [
     '| contender | ops/s | get p50 / p90 / p99 / max µs | set p50 / p90 / p99 / max µs | delete p50 / p90 / p99 / max µs | hits | on disk |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...r.mix.map((m) => (m.result ? `| ${m.label} | ${int(m.result.opsPerSec)}${wrong(m.result.wrong)} | ${latency(m.result.get)} | ${latency(m.result.set)} | ${latency(m.result.delete)} | ${m.result.hitRatio} | ${size(m.diskBytes)} |` : failed(m))),
+    ...r.mix.map((m) => (m.result ? `| ${mark(m.id, m.label)} | ${int(m.result.opsPerSec)}${wrong(m.result.wrong)} | ${latency(m.result.get)} | ${latency(m.result.set)} | ${latency(m.result.delete)} | ${m.result.hitRatio} | ${size(m.diskBytes)} |` : failed(m))),
   ];
 }
 
@@ -107,7 +111,7 @@ function sizeTables(r: EmbeddedResults): string[] {
     '',
     '| contender | set p50 / p99 µs | sets/s | get p50 / p99 µs | gets/s | on disk |',
     '|---|---:|---:|---:|---:|---:|',
-    ...r.sizes.filter((s) => s.size === c.size).map((s) => (s.result ? `| ${s.label} | ${us(s.result.set.p50)} / ${us(s.result.set.p99)} | ${int(s.result.setPerSec)} | ${us(s.result.get.p50)} / ${us(s.result.get.p99)} | ${int(s.result.getPerSec)}${wrong(s.result.wrong)} | ${size(s.diskBytes)} |` : failed(s))),
+    ...r.sizes.filter((s) => s.size === c.size).map((s) => (s.result ? `| ${mark(s.id, s.label)} | ${us(s.result.set.p50)} / ${us(s.result.set.p99)} | ${int(s.result.setPerSec)} | ${us(s.result.get.p50)} / ${us(s.result.get.p99)} | ${int(s.result.getPerSec)}${wrong(s.result.wrong)} | ${size(s.diskBytes)} |` : failed(s))),
     '',
   ]);
 }
@@ -128,7 +132,7 @@ function hitTable(r: EmbeddedResults): string[] {
     `| contender | ${targetsRun.map((t) => `${t * 100} % hits: get p50 / p99 µs | gets/s`).join(' | ')} | on disk |`,
     `|---|${targetsRun.map(() => '---:|---:').join('|')}|---:|`,
     ...r.hitRatio.map((h) => (h.result
-      ? `| ${h.label} | ${h.result.map((x) => `${us(x.get.p50)} / ${us(x.get.p99)} | ${int(x.opsPerSec)}${wrong(x.wrong)}`).join(' | ')} | ${size(h.diskBytes)} |`
+      ? `| ${mark(h.id, h.label)} | ${h.result.map((x) => `${us(x.get.p50)} / ${us(x.get.p99)} | ${int(x.opsPerSec)}${wrong(x.wrong)}`).join(' | ')} | ${size(h.diskBytes)} |`
       : failed(h))),
   ];
 }
@@ -143,7 +147,7 @@ function processTable(r: EmbeddedResults): string[] {
       const rows = counts.map((n) => r.processes.find((p) => p.id === id && p.result?.processes === n)?.result);
       const label = r.processes.find((p) => p.id === id)!.label;
       const p50 = rows.map((x) => (x ? us(median(x.perProcess.map((p) => p.get.p50))) : '—')).join(' / ');
-      return `| ${label} | ${rows.map((x) => int(x?.opsPerSec)).join(' | ')} | ${rows.slice(1).map((x) => times(x?.opsPerSec, rows[0]?.opsPerSec)).join(' | ')} | ${p50} |`;
+      return `| ${mark(id, label)} | ${rows.map((x) => int(x?.opsPerSec)).join(' | ')} | ${rows.slice(1).map((x) => times(x?.opsPerSec, rows[0]?.opsPerSec)).join(' | ')} | ${p50} |`;
     }),
   ];
 }
@@ -184,7 +188,9 @@ means other work shared the CPUs, and every figure is slower and noisier for it.
 
 **Method.** Each contender runs through its public API (adapters in [\`embedded/contenders.ts\`](embedded/contenders.ts)), on a
 fresh directory per workload; every read is checked against what was written (a mismatch is flagged ⚠, never
-dropped). Values are printable bytes; Keyv, which stores text, gets the same characters as a string.
+dropped). Rows marked † ran ${Math.round(SLOW_SHARE * 100)} % of the counts (Keyv + @keyv/sqlite: each of its writes is an fsynced
+transaction of several milliseconds, and the full counts would take it most of an hour); their rates compare, their
+on-disk sizes hold fewer entries. Values are printable bytes; Keyv, which stores text, gets the same characters as a string.
 *On disk* is every file the contender left after the workload and \`close()\` (database, WAL, LMDB environment, value files).
 The SQLite store runs with its defaults (WAL, \`synchronous = NORMAL\`, least-recently-stored eviction, maxBytes 1 GiB,
 values of 128 KiB or more in files) except its busy timeout, 10 s instead of 1 s: on a shared machine a process holding

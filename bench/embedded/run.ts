@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describeEnvironment, installedVersion } from '../support/environment.ts';
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
-import { EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
+import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
 import { runProcesses } from './processes.ts';
 import { PLACEMENTS } from './value-placement.ts';
 import { writeEmbeddedReport, type EmbeddedResults, type Row } from './report.ts';
@@ -26,7 +26,7 @@ const benchDir = join(here, '..');
 const resultsDir = join(benchDir, 'results');
 const started = performance.now();
 const log = (line: string) => console.error(`[${Math.round((performance.now() - started) / 1000)} s] ${line}`);
-const LIBRARIES = ['better-sqlite3', 'keyv', '@keyv/sqlite', 'sqlite3', 'lmdb', 'lru-cache', 'iovalkey', 'cbor-x'];
+const LIBRARIES = ['better-sqlite3', 'keyv', '@keyv/sqlite', 'sqlite3', 'lmdb', 'lru-cache', 'iovalkey', 'cbor-x', 'fflate', 'tsx', 'bun', 'deno'];
 
 /** Bytes of every file under `dir` (database, WAL, LMDB environment, value files). */
 function diskBytes(dir: string): number {
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     log('section 1/5: classic mix');
     const mix: Array<Row<MixResult>> = [];
     for (const spec of contenders) {
-      const row = withDisk('mix', await withContender(spec, 'mix', (kv) => classicMix(kv, spec.takes, { ops: cfg.mixOps, warmup: cfg.mixWarmup, seed: 1, check: true })));
+      const row = withDisk('mix', await withContender(spec, 'mix', (kv) => classicMix(kv, spec.takes, { ops: countFor(spec, cfg.mixOps), warmup: countFor(spec, cfg.mixWarmup), seed: 1, check: true })));
       if (row.result) log(`mix ${spec.id}: ${row.result.opsPerSec.toLocaleString('en-US')} ops/s, get p50 ${row.result.get.p50} µs, set p50 ${row.result.set.p50} µs, delete p50 ${row.result.delete.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
       mix.push(row);
     }
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
         // The placements only matter where files might pay: 64 KB and up.
         if (PLACEMENTS.includes(spec) && size.size < 64 * 1024) continue;
         const section = `size${size.size}`;
-        const row = withDisk(section, await withContender(spec, section, (kv) => valueSizes(kv, spec.takes, size.size, size.sets, size.keys)));
+        const row = withDisk(section, await withContender(spec, section, (kv) => valueSizes(kv, spec.takes, size.size, countFor(spec, size.sets), size.keys)));
         if (row.result) log(`size ${size.size} ${spec.id}: set p50 ${row.result.set.p50} µs, get p50 ${row.result.get.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
         sizes.push({ ...row, size: size.size });
       }
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     log('section 4/5: hit ratio');
     const hits: EmbeddedResults['hitRatio'] = [];
     for (const spec of contenders) {
-      const row = withDisk('hits', await withContender(spec, 'hits', (kv) => hitRatios(kv, spec.takes, cfg.hitKeys, cfg.hitGets, cfg.hitTargets)));
+      const row = withDisk('hits', await withContender(spec, 'hits', (kv) => hitRatios(kv, spec.takes, countFor(spec, cfg.hitKeys), countFor(spec, cfg.hitGets), cfg.hitTargets)));
       if (row.result) log(`hit ratio ${spec.id}: ${row.result.map((r) => `${r.target * 100} % → p50 ${r.get.p50} µs, ${r.opsPerSec.toLocaleString('en-US')} ops/s`).join('; ')}`);
       hits.push(row);
     }
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
       for (const count of cfg.processCounts) {
         const dir = join(work, `processes-${spec.id}-${count}`);
         try {
-          const result = await runProcesses(spec.id, dir, count, cfg.processOps, cfg.mixWarmup);
+          const result = await runProcesses(spec.id, dir, count, countFor(spec, cfg.processOps), countFor(spec, cfg.mixWarmup));
           log(`processes ${spec.id} × ${count}: ${result.opsPerSec.toLocaleString('en-US')} ops/s together`);
           processes.push({ id: spec.id, label: spec.label, result });
         } catch (error) {
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
-      environment: { ...environment, libraries: { ...environment.libraries, ...Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) } },
+      environment: { ...environment, libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },
       loadAverage: { start: loadAtStart, end: loadavg()[0]! },
       mix,
       runtimes,
