@@ -66,6 +66,7 @@ export class SqliteStore implements Store {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    // Spelled out rather than through #run: no closure allocated on the hottest path.
     try {
       return this.#getNow(key);
     } catch (error) {
@@ -79,24 +80,16 @@ export class SqliteStore implements Store {
       // One read transaction: one lock round and one consistent snapshot for the whole batch.
       return this.#transaction(this.policy !== 'least-recently-stored', () => keys.map((k) => this.#getNow(k)));
     };
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     // A large value is written to its own file before the transaction, so the write lock is
     // never held during that I/O; the row that names it publishes it whole.
     const file = this.#spill(key, value, ttlMs);
-    const op = () => this.#write(() => this.#put(key, value, ttlMs, Date.now(), file));
+    const op = () => this.#write((now) => this.#put(key, value, ttlMs, now, file));
     try {
-      try {
-        op();
-      } catch (error) {
-        await this.#retry(error, op);
-      }
+      await this.#run(op);
     } catch (error) {
       if (file) this.#unlink(file);
       throw error;
@@ -106,17 +99,12 @@ export class SqliteStore implements Store {
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const files: Array<string | undefined> = [];
-    const op = () => this.#write(() => {
-      const now = Date.now();
+    const op = () => this.#write((now) => {
       entries.forEach((e, i) => this.#put(e.key, e.value, e.ttlMs, now, files[i]));
     });
     try {
       for (const e of entries) files.push(this.#spill(e.key, e.value, e.ttlMs));
-      try {
-        op();
-      } catch (error) {
-        await this.#retry(error, op);
-      }
+      await this.#run(op);
     } catch (error) {
       for (const file of files) if (file) this.#unlink(file);
       throw error;
@@ -135,16 +123,11 @@ export class SqliteStore implements Store {
       if (keys.length === 1) return removeOne(keys[0]!);
       return this.#transaction(true, () => keys.reduce((n, k) => n + removeOne(k), 0));
     };
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    const op = () => this.#write(() => {
-      const now = Date.now();
+    const op = () => this.#write((now) => {
       const row = this.#statements().readLive.get(key, now);
       const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
       if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
@@ -153,16 +136,11 @@ export class SqliteStore implements Store {
       this.#put(key, formatCounter(next), expiresIn, now);
       return next;
     });
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
-    const op = () => this.#write(() => {
-      const now = Date.now();
+    const op = () => this.#write((now) => {
       const s = this.#statements();
       if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(key, now);
       const size = value.length + key.length;
@@ -170,11 +148,7 @@ export class SqliteStore implements Store {
       // Leases and tokens are small: add keeps its value inline whatever its size.
       return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, null, now).changes) > 0;
     });
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
@@ -186,11 +160,7 @@ export class SqliteStore implements Store {
       s.removeQuietly.run(key);
       return true;
     });
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   async clear(prefix: string): Promise<void> {
@@ -210,13 +180,7 @@ export class SqliteStore implements Store {
       }
       return rows.length === CLEAR_BATCH;
     });
-    for (let more = true; more; ) {
-      try {
-        more = step();
-      } catch (error) {
-        more = await this.#retry(error, step);
-      }
-    }
+    for (let more = true; more; ) more = await this.#run(step);
   }
 
   /** Entries and bytes held by the file (expired entries not yet culled included). */
@@ -225,11 +189,7 @@ export class SqliteStore implements Store {
       const row = this.#statements().totals.get();
       return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
     };
-    try {
-      return op();
-    } catch (error) {
-      return this.#retry(error, op);
-    }
+    return this.#run(op);
   }
 
   /** Closes this process's connection; the file and other processes' connections stay. */
@@ -301,11 +261,15 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** A write: its rows, then the bounded cull, in one write transaction (one WAL commit). */
-  #write<T>(body: () => T): T {
+  /**
+   * A write: its rows, then the bounded cull, in one write transaction (one WAL commit). One
+   * clock reading for both, so the cull can tell what this write stored (`stored_at = now`).
+   */
+  #write<T>(body: (now: number) => T): T {
     return this.#transaction(true, () => {
-      const result = body();
-      this.#cull(Date.now());
+      const now = Date.now();
+      const result = body(now);
+      this.#cull(now);
       return result;
     });
   }
@@ -386,6 +350,15 @@ export class SqliteStore implements Store {
       // Busy means another process is setting the file up: the call's own retries try again
       // at once. Anything else waits a while, so a corrupt file is not reopened on every call.
       this.#nextOpenAt = isBusy(codeOf(error)) ? 0 : Date.now() + this.timeoutMs;
+    }
+  }
+
+  /** Runs `op` now; when the database is busy, retries it as {@link #retry} says. */
+  #run<T>(op: () => T): T | Promise<T> {
+    try {
+      return op();
+    } catch (error) {
+      return this.#retry(error, op);
     }
   }
 
