@@ -28,7 +28,7 @@ export interface SqliteStoreOptions {
   binding?: SqliteBindingName;
   /**
    * Values of at least this many bytes go to their own file in `<path>-values/`, with a row
-   * naming it: SQLite writes a 1 MB value ~10× slower than a plain file (bench/EMBEDDED.md),
+   * naming it: SQLite writes a 1 MB value 5–10× slower than a plain file (bench/EMBEDDED.md),
    * while at 64 KB it keeps up. `Infinity` keeps every value inside the database. Default 128 KiB.
    */
   fileThreshold?: number;
