@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
+import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
 import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions } from './options.ts';
@@ -398,12 +399,6 @@ function codeOf(error: unknown): SqliteErrorCode | undefined {
 }
 
 const EMPTY = new Uint8Array(0);
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 function expiryOf(ttlMs: number | undefined, now: number): number | null {
   return ttlMs === undefined || ttlMs === Infinity ? null : now + ttlMs;
