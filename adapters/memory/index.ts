@@ -2,6 +2,7 @@ import { StoreRefusedError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
+import { sameBytes } from '../shared/same-bytes.ts';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -181,10 +182,4 @@ export class MemoryStore implements Store {
 /** Creates the embedded in-process store. */
 export function memoryStore(options?: MemoryStoreOptions): MemoryStore {
   return new MemoryStore(options);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

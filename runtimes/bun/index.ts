@@ -1,7 +1,7 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
- * (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash,
- * otherwise memory).
+ * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite, VALKEY_URL /
+ * REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory).
  *
  * ```ts
  * import { serve } from 'cachette/bun';

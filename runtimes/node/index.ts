@@ -1,6 +1,7 @@
 /**
  * cachette/node: the HTTP cache for `node:http` and `@hono/node-server`, with the store picked
- * from `process.env` (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL +
+ * from `process.env` (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through
+ * better-sqlite3, VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL +
  * _TOKEN → Upstash, otherwise memory).
  *
  * ```ts
@@ -59,8 +60,8 @@ export async function serve(handler: RequestHandler, options: NodeServeOptions =
 }
 
 /**
- * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair →
- * upstash, otherwise memory), announced once: for caching fragments with `createCache`
+ * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL /
+ * REDIS_URL → valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache`
  * rather than whole responses.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
