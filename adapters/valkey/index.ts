@@ -1,4 +1,4 @@
-import Valkey, { type RedisOptions } from 'iovalkey';
+import { Valkey, type RedisOptions } from 'iovalkey';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 
