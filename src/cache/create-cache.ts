@@ -5,6 +5,7 @@ import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { resolveOptions, type CacheOptions, type ResolvedOptions } from './options.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { StoreGuard } from './store-guard.ts';
+import { wrap, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -55,6 +56,8 @@ export interface Cache {
    * one background refresh runs.
    */
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
+  wrap<This, A extends unknown[], R>(fn: (this: This, ...args: A) => R | Promise<R>, options?: WrapOptions<A, This>): WrappedFunction<A, Awaited<R>, This>;
   /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */
   clear(): Promise<void>;
   /** A snapshot of the counters. */
@@ -185,6 +188,10 @@ class CacheEngine implements Cache {
     const done = () => void this.#fills.delete(full);
     fill.then(done, done);
     return fill;
+  }
+
+  wrap<This, A extends unknown[], R>(fn: (this: This, ...args: A) => R | Promise<R>, options?: WrapOptions<A, This>): WrappedFunction<A, Awaited<R>, This> {
+    return wrap(this, fn, options);
   }
 
   async clear(): Promise<void> {
