@@ -5,6 +5,11 @@
 export { createCache } from './cache/create-cache.ts';
 export type { Cache, Factory, FactoryContext, SetManyEntry, SetOptions } from './cache/create-cache.ts';
 export type { CacheOptions } from './cache/options.ts';
+export type { WrapOptions, WrappedFunction } from './cache/wrap.ts';
+export { cached } from './decorators/cached.ts';
+export type { AsyncMethod, CachedMethodDecorator, CacheSource } from './decorators/cached.ts';
+export { cachedResponse } from './decorators/cached-response.ts';
+export type { CachedResponseDecorator, ResponseMethod } from './decorators/cached-response.ts';
 export { CacheEvents } from './cache/events.ts';
 export type { CacheEventMap, CacheEventType, CacheStats } from './cache/events.ts';
 export { CircuitOpenError, StoreTimeoutError } from './cache/store-guard.ts';
