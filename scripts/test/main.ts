@@ -26,7 +26,10 @@ if (process.env.REDIS_URL) {
   process.env.REDIS_SERVER_BIN = bin;
   console.log(`[test] started ${bin} on ${redis.url}`);
 } else {
-  problems.push('redis-server is not installed (apt-get install redis-server): the Valkey suites cannot run');
+  const why = process.env.CACHETTE_NO_INSTALL === '1' ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
+    : process.getuid?.() !== 0 ? 'installing it needs root (apt-get install redis-server)'
+    : 'apt-get install redis-server did not install it';
+  problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
 }
 
 try {
