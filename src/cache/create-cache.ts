@@ -5,7 +5,7 @@ import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { resolveOptions, type CacheOptions, type ResolvedOptions } from './options.ts';
 import { TickBatcher } from './tick-batcher.ts';
 import { StoreGuard } from './store-guard.ts';
-import { wrap, type WrapOptions, type WrappedFunction } from './wrap.ts';
+import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -57,7 +57,7 @@ export interface Cache {
    */
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
   /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
-  wrap<This, A extends unknown[], R>(fn: (this: This, ...args: A) => R | Promise<R>, options?: WrapOptions<A, This>): WrappedFunction<A, Awaited<R>, This>;
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
   /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */
   clear(): Promise<void>;
   /** A snapshot of the counters. */
@@ -190,7 +190,7 @@ class CacheEngine implements Cache {
     return fill;
   }
 
-  wrap<This, A extends unknown[], R>(fn: (this: This, ...args: A) => R | Promise<R>, options?: WrapOptions<A, This>): WrappedFunction<A, Awaited<R>, This> {
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
     return wrap(this, fn, options);
   }
 

@@ -95,12 +95,22 @@ export async function cachedCall<A extends unknown[], R, This>(cache: Cache, res
   return cache.getOrSet<R>(key, () => fn.apply(thisArg, args), options);
 }
 
-/** `cache.wrap(fn, options)`: see {@link WrapOptions}. */
-export function wrap<This, A extends unknown[], R>(cache: Cache, fn: (this: This, ...args: A) => R | Promise<R>, options?: WrapOptions<A, This>): WrappedFunction<A, Awaited<R>, This> {
+/** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
+export type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * `cache.wrap(fn, options)`: see {@link WrapOptions}. The signature is read from `fn` alone, so a
+ * `key` or `tags` callback that declares fewer parameters cannot narrow the wrapped function's.
+ */
+export function wrap<F extends AnyFunction>(cache: Cache, fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
+  type A = Parameters<F>;
+  type This = ThisParameterType<F>;
+  type R = Awaited<ReturnType<F>>;
   if (typeof fn !== 'function') throw new TypeError('cachette: wrap(fn) needs a function');
   const resolved = resolveWrapOptions<A, This>('wrap', fn.name, options);
-  const wrapped = function (this: This, ...args: A): Promise<Awaited<R>> {
-    return cachedCall(cache, resolved, fn as (this: This, ...args: A) => Promise<Awaited<R>>, this, args);
+  const call = fn as unknown as (this: This, ...args: A) => Promise<R>;
+  const wrapped = function (this: This, ...args: A): Promise<R> {
+    return cachedCall(cache, resolved, call, this, args);
   };
   const keyFor = async (...args: A): Promise<string> => keyOfCall(resolved, undefined as This, args);
   return Object.assign(wrapped, {
