@@ -1,5 +1,5 @@
 /**
- * cachette/express: the HTTP cache as Express middleware (Express 5; Connect and node:http
+ * cachette/express: the HTTP cache as Express middleware (Express 5 and 4; Connect and node:http
  * request listeners too), a thin translation onto cachette/http.
  *
  * ```ts

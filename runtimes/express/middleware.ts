@@ -28,8 +28,8 @@ export interface ExpressCacheMiddleware {
 const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, 'headersSent')!.get!;
 
 /**
- * Express middleware (Express 5; Connect and plain node:http too): an RFC 9111 shared cache for
- * the routes after it.
+ * Express middleware (Express 5 and 4; Connect and plain node:http too): an RFC 9111 shared
+ * cache for the routes after it.
  *
  * ```ts
  * const app = express();
@@ -37,8 +37,8 @@ const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototyp
  * app.get('/api/products', async (req, res) => res.json(await db.products()));
  * ```
  *
- * Each request is translated into a fetch Request (the Host header, or Express's `req.host`,
- * `req.protocol` and `req.originalUrl`, so the key is the URL the client asked for) and
+ * Each request is translated into a fetch Request (the host as Express sees it, `req.protocol`
+ * and `req.originalUrl`, so the key is the URL the client asked for) and
  * answered by the policy in `cachette/http`: stored responses, 304s, HEAD and Vary exactly as
  * every other binding serves them. On a miss the routes after the middleware run once, and
  * what they write (`res.json`, `res.send`, `res.sendFile`, `res.write` streaming, piped

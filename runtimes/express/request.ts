@@ -8,6 +8,8 @@ export interface ExpressRequest extends IncomingMessage {
   protocol?: string;
   /** The host with its port, honouring Express's `trust proxy` setting (Express 5). */
   host?: string;
+  /** The host without its port, honouring `trust proxy` (Express 4 and 5). */
+  hostname?: string;
 }
 
 /** `host[:port]`: a registered name, an IPv4 address or a bracketed IPv6 address (RFC 3986 §3.2.2). */
@@ -23,7 +25,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::\d{1,5})?
 export function toFetchRequest(req: ExpressRequest): Request | undefined {
   const path = req.originalUrl ?? req.url;
   if (typeof path !== 'string' || !path.startsWith('/')) return undefined;
-  const host = typeof req.host === 'string' ? req.host : firstValue(req.headers.host ?? req.headers[':authority']);
+  const host = hostOf(req);
   if (host === undefined || !HOST.test(host)) return undefined;
   const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http');
   if (protocol !== 'http' && protocol !== 'https') return undefined;
@@ -83,6 +85,27 @@ export function restoreRequest(req: IncomingMessage, saved: SavedRequest | undef
   req.method = saved.method;
   req.headers = saved.headers;
   req.rawHeaders = saved.rawHeaders;
+}
+
+/**
+ * The host the app sees: Express 5's `req.host` (with the port, honouring `trust proxy`); on
+ * Express 4, whose `req.host` is deprecated and drops the port, the Host header, unless
+ * `req.hostname` names another host (a trusted X-Forwarded-Host); elsewhere the Host header.
+ */
+function hostOf(req: ExpressRequest): string | undefined {
+  const header = firstValue(req.headers.host ?? req.headers[':authority']);
+  // Express 4 still has req.param(), which Express 5 removed.
+  if (typeof (req as { param?: unknown }).param !== 'function') return typeof req.host === 'string' ? req.host : header;
+  const hostname = req.hostname;
+  if (typeof hostname === 'string' && hostname !== '' && (header === undefined || withoutPort(header) !== hostname)) return hostname;
+  return header;
+}
+
+/** `host[:port]` without the port; a bracketed IPv6 address keeps its brackets. */
+function withoutPort(host: string): string {
+  const end = host.startsWith('[') ? host.indexOf(']') + 1 : 0;
+  const colon = host.indexOf(':', end);
+  return colon === -1 ? host : host.slice(0, colon);
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
