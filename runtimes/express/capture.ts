@@ -62,7 +62,11 @@ export class ResponseCapture {
   /** The handlers' `drain`, `finish` and `close` listeners: they hear their own response, not the client's. */
   readonly #events = new EventEmitter();
   readonly #sources = new Set<Readable>();
+  /** The capture's own state: waiting for a head, passing a body on, done, or given up. */
   #state: State = 'open';
+  /** What the handlers did, which they may keep doing after the capture was abandoned. */
+  #committed = false;
+  #finished = false;
   #status: number | undefined;
   #statusMessage: string | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -104,7 +108,7 @@ export class ResponseCapture {
         return capture.#real.inside ? capture.#real.call(name, ...args) : capture.#handle(name, args);
       };
     }
-    Object.defineProperty(res, 'headersSent', { configurable: true, get: () => this.#state !== 'open' });
+    Object.defineProperty(res, 'headersSent', { configurable: true, get: () => this.#committed });
     this.#real.call('on', 'pipe', this.#onPipe);
     if (this.#options.abandonOnDisconnect) this.#req.socket?.once('close', this.#onDisconnect);
   }
@@ -129,7 +133,7 @@ export class ResponseCapture {
     const res = this.#real.res;
     if (HEADER_READS.has(name)) return (this.#headers[name as 'getHeader'] as (...a: unknown[]) => unknown)(...args);
     if (HEADER_WRITES.has(name)) {
-      if (this.#state !== 'open') throw headersSent(name);
+      if (this.#committed) throw headersSent(name);
       (this.#headers[name as 'setHeader'] as (...a: unknown[]) => unknown)(...args);
       return res;
     }
@@ -142,7 +146,7 @@ export class ResponseCapture {
     switch (name) {
       case 'writeHead': return this.#writeHead(args[0], args[1], args[2]);
       case 'flushHeaders':
-        if (this.#state === 'open') this.#commit();
+        if (!this.#committed) this.#commit();
         return undefined;
       case 'write': return this.#write(args[0], args[1], args[2]);
       case 'end': return this.#end(args[0], args[1], args[2]);
@@ -151,7 +155,7 @@ export class ResponseCapture {
   }
 
   #writeHead(status: unknown, reason: unknown, fields: unknown): unknown {
-    if (this.#state !== 'open') throw headersSent('writeHead');
+    if (this.#committed) throw headersSent('writeHead');
     if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 999) {
       throw Object.assign(new RangeError(`Invalid status code: ${String(status)}`), { code: 'ERR_HTTP_INVALID_STATUS_CODE' });
     }
@@ -171,13 +175,13 @@ export class ResponseCapture {
 
   #write(chunk: unknown, encoding: unknown, callback: unknown): boolean {
     const done = (typeof encoding === 'function' ? encoding : callback) as Callback | undefined;
-    if (this.#state === 'ended') {
+    if (this.#finished) {
       const error = Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' });
       if (done) queueMicrotask(() => done(error));
       return false;
     }
     const bytes = toBytes(chunk, typeof encoding === 'string' ? encoding : undefined);
-    if (this.#state === 'open') this.#commit();
+    if (!this.#committed) this.#commit();
     this.#push(bytes);
     if (done) queueMicrotask(() => done(null));
     return !this.#needDrain;
@@ -185,23 +189,29 @@ export class ResponseCapture {
 
   #end(chunk: unknown, encoding: unknown, callback: unknown): unknown {
     const done = [chunk, encoding, callback].find((arg) => typeof arg === 'function') as Callback | undefined;
-    if (this.#state === 'ended' || this.#state === 'abandoned') {
+    if (this.#finished) {
       if (done) queueMicrotask(() => done(null));
       return this.#real.res;
     }
     const data = typeof chunk === 'function' ? undefined : chunk;
     const bytes = data === undefined || data === null || data === '' ? undefined : toBytes(data, typeof encoding === 'string' ? encoding : undefined);
-    if (this.#state === 'open') this.#commit();
+    if (!this.#committed) this.#commit();
     if (bytes) this.#push(bytes);
-    this.#state = 'ended';
-    this.#controller?.close();
-    this.#release();
+    this.#finished = true;
+    // An abandoned capture was released already; the handlers just finish on their own.
+    if (this.#state === 'streaming') {
+      this.#state = 'ended';
+      this.#controller?.close();
+      this.#release();
+    }
     if (done) queueMicrotask(() => done(null));
     return this.#real.res;
   }
 
   /** The handlers' head is final: hands the cache a Response whose body follows their writes. */
   #commit(): void {
+    this.#committed = true;
+    if (this.#state === 'abandoned') return;
     this.#state = 'streaming';
     const res = this.#real.res;
     const status = this.#status ?? res.statusCode;

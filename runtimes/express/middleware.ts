@@ -61,9 +61,11 @@ export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
   const policy = createHttpCache(options);
   const onError = options.onError ?? (() => {});
   const middleware = (req: ExpressRequest, res: ServerResponse, next: ExpressNext): void => {
-    answer(policy, req, res, next).catch((error: unknown) => {
+    // The response as upstream middleware left it: everything the client gets goes through it.
+    const real = new RealResponse(res);
+    answer(policy, req, real, next).catch((error: unknown) => {
       onError(error);
-      fail(res, error);
+      fail(real, error);
     });
   };
   return Object.assign(middleware, {
@@ -74,13 +76,12 @@ export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
   });
 }
 
-async function answer(policy: HttpCache, req: ExpressRequest, res: ServerResponse, next: ExpressNext): Promise<void> {
+async function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse, next: ExpressNext): Promise<void> {
   const request = isRefetch(req) ? undefined : toFetchRequest(req);
   if (!request) {
     next();
     return;
   }
-  const real = new RealResponse(res);
   let capture: ResponseCapture | undefined;
   let background = false;
   // The handlers after the middleware run at most once per request: `next` cannot be called
@@ -122,13 +123,13 @@ function cannotRetry(): Response {
 }
 
 /** Nothing may be left hanging: a 502 when nothing was sent yet, else the connection is closed. */
-function fail(res: ServerResponse, error: unknown): void {
+function fail(real: RealResponse, error: unknown): void {
+  const res = real.res;
   if (res.destroyed) return;
   if (realHeadersSent.call(res)) {
     res.destroy(error instanceof Error ? error : undefined);
     return;
   }
-  const real = new RealResponse(res);
   real.call('writeHead', 502, { 'content-type': 'text/plain; charset=utf-8' });
   real.call('end', 'Bad Gateway: the cache could not answer\n');
 }

@@ -336,6 +336,47 @@ describe('cachette/express', () => {
     }
   });
 
+  it('lets a handler finish quietly when its client left before it answered, and stores nothing', async () => {
+    const errors: unknown[] = [];
+    let release: (() => void) | undefined;
+    let answered: (() => void) | undefined;
+    let calls = 0;
+    const app = await start({ ttl: '1m' }, (a, m) => {
+      a.use(m);
+      a.get('/late', async (_req, res) => {
+        calls++;
+        if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
+        res.json({ calls });
+        answered?.();
+      });
+      a.use((error: unknown, _req: unknown, _res: unknown, next: (error?: unknown) => void) => {
+        errors.push(error);
+        next(error);
+      });
+    });
+    try {
+      const accepted = once(app.server, 'connection') as Promise<[Socket]>;
+      const socket = connect(app.port, '127.0.0.1');
+      const [serverSide] = await accepted;
+      socket.write(`GET /late HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n\r\n`);
+      while (!release) await new Promise((resolve) => setImmediate(resolve));
+      const closed = once(serverSide, 'close');
+      socket.destroy();
+      await closed;
+      const done = new Promise<void>((resolve) => (answered = resolve));
+      release();
+      await done;
+      await app.middleware.idle();
+      assert.deepEqual(errors, [], 'res.json after the client left threw nothing');
+      const next = await app.get('/late');
+      assert.match(next.cs, /fwd=uri-miss/);
+      assert.equal(next.body, '{"calls":2}');
+    } finally {
+      release?.();
+      await app.close();
+    }
+  });
+
   it('lets requests it cannot key go past the cache: absolute-form targets, malformed or missing Host', async () => {
     let calls = 0;
     const app = await start({ ttl: '1m' }, (a, m) => {
