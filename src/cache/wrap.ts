@@ -4,7 +4,7 @@
  * share one execution and a stale value is served while one refresh runs (`grace`).
  */
 import { toMs } from '../util/duration.ts';
-import { toHex } from '../util/hex.ts';
+import { sha256Hex } from '../util/sha256.ts';
 import { encodeArguments } from './argument-key.ts';
 import type { Cache, SetOptions } from './create-cache.ts';
 
@@ -34,7 +34,7 @@ export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> ex
 export interface WrappedFunction<A extends unknown[], R, This = unknown> {
   (this: This, ...args: A): Promise<R>;
   /** The key a call with these arguments reads and writes (a custom `key` is called without `this`). */
-  keyFor(...args: A): Promise<string>;
+  keyFor(...args: A): string;
   /** Deletes the entry a call with these arguments would read; resolves true when one existed. */
   delete(...args: A): Promise<boolean>;
 }
@@ -42,8 +42,11 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 /** `getOrSet`'s options as wrap passes them: `tags` rides along for the engine's tag support. */
 type FillOptions = SetOptions & { tags?: readonly string[] };
 
-/** Default keys longer than this are replaced by the name and a SHA-256 digest of the arguments. */
-export const MAX_ENCODED_KEY_LENGTH = 200;
+/**
+ * Argument encodings longer than this many UTF-8 bytes are replaced by their SHA-256 digest, so
+ * that keys stay short on every store (Workers KV refuses keys above 512 bytes).
+ */
+export const MAX_ENCODED_ARGUMENTS_BYTES = 200;
 
 /** Options checked once, when the function is wrapped or the method decorated. */
 export interface ResolvedWrap<A extends unknown[], This> {
@@ -73,22 +76,22 @@ export function resolveWrapOptions<A extends unknown[], This>(where: string, lab
 }
 
 /** The key of one call: the custom key, or the label with the arguments' stable encoding. */
-export function keyOfCall<A extends unknown[], This>(resolved: ResolvedWrap<A, This>, thisArg: This, args: A): string | Promise<string> {
+export function keyOfCall<A extends unknown[], This>(resolved: ResolvedWrap<A, This>, thisArg: This, args: A): string {
   if (resolved.key) {
     const key = resolved.key.apply(thisArg, args);
     if (typeof key !== 'string' || key === '') throw new TypeError(`cachette: ${resolved.label}: key(...args) must return a non-empty string, got ${typeof key === 'string' ? '""' : typeof key}`);
     return key;
   }
   const encoded = encodeArguments(args, resolved.label);
-  if (encoded.length <= MAX_ENCODED_KEY_LENGTH) return `${resolved.label}(${encoded})`;
+  if (utf8Length(encoded) <= MAX_ENCODED_ARGUMENTS_BYTES) return `${resolved.label}(${encoded})`;
   // A digest keeps keys short whatever a caller passes; SHA-256 because arguments may come
   // from clients, and a weak hash would let them forge a collision with someone else's entry.
-  return sha256Hex(encoded).then((digest) => `${resolved.label}(#sha256=${digest})`);
+  return `${resolved.label}(#sha256=${sha256Hex(encoded)})`;
 }
 
 /** Runs one call through `getOrSet`. */
 export async function cachedCall<A extends unknown[], R, This>(cache: Cache, resolved: ResolvedWrap<A, This>, fn: (this: This, ...args: A) => R | Promise<R>, thisArg: This, args: A): Promise<R> {
-  const key = await keyOfCall(resolved, thisArg, args);
+  const key = keyOfCall(resolved, thisArg, args);
   const tags = typeof resolved.tags === 'function' ? resolved.tags.apply(thisArg, args) : resolved.tags;
   if (tags !== undefined && !isStringArray(tags)) throw new TypeError(`cachette: ${resolved.label}: tags(...args) must return an array of strings`);
   const options: FillOptions = tags === undefined ? resolved.setOptions : { ...resolved.setOptions, tags };
@@ -112,10 +115,10 @@ export function wrap<F extends AnyFunction>(cache: Cache, fn: F, options?: WrapO
   const wrapped = function (this: This, ...args: A): Promise<R> {
     return cachedCall(cache, resolved, call, this, args);
   };
-  const keyFor = async (...args: A): Promise<string> => keyOfCall(resolved, undefined as This, args);
+  const keyFor = (...args: A): string => keyOfCall(resolved, undefined as This, args);
   return Object.assign(wrapped, {
     keyFor,
-    delete: async (...args: A) => (await cache.delete(await keyFor(...args))) > 0,
+    delete: async (...args: A) => (await cache.delete(keyFor(...args))) > 0,
   });
 }
 
@@ -123,6 +126,12 @@ function isStringArray(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))));
+/** UTF-8 length of `text`, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x80) bytes += unit >= 0x800 && (unit < 0xd800 || unit > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }

@@ -156,6 +156,9 @@ export function wrapSuite(t: SuiteApi): void {
       const key = await wrapped.keyFor(long);
       assert.match(key, /^search\(#sha256=[0-9a-f]{64}\)$/);
       assert.notEqual(await wrapped.keyFor(`${long}y`), key);
+      // The bound is in UTF-8 bytes (Workers KV counts bytes): 100 euro signs are 300 of them.
+      assert.match(wrapped.keyFor('€'.repeat(100)), /^search\(#sha256=[0-9a-f]{64}\)$/);
+      assert.equal(wrapped.keyFor('e'.repeat(100)), `search("${'e'.repeat(100)}")`);
       await wrapped(long);
       await wrapped(long);
       assert.equal(calls(), 1);

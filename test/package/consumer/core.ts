@@ -14,7 +14,7 @@ export const wrapped = cache.wrap(findUser, { ttl: '1m', tags: (id) => [`user:${
 export type WrappedChecks = [
   Expect<Same<Parameters<typeof wrapped>, Parameters<typeof findUser>>>,
   Expect<Same<ReturnType<typeof wrapped>, ReturnType<typeof findUser>>>,
-  Expect<Equal<ReturnType<typeof wrapped.keyFor>, Promise<string>>>,
+  Expect<Equal<ReturnType<typeof wrapped.keyFor>, string>>,
   Expect<Same<Parameters<WrappedFunction<[id: string], string>['delete']>, [id: string]>>,
 ];
 
