@@ -3,8 +3,15 @@ import type { Store } from '../src/store/types.ts';
 import { announceChoice, chooseStore, openStore, type EnvLike, type StoreSelectionOptions } from './env-store.ts';
 import { serverStoreFactories } from './server-stores.ts';
 
-/** What a server runtime helper wraps: a fetch-style handler (Hono's `app.fetch` is one). */
-export type RequestHandler = (request: Request) => Response | Promise<Response>;
+/**
+ * What a server runtime helper wraps: a fetch-style handler (Hono's `app.fetch` is one). It
+ * gets the platform's second argument of the request it runs for, as it would without the
+ * cache (Node: `{ incoming, outgoing }` from @hono/node-server, with which Hono's earlyHints
+ * middleware sends 103 Early Hints and getConnInfo finds the client; Bun: the server; Deno:
+ * the connection info). A background revalidation gets that of the request that started it,
+ * whose response is already sent: Early Hints then see `headersSent` and send nothing.
+ */
+export type RequestHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** Options of the Node, Bun and Deno helpers' HTTP cache: how to pick the store, plus the HTTP cache's own options. */
 export interface ServerCacheOptions extends StoreSelectionOptions, Omit<HttpCacheOptions, 'store' | 'cache'> {
@@ -45,7 +52,8 @@ export interface CachedServer<S> extends RunningServer<S> {
 
 /** A cached handler for a long-lived server process. */
 export interface ServerCachedHandler {
-  (request: Request): Promise<Response>;
+  /** Answers `request`; `env`, the platform's second argument, reaches the handler whenever it runs for this request. */
+  (request: Request, env?: unknown): Promise<Response>;
   /** Resolves once the store is open; rejects when it cannot be opened (also surfaced by the first request). */
   readonly ready: Promise<void>;
   /** Deletes the responses stored for a URL or carrying a tag. */
@@ -58,7 +66,7 @@ export interface ServerCachedHandler {
 
 /** The handler a runtime's `serve` listens with, and the cache in front of it when asked. */
 export interface ServedHandler {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request, env?: unknown) => Promise<Response>;
   cache: ServerCachedHandler | undefined;
 }
 
@@ -85,8 +93,8 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
   ready.catch(() => {});
   const name = httpOptions.name ?? 'cachette';
   let warned = log === false;
-  const origin = async (request: Request) => {
-    const response = await handler(request);
+  const origin = async (request: Request, env: unknown) => {
+    const response = await handler(request, env);
     if (!warned && hasCacheStatusMember(response.headers.get('cache-status'), name)) {
       warned = true;
       (typeof log === 'function' ? log : console.warn)(
@@ -96,7 +104,7 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
     }
     return response;
   };
-  const cached = async (request: Request) => (await opened)[1].handle(request, origin);
+  const cached = async (request: Request, env?: unknown) => (await opened)[1].handle(request, (forwarded) => origin(forwarded, env));
   return Object.assign(cached, {
     ready,
     purge: async (target: PurgeTarget) => (await opened)[1].purge(target),
@@ -128,7 +136,7 @@ export function servedHandler(runtime: string, handler: RequestHandler, options:
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`${runtime} serve(): port must be an integer from 0 to 65535, got ${String(port)}`);
   if (typeof hostname !== 'string' || hostname === '') throw new TypeError(`${runtime} serve(): hostname must be a non-empty string`);
   if (typeof cache !== 'boolean' && (cache === null || typeof cache !== 'object')) throw new TypeError(`${runtime} serve(): cache must be true, false or the cache's options`);
-  if (cache === false) return { fetch: async (request) => handler(request), cache: undefined, port, hostname };
+  if (cache === false) return { fetch: async (request, env) => handler(request, env), cache: undefined, port, hostname };
   const cached = wrap(handler, cache === true ? {} : cache);
   return { fetch: cached, cache: cached, port, hostname };
 }

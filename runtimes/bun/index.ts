@@ -20,7 +20,7 @@ interface BunServerObject {
   stop(closeActiveConnections?: boolean): Promise<void> | void;
 }
 interface BunGlobal {
-  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
+  serve(options: { port: number; hostname: string; fetch: (request: Request, server: BunServerObject) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
 }
 
 /**

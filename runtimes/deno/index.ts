@@ -21,7 +21,7 @@ interface DenoServerObject {
 }
 interface DenoGlobal {
   env: { toObject(): Record<string, string> };
-  serve(options: { port: number; hostname: string; onListen?: () => void; onError?: (error: unknown) => Response }, handler: (request: Request) => Promise<Response>): DenoServerObject;
+  serve(options: { port: number; hostname: string; onListen?: () => void; onError?: (error: unknown) => Response }, handler: (request: Request, info: unknown) => Promise<Response>): DenoServerObject;
 }
 
 function deno(): DenoGlobal {

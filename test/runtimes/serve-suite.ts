@@ -18,8 +18,8 @@ interface RunningCache {
 
 /** A runtime helper's `serve`, as cachette/node, cachette/bun and cachette/deno export it. */
 export interface ServeFn {
-  (handler: (request: Request) => Promise<Response>, options: ServeOptions & { cache: true | ServerCacheOptions }): Promise<Running & { cache: RunningCache }>;
-  (handler: (request: Request) => Promise<Response>, options?: ServeOptions): Promise<Running & { cache: RunningCache | undefined }>;
+  (handler: (request: Request, env?: unknown) => Promise<Response>, options: ServeOptions & { cache: true | ServerCacheOptions }): Promise<Running & { cache: RunningCache }>;
+  (handler: (request: Request, env?: unknown) => Promise<Response>, options?: ServeOptions): Promise<Running & { cache: RunningCache | undefined }>;
 }
 
 const MEMORY_LINE = '[cachette] store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
@@ -109,6 +109,24 @@ export function serveSuite(t: SuiteApi, runtime: string, serve: ServeFn, env: En
 
     t.it('with cache, refuses a malformed VALKEY_URL before listening', async () => {
       await assert.rejects(serve(origin().handler, { port: 0, cache: { env: { VALKEY_URL: 'localhost:6379' }, log: false } }), /VALKEY_URL must be a redis:\/\//);
+    });
+
+    t.it('hands the handler the platform\'s second argument, with the cache and without', async () => {
+      const seen: unknown[] = [];
+      const handler = async (request: Request, env?: unknown) => {
+        seen.push(env);
+        return new Response(new URL(request.url).pathname, { headers: { 'cache-control': 'max-age=60' } });
+      };
+      for (const options of [{ port: 0 }, { port: 0, cache: { env: {}, log: false as const } }]) {
+        const server = await serve(handler, options);
+        try {
+          await (await fetch(`${server.url}/env`)).text();
+        } finally {
+          await server.close();
+        }
+      }
+      assert.equal(seen.length, 2);
+      for (const env of seen) assert.equal(typeof env, 'object', 'Node: { incoming, outgoing }; Bun: the server; Deno: the connection info');
     });
 
     t.it('says once when the handler already has a cachette layer inside, so two caches are stacked', async () => {
