@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { packPackage, type PackedTarball } from '../support/packed-package.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
@@ -19,7 +20,7 @@ const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@u
 let work: string;
 let consumer: string;
 let installed: string;
-let packed: { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> };
+let packed: PackedTarball;
 
 /** Every file below `dir`, as paths relative to it. */
 function filesUnder(dir: string): string[] {
@@ -41,12 +42,11 @@ function typecheck(name: string, compilerOptions: Record<string, unknown>): stri
 describe('the packed package in a consumer project', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'cachette-pack-'));
-    // prepack cleans dist/ and builds it, so what is packed is what the sources say now.
-    const json = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    packed = (JSON.parse(json) as Array<typeof packed>)[0]!;
+    // Built from the sources as they are now, in a scratch copy: the checkout's dist/ plays no part.
+    packed = packPackage(root, work);
     consumer = join(work, 'consumer');
     cpSync(fixtures, join(consumer, 'src'), { recursive: true });
-    const dependencies: Record<string, string> = { cachette: `file:${join(work, packed.filename)}` };
+    const dependencies: Record<string, string> = { cachette: `file:${packed.path}` };
     for (const name of LINKED) dependencies[name] = `file:${join(repoModules, name)}`;
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }));
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
