@@ -94,6 +94,7 @@ export class ResponseCapture {
 
   /** Routes the handlers' calls on `res` here from now on. */
   install(): void {
+    this.#real.freeze();
     const res = this.#real.res;
     for (const name of this.#real.call('getHeaderNames') as string[]) {
       const value = this.#real.call('getHeader', name) as OutgoingHttpHeader;

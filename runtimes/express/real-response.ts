@@ -13,19 +13,27 @@ export type CapturedMethod = (typeof CAPTURED_METHODS)[number];
 type AnyMethod = (...args: unknown[]) => unknown;
 
 /**
- * The client's side of a response: its methods as they were when the middleware ran. Those may
- * be upstream middleware's wrappers (compression, express-session, on-headers), and must stay
+ * The client's side of a response: its methods as upstream middleware left them. Those may be
+ * upstream middleware's wrappers (compression, express-session, on-headers), and must stay
  * in the path of everything the client receives. While a call made through {@link call} runs,
  * {@link inside} is true, so the capture's replacements pass Node's own re-entrant calls
  * (`writeHead` calling `this.setHeader`) straight through to the real response.
  */
 export class RealResponse {
   #depth = 0;
-  readonly #methods = new Map<CapturedMethod, AnyMethod | undefined>();
+  /** The methods as they were before a capture replaced them; until then, the response's own. */
+  #methods: Map<CapturedMethod, AnyMethod | undefined> | undefined;
 
-  constructor(readonly res: ServerResponse) {
-    const methods = res as unknown as Record<CapturedMethod, AnyMethod | undefined>;
-    for (const name of CAPTURED_METHODS) this.#methods.set(name, methods[name]);
+  constructor(readonly res: ServerResponse) {}
+
+  /**
+   * Keeps the response's methods as they are now, before a capture replaces them on the
+   * instance. A hit never captures, so it never pays for this.
+   */
+  freeze(): void {
+    if (this.#methods) return;
+    const methods = this.res as unknown as Record<CapturedMethod, AnyMethod | undefined>;
+    this.#methods = new Map(CAPTURED_METHODS.map((name) => [name, methods[name]]));
   }
 
   /** True while a call to the real response is on the stack. */
@@ -35,12 +43,12 @@ export class RealResponse {
 
   /** True when the response has this method (appendHeader and writeEarlyHints are recent in Node). */
   has(name: CapturedMethod): boolean {
-    return typeof this.#methods.get(name) === 'function';
+    return typeof this.#method(name) === 'function';
   }
 
   /** Calls the real method on the response. */
   call(name: CapturedMethod, ...args: unknown[]): unknown {
-    const method = this.#methods.get(name);
+    const method = this.#method(name);
     if (typeof method !== 'function') throw new TypeError(`cachette/express: the response has no ${name}()`);
     this.#depth++;
     try {
@@ -48,6 +56,10 @@ export class RealResponse {
     } finally {
       this.#depth--;
     }
+  }
+
+  #method(name: CapturedMethod): AnyMethod | undefined {
+    return this.#methods ? this.#methods.get(name) : (this.res as unknown as Record<CapturedMethod, AnyMethod | undefined>)[name];
   }
 }
 
