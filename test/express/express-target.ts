@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import express, { type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
 import { cache } from '../../runtimes/express/index.ts';
+import type { PurgeTarget } from '../../src/http/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget, TestCacheOptions } from '../http/http-behaviour.ts';
 
@@ -38,7 +39,8 @@ export function expressTarget(store: () => Store): HttpTarget {
     name: 'express',
     async start(origin, options: TestCacheOptions) {
       const app = express();
-      const middleware = cache({ store: store(), ...options });
+      const opened = store();
+      const middleware = cache({ store: opened, ...options });
       app.use(middleware);
       app.all('/{*path}', async (req, res, next) => {
         try {
@@ -50,10 +52,12 @@ export function expressTarget(store: () => Store): HttpTarget {
       const server = app.listen(0, '127.0.0.1');
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      return {
+      const running = {
+        // The store the entries live on, for scenarios that plant entries in it.
+        store: opened,
         // Redirects are the client's to see, not to follow.
-        fetch: (path, init) => fetch(base + path, { redirect: 'manual', ...init }),
-        purge: (target) => middleware.purge(target),
+        fetch: (path: string, init?: RequestInit) => fetch(base + path, { redirect: 'manual', ...init }),
+        purge: (target: PurgeTarget) => middleware.purge(target),
         idle: () => middleware.idle(),
         async close() {
           await new Promise<void>((resolve) => {
@@ -63,6 +67,7 @@ export function expressTarget(store: () => Store): HttpTarget {
           await middleware.close();
         },
       };
+      return running;
     },
   };
 }
