@@ -11,6 +11,7 @@ import type { HealthChange } from './path/breaker.ts';
 import { buildPath } from './path/build-path.ts';
 import type { GuardLayer, GuardReporter } from './path/guard.ts';
 import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
 const SET_MANY_SLICE = 256;
@@ -184,6 +185,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     const full = this.#full(key);
     const lifetimes = this.#lifetimes(options);
     return this.#fills.getOrSet(key, full, factory, lifetimes, this.#timing() ? performance.now() : 0);
+  }
+
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
+    return wrap(this, fn, options);
   }
 
   async clear(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Duration } from '../util/duration.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
+import type { AnyFunction, WrapOptions, WrappedFunction } from './wrap.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -69,6 +70,8 @@ export interface Cache {
    * caller waits for the read and the factory, never for the write.
    */
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
   /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */
   clear(): Promise<void>;
   /** A snapshot of the counters. */

@@ -30,7 +30,7 @@ export function serveTarget(runtime: string, serve: ServeFn, store: LazyStore): 
     name: `${runtime} serve`,
     async start(origin, options) {
       const opened = await store();
-      const server = await serve(origin, { ...options, store: opened, port: 0, log: false });
+      const server = await serve(origin, { port: 0, cache: { ...options, store: opened, log: false } });
       return {
         store: opened,
         // Redirects are the client's to see, not to follow.

@@ -21,7 +21,7 @@ describe('cachette/node serve: interim responses', () => {
       calls++;
       return c.html(`<p>${getConnInfo(c).remote.address}</p>`, 200, { 'cache-control': 'max-age=60' });
     });
-    const server = await serve(app.fetch, { port: 0, store: memoryStore(), log: () => {} });
+    const server = await serve(app.fetch, { port: 0, cache: { store: memoryStore(), log: () => {} } });
     try {
       const port = Number(new URL(server.url).port);
       const miss = await rawGet(port, '/page');

@@ -43,12 +43,12 @@ export function sqliteServeSuite(t: SuiteApi, runtime: string, serve: ServeFn, b
         return new Response(`${new URL(request.url).pathname} #${calls}`, { headers: { 'cache-control': 'public, max-age=60' } });
       };
       // Keyed by path: the two servers listen on different ports, so their URLs differ.
-      const options = { port: 0, env: { CACHETTE_STORE: `sqlite:${join(dir, 'shared', 'cache.db')}` }, log: false as const, key: (r: Request) => new URL(r.url).pathname };
+      const options = { port: 0, cache: { env: { CACHETTE_STORE: `sqlite:${join(dir, 'shared', 'cache.db')}` }, log: false as const, key: (r: Request) => new URL(r.url).pathname } };
       const first = await serve(handler, options);
       const second = await serve(handler, options);
       try {
         assert.equal(await (await fetch(`${first.url}/page`)).text(), '/page #1');
-        await first.cache.idle();
+        await first.cache!.idle();
         const shared = await fetch(`${second.url}/page`);
         assert.equal(await shared.text(), '/page #1');
         assert.match(shared.headers.get('cache-status') ?? '', /; hit/);
@@ -60,7 +60,7 @@ export function sqliteServeSuite(t: SuiteApi, runtime: string, serve: ServeFn, b
     });
 
     t.it('an unknown CACHETTE_STORE stops the start, naming the variable', async () => {
-      await assert.rejects(async () => serve(async () => new Response('x'), { port: 0, env: { CACHETTE_STORE: 'sqlite:' }, log: false }), /CACHETTE_STORE must be "sqlite:PATH"/);
+      await assert.rejects(async () => serve(async () => new Response('x'), { port: 0, cache: { env: { CACHETTE_STORE: 'sqlite:' }, log: false } }), /CACHETTE_STORE must be "sqlite:PATH"/);
     });
   });
 }
