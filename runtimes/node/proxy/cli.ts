@@ -29,8 +29,10 @@ Options:
   --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
                               prefer the variable: arguments show in ps); 16+ characters
   --purge-path <path>         the purge endpoint's path (default /.cachette/purge)
-  --headers-timeout <dur>     wait this long for the origin's response headers, then 504 (default 30s)
-  --body-idle-timeout <dur>   fail a body the origin stops sending for this long (default 30s)
+  --headers-timeout <dur>     wait this long for the origin's response headers, then 504
+                              (the cache's originTimeout; default 60s)
+  --body-idle-timeout <dur>   fail a body the origin stops sending for this long
+                              (the cache's originIdleTimeout; default 60s)
   -h, --help                  show this help`;
 
 const FLAGS = {
@@ -69,16 +71,14 @@ export const proxyCommand: Command = {
     if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
     const storeKind = flags.store ?? 'memory';
     if (storeKind !== 'memory' && storeKind !== 'valkey') throw new UsageError(`--store must be memory or valkey, got ${JSON.stringify(storeKind)}`);
-    const timeouts: ProxyOptions['originTimeout'] = {};
-    if (flags['headers-timeout'] !== undefined) timeouts.headers = durationFrom(flags['headers-timeout'], '--headers-timeout');
-    if (flags['body-idle-timeout'] !== undefined) timeouts.bodyIdle = durationFrom(flags['body-idle-timeout'], '--body-idle-timeout');
     const options: Omit<ProxyOptions, 'store'> = {
       origin: flags.origin,
       port,
       host,
       xCache: flags['x-cache'] === true,
       trustForwarded: flags['trust-forwarded'] === true,
-      originTimeout: timeouts,
+      ...(flags['headers-timeout'] === undefined ? {} : { originTimeout: durationFrom(flags['headers-timeout'], '--headers-timeout') }),
+      ...(flags['body-idle-timeout'] === undefined ? {} : { originIdleTimeout: durationFrom(flags['body-idle-timeout'], '--body-idle-timeout') }),
       ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
       ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
       ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),
