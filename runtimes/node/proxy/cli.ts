@@ -3,11 +3,13 @@
  *
  *   cachette proxy --origin http://127.0.0.1:8000 [--port 8082] [--store memory|valkey] …
  */
+import type { SetCookiePolicy } from '../../../src/http/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
 import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
 import { parseOrigin, type ProxyOptions } from './options.ts';
 
 const DEFAULT_PORT = 8082;
+const SET_COOKIE_POLICIES: readonly SetCookiePolicy[] = ['bypass', 'strip', 'store'];
 
 const HELP = `Usage: cachette proxy --origin <url> [options]
 
@@ -24,6 +26,10 @@ Options:
   --ttl <duration>            freshness for cacheable responses that state none, e.g. 30s
   --max-body-bytes <n>        larger responses are served, not stored (default 8388608)
   --x-cache                   also send X-Cache: HIT | MISS | STALE | BYPASS
+  --set-cookie bypass|strip|store
+                              responses with Set-Cookie: not stored (bypass, the default),
+                              stored without the header (strip), or stored with it (store:
+                              every client then gets that cookie; never for sessions)
   --trust-forwarded           keep clients' X-Forwarded-*, Forwarded, X-Original-URL and
                               X-Rewrite-URL and key on them; only behind a trusted front
   --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
@@ -44,6 +50,7 @@ const FLAGS = {
   ttl: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'x-cache': { type: 'boolean' },
+  'set-cookie': { type: 'string' },
   'trust-forwarded': { type: 'boolean' },
   'purge-token': { type: 'string' },
   'purge-path': { type: 'string' },
@@ -69,6 +76,10 @@ export const proxyCommand: Command = {
     const host = flags.host ?? '127.0.0.1';
     const purgeToken = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
     if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
+    const setCookie = flags['set-cookie'];
+    if (setCookie !== undefined && !SET_COOKIE_POLICIES.includes(setCookie as SetCookiePolicy)) {
+      throw new UsageError(`--set-cookie must be ${SET_COOKIE_POLICIES.join(', ')}, got ${JSON.stringify(setCookie)}`);
+    }
     const storeKind = flags.store ?? 'memory';
     if (storeKind !== 'memory' && storeKind !== 'valkey') throw new UsageError(`--store must be memory or valkey, got ${JSON.stringify(storeKind)}`);
     const options: Omit<ProxyOptions, 'store'> = {
@@ -79,6 +90,7 @@ export const proxyCommand: Command = {
       trustForwarded: flags['trust-forwarded'] === true,
       ...(flags['headers-timeout'] === undefined ? {} : { originTimeout: durationFrom(flags['headers-timeout'], '--headers-timeout') }),
       ...(flags['body-idle-timeout'] === undefined ? {} : { originIdleTimeout: durationFrom(flags['body-idle-timeout'], '--body-idle-timeout') }),
+      ...(setCookie === undefined ? {} : { setCookie: setCookie as SetCookiePolicy }),
       ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
       ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
       ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),
