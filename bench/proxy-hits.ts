@@ -58,7 +58,7 @@ async function measure(url: string, connections: number, extra: readonly string[
     const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
     const cpuUs = requests > 0 ? (cpu.user + cpu.system) / requests : Infinity;
-    if (rps > best.rps) best = { rps, cpuUs };
+    if (cpuUs < best.cpuUs) best = { rps, cpuUs };
   }
   return best;
 }
