@@ -1,10 +1,10 @@
 import { OutgoingMessage, type ServerResponse } from 'node:http';
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
+import { createHttpCache, type BytesAnswer, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
 import { ResponseCapture } from './capture.ts';
 import { RealResponse } from './real-response.ts';
 import { applyForwarded, restoreRequest, toFetchRequest, type ExpressRequest } from './request.ts';
 import { isRefetch, refetch } from './retry.ts';
-import { sendResponse } from './send-response.ts';
+import { sendBytes, sendResponse } from './send-response.ts';
 
 /** Express's `next`: called with nothing to go on to the next handler, or with an error. */
 export type ExpressNext = (error?: unknown) => void;
@@ -96,9 +96,10 @@ async function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse
     next();
     return capture.response;
   };
-  let response: Response;
+  let response: Response | BytesAnswer;
   try {
-    response = await policy.handle(request, (forwarded) => runHandlers(forwarded, false), { revalidate: (forwarded) => runHandlers(forwarded, true) });
+    // A hit comes as bytes, written as they are: no fetch Response is built for it.
+    response = await policy.handleBytes(request, (forwarded) => runHandlers(forwarded, false), { revalidate: (forwarded) => runHandlers(forwarded, true) });
   } catch (error) {
     // Before the handlers ran (a strict engine's store error), Express's error handling takes it.
     if (!capture) {
@@ -107,7 +108,8 @@ async function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse
     }
     throw error;
   }
-  await sendResponse(real, response, { keepHandlerStatus: background });
+  if (response instanceof Response) await sendResponse(real, response, { keepHandlerStatus: background });
+  else sendBytes(real, response, { keepHandlerStatus: background });
 }
 
 /**

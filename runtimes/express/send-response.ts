@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeader } from 'node:http';
+import type { BytesAnswer } from '../../src/http/index.ts';
 import { headerList, type RealResponse } from './real-response.ts';
 
 /** Options of {@link sendResponse}. */
@@ -18,16 +19,7 @@ export interface SendOptions {
  */
 export async function sendResponse(real: RealResponse, response: Response, options: SendOptions): Promise<void> {
   const res = real.res;
-  for (const [name, value] of response.headers) if (name !== 'set-cookie') real.call('setHeader', name, value);
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) real.call('setHeader', 'set-cookie', [...headerList(real.call('getHeader', 'set-cookie') as OutgoingHttpHeader | undefined), ...cookies]);
-  const handlerStatus = res.statusCode;
-  const handlerMessage = res.statusMessage;
-  real.call('writeHead', response.status, ...(response.statusText ? [response.statusText] : []));
-  if (options.keepHandlerStatus) {
-    res.statusCode = handlerStatus;
-    res.statusMessage = handlerMessage;
-  }
+  writeHead(real, response.status, response.statusText, response.headers, response.headers.getSetCookie(), options);
   if (!response.body) {
     real.call('end');
     return;
@@ -47,6 +39,37 @@ export async function sendResponse(real: RealResponse, response: Response, optio
     res.destroy(error as Error);
   } finally {
     real.call('removeListener', 'close', onClose);
+  }
+}
+
+/**
+ * Writes a stored response the cache answered as bytes (a hit or a 304), as {@link sendResponse}
+ * would write the Response it stands for, in one write and without building that Response.
+ */
+export function sendBytes(real: RealResponse, answer: BytesAnswer, options: SendOptions): void {
+  // Repeated fields are combined as a Response's Headers would combine them; cookies stay apart.
+  const fields = new Map<string, string>();
+  const cookies: string[] = [];
+  for (const [name, value] of answer.headers) {
+    if (name === 'set-cookie') cookies.push(value);
+    else fields.set(name, fields.has(name) ? `${fields.get(name)!}, ${value}` : value);
+  }
+  writeHead(real, answer.status, '', fields, cookies, options);
+  if (answer.body === null) real.call('end');
+  else real.call('end', answer.body);
+}
+
+/** The head of either kind of answer: its fields on top of upstream's (the answer's win, Set-Cookie adds), then its status. */
+function writeHead(real: RealResponse, status: number, statusText: string, fields: Iterable<[string, string]>, cookies: readonly string[], options: SendOptions): void {
+  const res = real.res;
+  for (const [name, value] of fields) if (name !== 'set-cookie') real.call('setHeader', name, value);
+  if (cookies.length > 0) real.call('setHeader', 'set-cookie', [...headerList(real.call('getHeader', 'set-cookie') as OutgoingHttpHeader | undefined), ...cookies]);
+  const handlerStatus = res.statusCode;
+  const handlerMessage = res.statusMessage;
+  real.call('writeHead', status, ...(statusText ? [statusText] : []));
+  if (options.keepHandlerStatus) {
+    res.statusCode = handlerStatus;
+    res.statusMessage = handlerMessage;
   }
 }
 

@@ -15,12 +15,12 @@ import type { HandleOptions, WaitUntilContext } from './handle-options.ts';
 import type { OriginFetch } from './origin-call.ts';
 import { resolveHttpOptions, type HttpCacheOptions, type ResolvedHttpOptions } from './options.ts';
 import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from './ranges.ts';
-import { Responder } from './responses.ts';
+import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
 import { ListTagIndex, type TagIndex } from './tag-index.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
 
-export type { HandleOptions, OriginFetch, WaitUntilContext };
+export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
 
 /** What {@link HttpCache.purge} removes. */
 export type PurgeTarget = { url: string } | { tag: string };
@@ -35,6 +35,12 @@ export interface HttpCache {
    * stand in for it.
    */
   handle(request: Request, origin: OriginFetch, options?: HandleOptions): Promise<Response>;
+  /**
+   * {@link handle} for a binding that writes bytes itself: a stored response served whole (a
+   * hit, a stale hit, a 304 to the client's validators) comes as {@link BytesAnswer}, without
+   * a fetch Response being built; every other answer is the Response `handle` gives.
+   */
+  handleBytes(request: Request, origin: OriginFetch, options?: HandleOptions): Promise<Response | BytesAnswer>;
   /**
    * Deletes the responses stored for a URL (every variant) or carrying a tag; resolves with
    * how many entries existed. Immediate: a store write of that URL or tag still running is
@@ -127,7 +133,16 @@ class SharedHttpCache implements HttpCache {
     };
   }
 
-  async handle(request: Request, origin: OriginFetch, options: HandleOptions = {}): Promise<Response> {
+  handle(request: Request, origin: OriginFetch, options: HandleOptions = {}): Promise<Response> {
+    return this.#handle(request, origin, options, false) as Promise<Response>;
+  }
+
+  handleBytes(request: Request, origin: OriginFetch, options: HandleOptions = {}): Promise<Response | BytesAnswer> {
+    return this.#handle(request, origin, options, true);
+  }
+
+  /** Both of the above: `bytes` lets a stored response served whole come as bytes. */
+  async #handle(request: Request, origin: OriginFetch, options: HandleOptions, bytes: boolean): Promise<Response | BytesAnswer> {
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD') return handleOtherMethod(this.#unsafe, request, origin, options);
     if (this.#o.bypass?.(request)) return this.#responder.relay(await origin(request), request, { fwd: 'bypass' }, undefined);
@@ -150,7 +165,7 @@ class SharedHttpCache implements HttpCache {
       found = URI_MISS;
     }
     const job: ForwardJob = { request, origin, options, rd, key, found, fwd: found.kind === 'found' ? 'stale' : found.kind, lead: true, range };
-    if (found.kind === 'found') return this.#fromEntry(found, job);
+    if (found.kind === 'found') return this.#fromEntry(found, job, bytes);
     if (rd.onlyIfCached) return this.#responder.synthetic(504, key, { detail: 'only-if-cached' });
     return this.#forwarder.forward(job);
   }
@@ -177,18 +192,20 @@ class SharedHttpCache implements HttpCache {
   }
 
   /** A stored response was found: serve it, serve it stale, or forward. */
-  #fromEntry(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob): Promise<Response> | Response {
+  #fromEntry(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob, bytes: boolean): Promise<Response> | Response | BytesAnswer {
     const e = found.entry;
     const revalidate = job.options.revalidate === undefined ? job.origin : job.options.revalidate;
     const d = decide(e, job.rd, this.#o.now(), revalidate !== null);
     if (e.partial) return this.#fromPartial(found, job, d);
     switch (d.action) {
-      case 'hit':
-      case 'stale-hit':
-        return this.#responder.stored(e, job.request, { outcome: { hit: true, ttl: d.remaining, stale: d.action === 'stale-hit' }, age: d.age, key: job.key, body: e.body, range: job.range });
       case 'stale-while-revalidate':
         this.#revalidateInBackground(found, job, revalidate!);
-        return this.#responder.stored(e, job.request, { outcome: { hit: true, ttl: d.remaining, stale: true }, age: d.age, key: job.key, body: e.body, range: job.range });
+      // falls through: the stale copy is served meanwhile
+      case 'hit':
+      case 'stale-hit': {
+        const reply = { outcome: { hit: true, ttl: d.remaining, stale: d.action !== 'hit' }, age: d.age, key: job.key, body: e.body, range: job.range };
+        return (bytes && this.#responder.storedBytes(e, job.request, reply)) || this.#responder.stored(e, job.request, reply);
+      }
       default:
         if (job.rd.onlyIfCached) return this.#responder.synthetic(504, job.key, { detail: 'only-if-cached' });
         return this.#forwarder.forward({ ...job, fwd: d.action === 'forward-request' ? 'request' : 'stale' });

@@ -5,7 +5,7 @@
  * and the proxy import them by path).
  */
 export { createHttpCache, httpCache } from './http-cache.ts';
-export type { CachedHandler, FetchHandler, HandleOptions, HttpCache, OriginFetch, PurgeTarget, WaitUntilContext } from './http-cache.ts';
+export type { BytesAnswer, CachedHandler, FetchHandler, HandleOptions, HttpCache, OriginFetch, PurgeTarget, WaitUntilContext } from './http-cache.ts';
 export type { HttpCacheOptions } from './options.ts';
 export type { KeyOptions } from './key.ts';
 export type { CacheOutcome, ForwardReason } from './cache-status.ts';

@@ -41,6 +41,19 @@ export interface StoredReply {
   extra?: HeaderPair[] | undefined;
 }
 
+/**
+ * A stored response as bytes, for a binding that writes bytes itself (the proxy, Express, the
+ * Node server): the same status, fields and body as the Response it stands for, without the
+ * cost of building a fetch Response and streaming its body back out.
+ */
+export interface BytesAnswer {
+  status: number;
+  /** Lowercase field name and value pairs, in order (Set-Cookie and Cache-Status may repeat). */
+  headers: HeaderPair[];
+  /** The body; null for HEAD and for statuses without one. */
+  body: Uint8Array | null;
+}
+
 /** Builds every response the cache sends, with Age and Cache-Status. */
 export class Responder {
   constructor(private readonly o: ResponderOptions) {}
@@ -61,13 +74,31 @@ export class Responder {
     }
     // The hot path: a header list handed to Response as is costs one Headers construction,
     // where building a Headers object and then setting fields on it costs several.
-    const headers: HeaderPair[] = meta.headers.slice();
-    headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
-    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
-    if (reply.extra) headers.push(...reply.extra);
+    const headers = this.#storedHeaders(meta, reply);
     const content = request.method === 'HEAD' || NULL_BODY_STATUS.has(meta.status) ? null : body instanceof Uint8Array ? body : body();
     // Stored bodies are never backed by a SharedArrayBuffer; the DOM typings cannot know that.
     return new Response(content as BodyInit | null, { status: meta.status, headers });
+  }
+
+  /**
+   * {@link stored} as bytes, when the answer is the stored body whole or a 304; undefined when
+   * it is a byte range or a 416 (rare: the caller builds the Response then).
+   */
+  storedBytes(meta: ResponseMeta, request: Request, reply: StoredReply & { body: Uint8Array }): BytesAnswer | undefined {
+    const { outcome, age, key } = reply;
+    if (this.clientHasIt(request, meta)) return { status: 304, headers: this.#notModifiedHeaders(meta, outcome, age, key), body: null };
+    if (reply.range !== undefined && meta.status === 200 && request.method === 'GET') return undefined;
+    const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(meta.status);
+    return { status: meta.status, headers: this.#storedHeaders(meta, reply), body: bodiless ? null : reply.body };
+  }
+
+  /** The stored fields of a reply, with Age, Cache-Status, X-Cache when asked, and the client's own extra fields. */
+  #storedHeaders(meta: ResponseMeta, reply: StoredReply): HeaderPair[] {
+    const headers: HeaderPair[] = meta.headers.slice();
+    headers.push(['age', ageSeconds(reply.age)], ['cache-status', this.status(reply.outcome, reply.key)]);
+    if (this.o.xCache) headers.push(['x-cache', xCacheValue(reply.outcome)]);
+    if (reply.extra) headers.push(...reply.extra);
+    return headers;
   }
 
   /**
@@ -96,10 +127,14 @@ export class Responder {
 
   /** A 304 from stored meta: its fields, without the ones describing a body that is not sent. */
   notModified(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string): Response {
-    const headers = new Headers(meta.headers);
-    headers.delete('content-length');
-    this.annotate(headers, outcome, age, key);
-    return new Response(null, { status: 304, headers });
+    return new Response(null, { status: 304, headers: this.#notModifiedHeaders(meta, outcome, age, key) });
+  }
+
+  #notModifiedHeaders(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string): HeaderPair[] {
+    const headers = withoutFields(meta.headers, NOT_MODIFIED_DROPPED);
+    headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
+    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    return headers;
   }
 
   /**
@@ -158,6 +193,8 @@ export class Responder {
   }
 }
 
+/** Fields a 304 leaves out: the length of a body it does not carry. */
+const NOT_MODIFIED_DROPPED: ReadonlySet<string> = new Set(['content-length']);
 /** Fields that describe the whole body and are replaced in a 206. */
 const RANGE_FIELDS: ReadonlySet<string> = new Set(['content-length', 'content-range']);
 /** Fields that describe a body a 416 does not carry. */

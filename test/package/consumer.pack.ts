@@ -1,15 +1,16 @@
 // The package as a user gets it: `npm pack`, installed into a fresh consumer project, then
 // type-checked under moduleResolution nodenext and bundler, run on Node, and inspected for
-// what it ships (source maps that resolve, a LICENSE, no tests). Runs in its own step of
+// what it ships (source maps that resolve, a LICENSE, no tests); the Node servers' entry points
+// (cachette/node/proxy, cachette/node/bridge) are type-checked with the rest. Runs in its own step of
 // `npm test` (scripts/test/package.ts), after the other Node suites: it builds and compiles.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { packPackage, type PackedTarball } from '../support/packed-package.ts';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
+import { installPacked, type PackedTarball } from '../support/packed-package.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
@@ -41,16 +42,12 @@ function typecheck(name: string, compilerOptions: Record<string, unknown>): stri
 
 describe('the packed package in a consumer project', () => {
   beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'cachette-pack-'));
+    work = mkdtempSync(join(tmpdir(), 'cachette-consumer-'));
     // Built from the sources as they are now, in a scratch copy: the checkout's dist/ plays no part.
-    packed = packPackage(root, work);
+    packed = inject('packed');
     consumer = join(work, 'consumer');
+    installed = installPacked(packed.path, consumer, root, LINKED);
     cpSync(fixtures, join(consumer, 'src'), { recursive: true });
-    const dependencies: Record<string, string> = { cachette: `file:${packed.path}` };
-    for (const name of LINKED) dependencies[name] = `file:${join(repoModules, name)}`;
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
-    installed = join(consumer, 'node_modules', 'cachette');
   }, 240_000);
 
   afterAll(() => {

@@ -156,10 +156,11 @@ function toResponse(res: IncomingMessage, method: string, signal: AbortSignal): 
   for (let i = 0; i < raw.length; i += 2) {
     if (raw[i]!.toLowerCase() === 'connection') for (const n of raw[i + 1]!.split(',')) if (n.trim()) named.add(n.trim().toLowerCase());
   }
-  const headers = new Headers();
+  // A list handed to the Response whole: one Headers construction instead of one append per field.
+  const headers: Array<[string, string]> = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (!isHopByHop(name, named)) headers.append(name, raw[i + 1]!);
+    if (!isHopByHop(name, named)) headers.push([name, raw[i + 1]!]);
   }
   if (!isFinalStatus(status)) return outOfRange(res, status, headers);
   const empty = method === 'HEAD' || NULL_BODY_STATUS.has(status);
@@ -178,7 +179,7 @@ function toResponse(res: IncomingMessage, method: string, signal: AbortSignal): 
  * stale copy stale-if-error allows) and name it in Cache-Status, so the status is set on a
  * bodiless Response. The body is never read, so the connection is destroyed, not reused.
  */
-function outOfRange(res: IncomingMessage, status: number, headers: Headers): Response {
+function outOfRange(res: IncomingMessage, status: number, headers: Array<[string, string]>): Response {
   res.destroy();
   const response = new Response(null, { status: 502, headers });
   Object.defineProperty(response, 'status', { value: status });

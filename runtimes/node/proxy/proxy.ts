@@ -13,7 +13,7 @@ import { interimRelay } from './interim.ts';
 import { resolveProxyOptions, type ProxyOptions } from './options.ts';
 import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
 import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
-import { textResponse, writeResponse } from './write-response.ts';
+import { textResponse, writeBytes, writeResponse } from './write-response.ts';
 
 /** A running proxy. */
 export interface RunningProxy {
@@ -72,14 +72,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       // The connection's framing may be in doubt (a body nobody will read): it ends here.
       return writeResponse(outgoing, textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`, { connection: 'close' }), incoming.method ?? 'GET');
     }
-    let response: Response;
-    if (purge?.handles(inbound)) {
-      response = await purge.handle(inbound, incoming);
-    } else {
-      const onInterim = interimRelay(incoming, outgoing);
-      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, onInterim), { revalidate });
-    }
-    await writeResponse(outgoing, response, inbound.method);
+    if (purge?.handles(inbound)) return writeResponse(outgoing, await purge.handle(inbound, incoming), inbound.method);
+    const onInterim = interimRelay(incoming, outgoing);
+    // A hit comes as bytes, written as they are: no fetch Response is built for it.
+    const answer = await cache.handleBytes(toRequest(inbound, incoming), (request) => forward(request, onInterim), { revalidate });
+    if (answer instanceof Response) await writeResponse(outgoing, answer, inbound.method);
+    else writeBytes(outgoing, answer);
   }
 
   const server = createServer((incoming, outgoing) => {

@@ -5,6 +5,7 @@
  * the message, so the client can never mistake a cut body for a complete one.
  */
 import type { ServerResponse } from 'node:http';
+import type { BytesAnswer } from '../../../src/http/index.ts';
 import { pump } from './pump.ts';
 
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -32,6 +33,18 @@ export async function writeResponse(outgoing: ServerResponse, response: Response
     // The client learns all it can from the cut connection; there is no one else to tell.
     outgoing.destroy();
   }
+}
+
+/**
+ * Writes a stored response the cache answered as bytes (a hit or a 304): head, body and end in
+ * one write, without a fetch Response in between.
+ */
+export function writeBytes(outgoing: ServerResponse, answer: BytesAnswer): void {
+  const flat: string[] = [];
+  for (const [name, value] of answer.headers) flat.push(name, value);
+  outgoing.writeHead(answer.status, flat);
+  if (answer.body === null) outgoing.end();
+  else outgoing.end(answer.body);
 }
 
 /** A plain-text answer of the proxy's own. */

@@ -1,16 +1,18 @@
 /**
- * Issue 13, item 7: the `cachette` bin as a user gets it — built, packed with `npm pack`,
- * installed into a fresh app, run with npx, and the proxy run for real against a tiny origin.
- * Optional peers (iovalkey, hono) are not installed: `cachette proxy` must not need them.
+ * Issue 13, item 7: the `cachette` bin as a user gets it — the packed tarball (packed once
+ * for test/package, pack-setup.ts) installed into a fresh app, run with npx, and the proxy run
+ * for real against a tiny origin. Optional peers (iovalkey, hono) are not installed:
+ * `cachette proxy` must not need them.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand } from './support.ts';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
+import { installPacked } from '../support/packed-package.ts';
+import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand } from '../proxy/support.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
@@ -30,17 +32,11 @@ async function inApp(file: string, args: string[]): Promise<{ code: number; stdo
 }
 
 describe('the packed package', () => {
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'cachette-packed-'));
-    const pkg = join(work, 'package');
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'cachette-bin-'));
     app = join(work, 'app');
-    mkdirSync(app);
-    // Built into a scratch folder, so the checkout's own dist/ is neither needed nor touched.
-    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')]);
-    for (const file of ['package.json', 'README.md']) cpSync(join(root, file), join(pkg, file));
-    const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: pkg });
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-app', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, stdout.trim())], { cwd: app });
+    // The package's own dependencies only: no optional peer.
+    installPacked(inject('packed').path, app, root, ['cbor-x', 'fflate']);
   }, 240_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
