@@ -1,8 +1,10 @@
 // A Worker whose Hono app is served through the shared HTTP cache. Run: `npx wrangler dev`
 // (see README.md). The store is picked from the bindings: Upstash when UPSTASH_REDIS_REST_URL
-// and _TOKEN are set, else the CACHETTE_KV namespace from wrangler.toml.
+// and _TOKEN are set, else the CACHETTE_KV namespace from wrangler.toml. Upstash needs the
+// cachette/workers/upstash entry (and @upstash/redis); a KV-only Worker imports withCache from
+// cachette/workers and bundles without it.
 import { Hono } from 'hono';
-import { withCache } from 'cachette/workers';
+import { withCache } from 'cachette/workers/upstash';
 
 const app = new Hono();
 

@@ -7,76 +7,31 @@
  * ```
  *
  * The store comes from the Worker's bindings, chosen on the first request of each isolate and
- * kept for the isolate's life: UPSTASH_REDIS_REST_URL + _TOKEN → Upstash over HTTP, a KV
- * binding named CACHETTE_KV (or `kvBinding`) → Workers KV, otherwise memory (this isolate
- * only). VALKEY_URL / REDIS_URL are refused: a Worker cannot reach Valkey through iovalkey.
- * Store writes and stale-while-revalidate refreshes run in `ctx.waitUntil`, after the response
- * has been sent.
+ * kept for the isolate's life: a KV binding named CACHETTE_KV (or `kvBinding`) → Workers KV,
+ * otherwise memory (this isolate only); a store you pass always wins. This entry imports no
+ * store client, so a KV-only Worker bundles without `@upstash/redis` installed; Upstash over
+ * HTTP is `cachette/workers/upstash`, the same `withCache` that also reads
+ * UPSTASH_REDIS_REST_URL + _TOKEN. VALKEY_URL / REDIS_URL are refused: a Worker cannot reach
+ * Valkey through iovalkey. Store writes and stale-while-revalidate refreshes run in
+ * `ctx.waitUntil`, after the response has been sent.
  */
-import { cloudflareKvStore } from '../../adapters/cloudflare-kv/index.ts';
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
-import { openStoreFromEnv, type StoreFactories, type StoreSelectionOptions } from '../env-store.ts';
+import type { StoreFactories } from '../env-store.ts';
+import { cachedWorker, openKv, type CachedWorker, type WorkerApp, type WorkerFetch, type WorkersCacheOptions } from './cached-worker.ts';
 
-/** A Worker's ExecutionContext, typed structurally (the cache itself only uses `waitUntil`). */
-export interface WorkerContext {
-  waitUntil(promise: Promise<unknown>): void;
-  passThroughOnException(): void;
-  props: unknown;
-}
-
-/** A Worker's fetch handler. */
-export type WorkerFetch<Env> = (request: Request, env: Env, ctx: WorkerContext) => Response | Promise<Response>;
-
-/** Something with a Worker's fetch: a Hono app, or a module's default export. */
-export interface WorkerApp<Env> {
-  fetch(request: Request, env: Env, ctx: WorkerContext): Response | Promise<Response>;
-}
-
-/** Options of {@link withCache}: how to pick the store, plus the HTTP cache's own options. */
-export interface WorkersCacheOptions extends StoreSelectionOptions, Omit<HttpCacheOptions, 'store' | 'cache'> {}
-
-/** The Worker returned by {@link withCache}: export it as default. */
-export interface CachedWorker<Env> {
-  fetch(request: Request, env: Env, ctx: WorkerContext): Promise<Response>;
-  /** Deletes responses stored for a URL or a tag, through the store chosen for `env`. */
-  purge(target: PurgeTarget, env: Env): Promise<number>;
-}
+export type { CachedWorker, WorkerApp, WorkerContext, WorkerFetch, WorkersCacheOptions } from './cached-worker.ts';
 
 /**
- * The stores a Worker can open: Upstash over fetch and KV through its binding. The SDK's
- * auto-pipelining is off because an isolate serves concurrent requests: merging two requests'
- * commands into one fetch would issue one request's I/O from the other's context.
+ * KV, and a clear refusal of Upstash variables: silently falling back to KV or memory would
+ * split the cache between isolates without anyone noticing.
  */
-const workersStoreFactories: StoreFactories = {
-  upstash: async ({ url, token }) => (await import('../../adapters/upstash/index.ts')).upstashStore({ url, token, autoPipelining: false }),
-  'cloudflare-kv': ({ namespace }) => cloudflareKvStore({ namespace }),
+const kvFactories: StoreFactories = {
+  'cloudflare-kv': openKv,
+  upstash: () => {
+    throw new TypeError("cachette/workers: UPSTASH_REDIS_REST_URL is set, but this entry leaves Upstash out so that KV-only Workers bundle without @upstash/redis; import { withCache } from 'cachette/workers/upstash' (and install @upstash/redis)");
+  },
 };
 
-/** Wraps a Worker's fetch in the HTTP cache; see the module comment for how the store is chosen. */
+/** Wraps a Worker's fetch in the HTTP cache over KV or memory; see the module comment for how the store is chosen. */
 export function withCache<Env extends object>(app: WorkerApp<Env> | WorkerFetch<Env>, options: WorkersCacheOptions = {}): CachedWorker<Env> {
-  const origin: WorkerFetch<Env> | undefined = typeof app === 'function' ? app : typeof app?.fetch === 'function' ? (r, e, c) => app.fetch(r, e, c) : undefined;
-  if (!origin) throw new TypeError('withCache: pass a Hono app (or anything with fetch(request, env, ctx)) or a fetch handler');
-  const { store, kvBinding, log, ...httpOptions } = options;
-  // One cache per env object: an isolate sees one env for its whole life, so this is "once per
-  // isolate", while tests that pass different bindings still get separate caches.
-  const caches = new WeakMap<object, Promise<HttpCache>>();
-  const cacheFor = (env: Env): Promise<HttpCache> => {
-    let cache = caches.get(env);
-    if (!cache) {
-      cache = openStoreFromEnv(env as Record<string, unknown>, workersStoreFactories, { store, kvBinding, log }).then((s) => createHttpCache({ batch: false, ...httpOptions, store: s }));
-      // A store that cannot be opened is retried by the next request instead of failing the isolate for good.
-      cache.catch(() => caches.delete(env));
-      caches.set(env, cache);
-    }
-    return cache;
-  };
-  return {
-    async fetch(request, env, ctx) {
-      const http = await cacheFor(env);
-      return http.handle(request, async (r) => origin(r, env, ctx), { waitUntil: (p) => ctx.waitUntil(p) });
-    },
-    async purge(target, env) {
-      return (await cacheFor(env)).purge(target);
-    },
-  };
+  return cachedWorker(app, options, kvFactories);
 }

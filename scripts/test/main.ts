@@ -8,6 +8,7 @@ import { findRedisServer, startRedis, type RedisServer } from '../../test/suppor
 import { printSummary, type SuiteResult } from './summary.ts';
 import { runBun } from './bun.ts';
 import { runDeno } from './deno.ts';
+import { runLint } from './lint.ts';
 import { runPackageCheck } from './package.ts';
 import { runVitest } from './vitest.ts';
 import { runWorkerd } from './workerd.ts';
@@ -35,8 +36,9 @@ if (process.env.REDIS_URL) {
 
 try {
   const filters = process.argv.slice(2);
+  // A run narrowed to some files (npm test -- test/cache) is not a release check: no lint, no package check.
+  if (filters.length === 0) results.push(...runLint());
   results.push(...(await runVitest(filters)));
-  // A run narrowed to some files (npm test -- test/cache) is not a release check.
   if (filters.length === 0) results.push(...(await runPackageCheck()));
   // The same suites on the other runtimes, each against every store it can reach: Upstash
   // through a local bridge in front of the same redis-server, handed over by environment. The

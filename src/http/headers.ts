@@ -19,7 +19,7 @@ export type HeaderPair = [name: string, value: string];
  * one connection and must never be stored or forwarded.
  */
 export function isHopByHop(name: string, connectionNames: ReadonlySet<string> | undefined): boolean {
-  return HOP_BY_HOP.has(name) || name.startsWith('proxy-') || (connectionNames !== undefined && connectionNames.has(name));
+  return HOP_BY_HOP.has(name) || name.startsWith('proxy-') || connectionNames?.has(name) === true;
 }
 
 /** The field names listed in a Connection header, lowercase; undefined when there is none. */

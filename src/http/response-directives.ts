@@ -62,7 +62,7 @@ function directiveValue(name: string, member: MemberValue): string | true | fals
     // RFC 9111 §1.2.2: a delta-seconds too large to represent counts as 2^31.
     return String(Math.min(member.value, MAX_DELTA_SECONDS));
   }
-  if (member.type === 'boolean') return member.value ? true : false;
+  if (member.type === 'boolean') return member.value === true;
   if (FLAG_DIRECTIVES.has(name)) return undefined;
   if (QUALIFIED_FLAGS.has(name)) return member.type === 'string' || member.type === 'token' || member.type === 'inner-list' ? true : undefined;
   // A directive this cache does not use: kept when it reads as text, and never a reason to drop the field.

@@ -256,7 +256,10 @@ export class SharedBody {
     for (const r of this.#readers) r.waiting?.();
     if (!this.#collecting) return;
     const chunks = this.#chunks;
-    if (chunks.length === 1) return this.#resolve(chunks[0]!);
+    if (chunks.length === 1) {
+      this.#resolve(chunks[0]!);
+      return;
+    }
     // The clients keep reading the chunks; the store gets one contiguous copy.
     const out = new Uint8Array(this.#size);
     let at = 0;

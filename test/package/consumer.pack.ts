@@ -11,12 +11,13 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { installPacked, type PackedTarball } from '../support/packed-package.ts';
+import { kvOnlyApp } from './kv-worker.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
 const repoModules = join(root, 'node_modules');
 /** What the consumer installs besides the tarball: the peers and types its sources use, linked from this checkout so no network is needed. */
-const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', '@types/node'];
+const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', '@types/node', '@opentelemetry/api'];
 
 let work: string;
 let consumer: string;
@@ -96,6 +97,19 @@ describe('the packed package in a consumer project', () => {
     assert.deepEqual(sources.filter((file) => !mapped.has(file)), [], 'every shipped source is one a map points at');
     assert.deepEqual(files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench|^examples|^scripts/.test(file)), []);
   });
+
+  it('bundles a KV-only Worker with wrangler without @upstash/redis installed (cachette/workers/upstash needs it)', () => {
+    const bundle = kvOnlyApp(packed.path, work, repoModules);
+    const worker = "import { withCache } from 'cachette/workers';\nexport default withCache(() => new Response('hi', { headers: { 'cache-control': 's-maxage=30' } }));\n";
+    const kv = bundle('kv', worker);
+    assert.equal(kv.status, 0, kv.output);
+    assert.match(kv.bundle ?? '', /withCache/);
+    // Neither the store nor the SDK (its error class) made it in; the refusal message names the package, so match code, not text.
+    assert.doesNotMatch(kv.bundle ?? '', /class UpstashStore|UpstashError|@upstash\/redis\/cloudflare/);
+    const upstash = bundle('upstash', worker.replace("'cachette/workers'", "'cachette/workers/upstash'"));
+    assert.notEqual(upstash.status, 0, 'the Upstash entry bundled although @upstash/redis is not installed');
+    assert.match(upstash.output, /Could not resolve "@upstash\/redis\/cloudflare"/);
+  }, 240_000);
 
   it('ships a LICENSE that matches package.json', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { license: string };

@@ -20,18 +20,27 @@ function graph(entry: string): Map<string, string[]> {
 }
 
 // A Worker bundle must never pull node:net or a TCP client: cachette/workers reaches stores
-// over fetch (Upstash) or bindings (KV) only.
+// through bindings (KV) only, and cachette/workers/upstash over fetch (Upstash) too.
 describe('cachette/workers import graph', () => {
-  it('holds no node: module and no TCP Redis client, static or dynamic', () => {
-    const modules = graph('runtimes/workers/index.ts');
+  const TCP_OR_FILES = ['iovalkey', 'ioredis', 'redis', 'better-sqlite3', 'bun:sqlite'];
+  const check = (entry: string, reaches: string[], never: string[]) => {
+    const modules = graph(entry);
     const offenders = [...modules].flatMap(([file, bare]) =>
-      bare.filter((s) => s.startsWith('node:') || ['iovalkey', 'ioredis', 'redis', 'better-sqlite3', 'bun:sqlite'].includes(s)).map((s) => `${relative(root, file)} imports ${s}`),
+      bare.filter((s) => s.startsWith('node:') || TCP_OR_FILES.includes(s)).map((s) => `${relative(root, file)} imports ${s}`),
     );
     assert.deepEqual(offenders, []);
     // The walk really reached the stores (guards against a scan that checks nothing).
     const files = [...modules.keys()].map((f) => relative(root, f));
-    for (const f of ['adapters/cloudflare-kv/index.ts', 'adapters/upstash/index.ts', 'src/http/index.ts']) assert.ok(files.includes(f), f);
+    for (const f of reaches) assert.ok(files.includes(f), `${entry} reaches ${f}`);
     // Nor the embedded SQLite store: an edge bundle must never see a SQLite binding.
-    assert.ok(!files.some((f) => f.startsWith('adapters/sqlite/')), 'cachette/workers reaches adapters/sqlite');
+    for (const folder of never) assert.ok(!files.some((f) => f.startsWith(folder)), `${entry} reaches ${folder}`);
+  };
+
+  it('cachette/workers holds no node: module, no TCP Redis client and no Upstash client, static or dynamic', () => {
+    check('runtimes/workers/index.ts', ['adapters/cloudflare-kv/index.ts', 'src/http/index.ts'], ['adapters/sqlite/', 'adapters/upstash/']);
+  });
+
+  it('cachette/workers/upstash adds the Upstash store and nothing over TCP', () => {
+    check('runtimes/workers/upstash/index.ts', ['adapters/cloudflare-kv/index.ts', 'adapters/upstash/index.ts', 'src/http/index.ts'], ['adapters/sqlite/']);
   });
 });

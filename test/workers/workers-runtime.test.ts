@@ -36,6 +36,12 @@ describe('withCache', () => {
     await assert.rejects(worker.fetch(new Request('http://127.0.0.1/x'), { VALKEY_URL: 'redis://127.0.0.1:6379' }, createExecutionContext()), /cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store/);
   });
 
+  it('refuses Upstash variables, naming the entry that opens Upstash', async () => {
+    const worker = withCache(app, { log: false });
+    const upstash = { UPSTASH_REDIS_REST_URL: 'https://example.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't', CACHETTE_KV: env.CACHETTE_KV };
+    await assert.rejects(worker.fetch(new Request('http://127.0.0.1/x'), upstash, createExecutionContext()), /this entry leaves Upstash out so that KV-only Workers bundle without @upstash\/redis; import \{ withCache \} from 'cachette\/workers\/upstash'/);
+  });
+
   it('refuses something that is neither an app nor a handler', () => {
     assert.throws(() => withCache({} as never), /pass a Hono app \(or anything with fetch\(request, env, ctx\)\) or a fetch handler/);
   });

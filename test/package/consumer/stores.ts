@@ -4,7 +4,7 @@ import type { Redis } from 'iovalkey';
 import { cloudflareKvStore, type KVNamespaceLike } from 'cachette/adapters/cloudflare-kv';
 import { memoryStore } from 'cachette/adapters/memory';
 import { upstashStore } from 'cachette/adapters/upstash';
-import { valkeyStore, ValkeyStore } from 'cachette/adapters/valkey';
+import { valkeyStore, type ValkeyStore } from 'cachette/adapters/valkey';
 import type { Equal, Expect, IsAny } from './type-checks.js';
 
 const valkey = valkeyStore({ connection: 'redis://127.0.0.1:6379', clientOptions: { lazyConnect: true } });
