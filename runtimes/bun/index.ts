@@ -1,13 +1,17 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
- * (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash,
- * otherwise memory).
+ * (VALKEY_URL / REDIS_URL → Valkey through Bun's built-in RedisClient, UPSTASH_REDIS_REST_URL +
+ * _TOKEN → Upstash, otherwise memory).
  *
  * ```ts
- * import { serve } from 'cachette/bun';
+ * import { serve, storeFromEnv } from 'cachette/bun';
  * serve(app.fetch, { port: 3000 });                // or: Bun.serve({ fetch: cached(app.fetch) })
+ * const cache = createCache({ store: await storeFromEnv() });
  * ```
  */
+import type { Store } from '../../src/store/types.ts';
+import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
+import { serverStoreFactories } from '../server-stores.ts';
 import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
@@ -59,4 +63,14 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
       await cache.close();
     },
   };
+}
+
+/**
+ * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey through Bun's RedisClient,
+ * the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with
+ * `createCache` rather than whole responses. Pass `store: valkeyStore(url)` to `createCache`
+ * instead to use iovalkey on Bun.
+ */
+export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
+  return openStoreFromEnv(process.env, serverStoreFactories, options);
 }

@@ -4,11 +4,14 @@
  * otherwise memory). Reading the environment needs `--allow-env`, or pass `env` / `store`.
  *
  * ```ts
- * import { serve } from 'cachette/deno';
+ * import { serve, storeFromEnv } from 'cachette/deno';
  * await serve(app.fetch, { port: 3000 });          // or: Deno.serve(cached(app.fetch))
+ * const cache = createCache({ store: await storeFromEnv() });
  * ```
  */
-import type { EnvLike } from '../env-store.ts';
+import type { Store } from '../../src/store/types.ts';
+import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
+import { serverStoreFactories } from '../server-stores.ts';
 import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
@@ -29,7 +32,7 @@ function deno(): DenoGlobal {
   return d;
 }
 
-function denoEnv(options: ServerCacheOptions | undefined): EnvLike {
+function denoEnv(options: { env?: EnvLike } | undefined): EnvLike {
   if (options?.env) return options.env;
   try {
     return deno().env.toObject();
@@ -71,4 +74,20 @@ export async function serve(handler: RequestHandler, options: DenoServeOptions =
       await cache.close();
     },
   };
+}
+
+/** Options of {@link storeFromEnv}: how to pick the store, and optionally the variables to pick it from. */
+export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
+  /** Variables to pick the store from; default `Deno.env` (which needs `--allow-env`). */
+  env?: EnvLike;
+}
+
+/**
+ * The store `Deno.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair → upstash,
+ * otherwise memory), announced once: for caching fragments with `createCache` rather than
+ * whole responses. Without `--allow-env`, pass `env` (or build the store yourself).
+ */
+export function storeFromEnv(options: DenoStoreFromEnvOptions = {}): Promise<Store> {
+  // denoEnv throws synchronously without --allow-env: keep it a rejection, like every other failure here.
+  return Promise.resolve().then(() => openStoreFromEnv(denoEnv(options), serverStoreFactories, options));
 }
