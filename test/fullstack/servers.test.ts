@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import Valkey from 'iovalkey';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { WorkResult } from '../../bench/fullstack/app/workload.ts';
+import { readFullstackConfig } from '../../bench/fullstack/config.ts';
+import { TARGETS, type TargetId } from '../../bench/fullstack/plan.ts';
+import { checkSanity, SANITY_QUERY, startServer, type TargetContext } from '../../bench/fullstack/run-row.ts';
+import { groupProcesses } from '../../bench/fullstack/support/proc.ts';
+import { startBridgeService, type Service } from '../../bench/fullstack/support/services.ts';
+import { bundleWorker, type WorkerBundle } from '../../bench/fullstack/support/worker-bundle.ts';
+import type { ServerMonitor } from '../../bench/support/server.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
+
+// The full-stack bench's servers, one per runtime, as `npm run bench:fullstack` starts them:
+// each starts, answers /work with the right values through cachette on that runtime's default
+// store, serves a cached page, and stops with every process it started. No load, no timings.
+describe.runIf(requireRedis())('full-stack servers', () => {
+  const namespace = `fs-test-${Date.now().toString(36)}`;
+  let bridge: Service & { token: string };
+  let bundle: WorkerBundle;
+  let redis: Valkey;
+
+  beforeAll(async () => {
+    redis = new Valkey(redisUrl!);
+    bridge = await startBridgeService(redisUrl!);
+    bundle = bundleWorker();
+  }, 180_000);
+
+  afterAll(async () => {
+    await bridge?.stop();
+    bundle?.remove();
+    const keys = await redis.keys(`${namespace}*`);
+    if (keys.length) await redis.unlink(...keys);
+    redis.disconnect();
+  }, 60_000);
+
+  const context = (id: TargetId): TargetContext => ({
+    cfg: { ...readFullstackConfig(['--quick']), serverCpus: undefined, loadCpus: undefined },
+    target: TARGETS.find((t) => t.id === id)!,
+    // startServer never samples: no monitor is needed to start and stop a server.
+    monitor: undefined as unknown as ServerMonitor,
+    redis: { url: redisUrl!, port: Number(new URL(redisUrl!).port), launched: undefined as never, stop: async () => {} },
+    bridge,
+    bundle,
+    log: () => {},
+  });
+
+  const getJson = async (url: string): Promise<WorkResult> => {
+    const response = await fetch(url);
+    const body = await response.text();
+    assert.equal(response.status, 200, body);
+    return JSON.parse(body) as WorkResult;
+  };
+
+  for (const id of ['node', 'node-cluster', 'bun', 'deno', 'workerd-upstash', 'workerd-kv'] as const) {
+    it(`${id}: starts, answers /work with the right values, serves a cached page, and stops`, async () => {
+      const ctx = context(id);
+      const { launched, base } = await startServer(ctx, { FULLSTACK_CONTENDER: 'cachette', FULLSTACK_PAGE: 'cachette', FULLSTACK_NAMESPACE: namespace });
+      try {
+        const prefill = await fetch(`${base}/prefill`, { method: 'POST' });
+        assert.deepEqual(await prefill.json(), { stored: 1000 });
+        const first = await getJson(base + SANITY_QUERY);
+        const second = await getJson(base + SANITY_QUERY);
+        assert.equal(checkSanity(first, second), undefined);
+        assert.deepEqual({ ...second, counter: 0 }, { small: true, many: 5, counter: 0, doc: true });
+        const random = await getJson(`${base}/work`);
+        assert.ok(random.many >= 0 && random.many <= 10 && random.doc && random.counter >= 1, JSON.stringify(random));
+
+        const bad = await fetch(`${base}/work?write=7`);
+        assert.equal(bad.status, 400);
+        assert.match(await bad.text(), /"write" must be an integer from 0 to 1999 and even/);
+
+        const page = await fetch(`${base}/page/7`);
+        assert.equal(page.status, 200);
+        assert.equal((await page.json() as { id: string }).id, '7');
+        assert.match(page.headers.get('cache-status') ?? '', /^cachette; fwd=uri-miss/);
+        assert.equal(launched.exceptions(), 0, launched.outputTail());
+      } finally {
+        await launched.stop();
+      }
+      assert.deepEqual(groupProcesses(launched.pgid), [], 'no process of the server outlives stop()');
+    }, 180_000);
+  }
+});
