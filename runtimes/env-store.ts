@@ -1,7 +1,7 @@
-import { bunRedisClientClass } from '../adapters/bun-redis/client.ts';
 import { isKvNamespace, type KVNamespaceLike } from '../adapters/cloudflare-kv/index.ts';
 import { memoryStore } from '../adapters/memory/index.ts';
 import type { Store } from '../src/store/types.ts';
+import { valkeyClient } from './valkey-client.ts';
 
 /** Environment as each platform hands it over: `process.env`, `Deno.env.toObject()`, a Worker's `env`. */
 export type EnvLike = Readonly<Record<string, unknown>>;
@@ -69,7 +69,7 @@ export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): 
 export function describeChoice(choice: StoreChoice): string {
   switch (choice.kind) {
     case 'explicit': return `store: ${choice.store.name} (passed explicitly)`;
-    case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)}${bunRedisClientClass() ? ", through Bun's built-in RedisClient" : ''})`;
+    case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
     case 'upstash': return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
     case 'cloudflare-kv': return `store: cloudflare-kv (KV binding ${choice.binding})`;
     case 'memory': return 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';

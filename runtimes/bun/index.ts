@@ -1,7 +1,8 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
- * (VALKEY_URL / REDIS_URL → Valkey through Bun's built-in RedisClient, UPSTASH_REDIS_REST_URL +
- * _TOKEN → Upstash, otherwise memory).
+ * (VALKEY_URL / REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
+ * cachette/adapters/bun-redis uses Bun's built-in client; UPSTASH_REDIS_REST_URL + _TOKEN →
+ * Upstash; otherwise memory).
  *
  * ```ts
  * import { serve, storeFromEnv } from 'cachette/bun';
@@ -66,10 +67,11 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
 }
 
 /**
- * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey through Bun's RedisClient,
- * the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with
- * `createCache` rather than whole responses. Pass `store: valkeyStore(url)` to `createCache`
- * instead to use iovalkey on Bun.
+ * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair →
+ * upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
+ * than whole responses. To choose the Valkey client yourself, pass `bunRedisStore(url)`
+ * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (iovalkey) to
+ * `createCache` instead.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
   return openStoreFromEnv(process.env, serverStoreFactories, options);
