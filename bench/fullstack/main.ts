@@ -107,7 +107,7 @@ async function main(): Promise<void> {
 /** Logs a row's headline as it finishes. */
 function report(row: RowResult): RowResult {
   if (row.status !== 'ok') log(`  ${row.status}: ${row.reason}`);
-  else log(`  ${Math.round(row.measure!.reqPerSec).toLocaleString('en-US')} req/s, p99 ${row.measure!.latencyP99Ms.toFixed(1)} ms, errors ${row.errors!.non2xx}/${row.errors!.socket}/${row.errors!.exceptions}`);
+  else log(`  ${Math.round(row.measure!.reqPerSec).toLocaleString('en-US')} req/s, p99 ${row.measure!.latencyP99Ms.toFixed(1)} ms, server CPU ${row.cpuMsPerRequest?.toFixed(2)} ms/req, errors ${row.errors!.non2xx}/${row.errors!.socket}/${row.errors!.exceptions}`);
   for (const line of row.exceptionLines ?? []) log(`  exception: ${line}`);
   return row;
 }

@@ -1,3 +1,5 @@
+import { VALKEY_CLIENT_ON_BUN } from '../../runtimes/valkey-client.ts';
+
 /**
  * What the full-stack bench runs: each runtime target, its contenders on `/work`, its page
  * caches on `/page/:id`, and the rows that cannot run there with the reason.
@@ -108,14 +110,19 @@ export const TARGETS: readonly Target[] = [
     server: 'bun',
     store: 'redis',
     pinServer: true,
+    // Both Valkey transports of cachette on Bun: the default, and the other one, so each run shows which is faster.
     work: [
-      { contender: 'cachette', label: "cachette, defaults (valkey through Bun's RedisClient: bun-redis store)" },
-      { contender: 'cachette-iovalkey', label: 'cachette over iovalkey (valkey store)' },
+      VALKEY_CLIENT_ON_BUN === 'bun-redis'
+        ? { contender: 'cachette', label: "cachette, defaults (bun-redis store: Bun's RedisClient)" }
+        : { contender: 'cachette', label: 'cachette, defaults (valkey store: iovalkey)' },
+      VALKEY_CLIENT_ON_BUN === 'bun-redis'
+        ? { contender: 'cachette-iovalkey', label: 'cachette over iovalkey (valkey store)' }
+        : { contender: 'cachette-bun-redis', label: "cachette over Bun's RedisClient (bun-redis store)" },
       { contender: 'bun-redis', label: 'Bun RedisClient (raw, JSON)' },
       ...PEERS,
     ],
     pages: pageRows(NO_CACHE_API('Bun')),
-    notes: [],
+    notes: [`cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one.`],
   },
   {
     id: 'deno',

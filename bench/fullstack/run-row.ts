@@ -6,6 +6,7 @@ import type { WorkResult } from './app/workload.ts';
 import type { FullstackConfig } from './config.ts';
 import type { PageRow, Target, TargetId, WorkRow } from './plan.ts';
 import { delay, launch, waitForHttp, type Launched } from './support/launch.ts';
+import { groupCpuSeconds } from './support/proc.ts';
 import { connectedClients, rssSlopePctPer10s, Sampler, type Sample } from './support/sampler.ts';
 import { ROOT, type Service } from './support/services.ts';
 import type { WorkerBundle } from './support/worker-bundle.ts';
@@ -37,6 +38,11 @@ export interface RowResult {
   measure?: WrkResult;
   /** The load after the measured window (work rows), for the RSS trend. */
   soak?: WrkResult;
+  /**
+   * The server's CPU time per request over the measured window, ms (user + system, all its
+   * processes): what a request costs, less moved than req/s by other work on a shared machine.
+   */
+  cpuMsPerRequest?: number;
   rss?: { warmMiB: number; peakMiB: number; afterMiB: number; slopePctPer10s: number };
   /** Peak during the load and level after it: redis clients, and sockets to the bridge. */
   conns?: { redisPeak: number; redisSettled: number; bridgePeak: number; bridgeSettled: number };
@@ -163,7 +169,9 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     await wrk(cfg.warmupS, plan.pages && { keys: plan.pages.keys, missPercent: 0 });
     const warm = await sampler.sample();
     const exceptionsBefore = server.launched.exceptions();
+    const cpuBefore = groupCpuSeconds(server.launched.pgid, ctx.target.rssProgram);
     result.measure = await wrk(cfg.measureS);
+    result.cpuMsPerRequest = ((groupCpuSeconds(server.launched.pgid, ctx.target.rssProgram) - cpuBefore) * 1000) / Math.max(1, result.measure.requests);
     // Every request outlasting the window is not a figure: say so rather than print 0 req/s.
     if (result.measure.requests === 0) throw new Error(`no request completed in the ${cfg.measureS} s measured window (wrk's timeout is 5 s): the server is slower than ${cfg.connections} connections allow`);
     if (plan.soakS > cfg.measureS) result.soak = await wrk(plan.soakS - cfg.measureS);

@@ -13,7 +13,7 @@ import { targetChecks } from '../../bench/fullstack/report/tables.ts';
 import type { FullstackResults } from '../../bench/fullstack/results.ts';
 import { checkSanity, type RowResult } from '../../bench/fullstack/run-row.ts';
 import { delay, launch, waitForHttp } from '../../bench/fullstack/support/launch.ts';
-import { connectionsTo, groupProcesses } from '../../bench/fullstack/support/proc.ts';
+import { connectionsTo, groupCpuSeconds, groupProcesses } from '../../bench/fullstack/support/proc.ts';
 import { rssSlopePctPer10s, slope, type Sample } from '../../bench/fullstack/support/sampler.ts';
 import { ROOT } from '../../bench/fullstack/support/services.ts';
 import { parseWrkOutput, runWrk } from '../../bench/fullstack/support/wrk.ts';
@@ -71,6 +71,17 @@ describe('full-stack harness: processes', () => {
     await l.stop();
     assert.equal(l.exceptions(), 2);
     assert.match(l.outputTail(), /fine/);
+  });
+
+  it('reads the CPU time a process group used', async () => {
+    // 300 ms of busy loop, then idle: the group's CPU time must show the loop.
+    const l = launch({ name: 'spinner', command: [process.execPath, '-e', 'const t = Date.now(); while (Date.now() - t < 300); setInterval(() => {}, 1000);'] });
+    try {
+      for (let i = 0; i < 200 && groupCpuSeconds(l.pgid) < 0.05; i++) await delay(25);
+      assert.ok(groupCpuSeconds(l.pgid) >= 0.05, 'a busy loop shows as CPU time');
+    } finally {
+      await l.stop();
+    }
   });
 
   it('reads RSS per process group and counts connections to a port from /proc', async () => {
@@ -187,6 +198,7 @@ describe('full-stack report', () => {
     label,
     status: 'ok',
     measure: { requests: reqPerSec * 20, durationS: 20, reqPerSec, latencyAvgMs: 10, latencyP50Ms: 8, latencyP99Ms: 40, latencyMaxMs: 90, non2xx: 0, socketErrors: 0 },
+    cpuMsPerRequest: 0.42,
     rss: { warmMiB: 100, peakMiB: 110, afterMiB: 104, slopePctPer10s: 0.2 },
     conns: { redisPeak: 1, redisSettled: 1, bridgePeak: 0, bridgeSettled: 0 },
     errors: { non2xx: 0, socket: 0, exceptions: 0 },
@@ -212,7 +224,7 @@ describe('full-stack report', () => {
         ],
         pages: [row('node', 'hono-cache:0', 'hono/cache', 0, { kind: 'page', status: 'unavailable', reason: 'Node has no Cache API', measure: undefined })],
       },
-      { id: 'bun', label: 'Bun', notes: [], work: [row('bun', 'cachette', 'cachette, defaults', 3000), row('bun', 'bun-redis', 'Bun RedisClient (raw, JSON)', 6000, { rss: { warmMiB: 100, peakMiB: 120, afterMiB: 130, slopePctPer10s: 2 } })], pages: [] },
+      { id: 'bun', label: 'Bun', notes: [], work: [row('bun', 'cachette', 'cachette, defaults', 3000), row('bun', 'cachette-bun-redis', "cachette over Bun's RedisClient", 2500), row('bun', 'bun-redis', 'Bun RedisClient (raw, JSON)', 6000, { rss: { warmMiB: 100, peakMiB: 120, afterMiB: 130, slopePctPer10s: 2 } })], pages: [] },
     ],
   });
 
@@ -221,7 +233,8 @@ describe('full-stack report', () => {
     const by = (what: RegExp) => checks.find((c) => what.test(c.what))!;
     assert.deepEqual([by(/≥ 2× the best peer/).met, by(/≥ 2× the best peer/).measured], [true, '2.50× (unstorage (redis driver))']);
     assert.equal(by(/≥ the raw client \(iovalkey\)/).met, true);
-    assert.deepEqual([by(/Bun: cachette/).met, by(/Bun: cachette/).measured], [false, '0.50×']);
+    assert.deepEqual([by(/Bun: cachette ≥/).met, by(/Bun: cachette ≥/).measured], [false, '0.50×']);
+    assert.deepEqual([by(/default Valkey client/).met, by(/default Valkey client/).measured], [true, "default 1.20× of cachette over Bun's RedisClient"]);
     assert.equal(by(/1 server connection per process/).met, true);
     assert.equal(by(/RSS slope/).met, true, 'the raw client\'s slope is not cachette\'s');
     const errors = by(/Errors: 0/);
@@ -236,7 +249,7 @@ describe('full-stack report', () => {
       writeFullstackReport(results(), dir);
       const md = readFileSync(join(dir, 'FULLSTACK.md'), 'utf8');
       assert.match(md, /## Node, one process\n\na note/);
-      assert.match(md, /\| cachette, defaults \| 5,000 \| 10\.0 \| 40\.0 \| 100 → 110 \| 104 \| \+0\.20 \| 1 \/ 1 \| 0 \|/);
+      assert.match(md, /\| cachette, defaults \| 5,000 \| 10\.0 \| 40\.0 \| 0\.42 \| 100 → 110 \| 104 \| \+0\.20 \| 1 \/ 1 \| 0 \|/);
       assert.match(md, /\| unstorage \(redis driver\) \| 2,000 .*\*\*3 \/ 0 \/ 1\*\*¹ \|/);
       assert.match(md, /¹ unstorage \(redis driver\), first exceptions: `\[fullstack-exception\] WrongValueError: get fs:small:4 returned another value`/);
       assert.match(md, /\| cache-manager 7 \| \*\*did not run\*\*² /);

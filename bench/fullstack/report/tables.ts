@@ -45,7 +45,7 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
   const isKv = target.id === 'workerd-kv';
   const notes: string[] = [];
   const mark = (text: string) => SUPERSCRIPTS[notes.push(text) - 1] ?? `[${notes.length}]`;
-  const header = ['contender', 'req/s', 'avg ms', 'p99 ms', 'RSS warm → peak MiB', 'RSS after MiB', 'RSS slope %/10 s', isKv ? 'conns' : 'conns peak / settled', 'errors (non-2xx / socket / exceptions)'];
+  const header = ['contender', 'req/s', 'avg ms', 'p99 ms', 'server CPU ms/req', 'RSS warm → peak MiB', 'RSS after MiB', 'RSS slope %/10 s', isKv ? 'conns' : 'conns peak / settled', 'errors (non-2xx / socket / exceptions)'];
   const lines = [`| ${header.join(' | ')} |`, `|---|${header.slice(1).map(() => '---:').join('|')}|`];
   for (const row of rows) {
     if (!ok(row)) {
@@ -60,6 +60,7 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
       num(row.measure.reqPerSec),
       ms(row.measure.latencyAvgMs),
       ms(row.measure.latencyP99Ms),
+      row.cpuMsPerRequest === undefined ? '—' : row.cpuMsPerRequest.toFixed(2),
       `${row.rss.warmMiB.toFixed(0)} → ${row.rss.peakMiB.toFixed(0)}`,
       row.rss.afterMiB.toFixed(0),
       signed(row.rss.slopePctPer10s),
@@ -115,6 +116,13 @@ export function targetChecks(targets: readonly TargetResult[]): TargetCheck[] {
     const c = rate(bun.work.find((r) => r.id === 'cachette'));
     const raw = rate(bun.work.find((r) => r.id === 'bun-redis'));
     checks.push({ what: "Bun: cachette ≥ the raw RedisClient's req/s", measured: ratio(c, raw), met: c && raw ? c >= raw : undefined });
+    const other = bun.work.find((r) => r.id === 'cachette-iovalkey' || r.id === 'cachette-bun-redis');
+    const o = rate(other);
+    checks.push({
+      what: "Bun: cachette's default Valkey client (runtimes/valkey-client.ts) is the faster one on /work",
+      measured: `default ${ratio(c, o)} of ${other?.label ?? 'the other client (did not run)'}`,
+      met: c && o ? c >= o : undefined,
+    });
   }
   const cachetteRows = targets.flatMap((t) => t.work.filter((r) => r.id === 'cachette' && ok(r)).map((r) => ({ t, r: r as RowResult & Required<Pick<RowResult, 'rss' | 'conns'>> })));
   const redisTargets = cachetteRows.filter(({ t }) => t.id !== 'workerd-upstash' && t.id !== 'workerd-kv');

@@ -37,6 +37,11 @@ export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespac
     const { cachetteSpec } = await import('../../contenders/cachette.ts');
     return cachetteSpec({ id: namespace, label: 'cachette over iovalkey', store: 'valkey' });
   },
+  async 'cachette-bun-redis'(_, namespace) {
+    const { cachetteSpec } = await import('../../contenders/cachette.ts');
+    const { bunRedisStore } = await import('../../../adapters/bun-redis/index.ts');
+    return cachetteSpec({ id: namespace, label: "cachette over Bun's RedisClient", store: bunRedisStore });
+  },
   iovalkey: async () => (await import('../../contenders/iovalkey.ts')).iovalkeySpec(false),
   'node-redis': async () => (await import('../../contenders/node-redis.ts')).nodeRedisSpec,
   'bun-redis': async () => (await import('../contenders/bun-redis.ts')).bunRedisRawSpec,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -15,7 +16,12 @@ export interface GroupProcess {
   /** Program name (`comm`), e.g. "node", "bun", "deno", "workerd". */
   program: string;
   rssBytes: number;
+  /** CPU time used so far, user + system, seconds. */
+  cpuSeconds: number;
 }
+
+/** Clock ticks per second of /proc/PID/stat's times (USER_HZ, 100 on Linux almost everywhere). */
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /**
  * The processes of process group `pgid`, supervisor excluded; with `program`, only those
@@ -31,13 +37,14 @@ export function groupProcesses(pgid: number, program?: string): GroupProcess[] {
     const close = stat.lastIndexOf(')');
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
-    // After comm: state, ppid, pgrp, …
+    // After comm: state, ppid, pgrp, … utime and stime are the 12th and 13th.
     if (Number(fields[2]) !== pgid) continue;
     if (SUPERVISOR_PROGRAMS.has(comm) || (program !== undefined && comm !== program)) continue;
     const status = readOrUndefined(`/proc/${name}/status`);
     const kib = status ? /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] : undefined;
     // A zombie or a kernel thread has no VmRSS line: it holds no memory.
-    out.push({ pid: Number(name), program: comm, rssBytes: kib ? Number(kib) * 1024 : 0 });
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    out.push({ pid: Number(name), program: comm, rssBytes: kib ? Number(kib) * 1024 : 0, cpuSeconds });
   }
   return out;
 }
@@ -45,6 +52,11 @@ export function groupProcesses(pgid: number, program?: string): GroupProcess[] {
 /** Resident memory of the group's processes (see {@link groupProcesses}), in bytes. */
 export function groupRssBytes(pgid: number, program?: string): number {
   return groupProcesses(pgid, program).reduce((sum, p) => sum + p.rssBytes, 0);
+}
+
+/** CPU seconds (user + system) the group's processes have used so far. */
+export function groupCpuSeconds(pgid: number, program?: string): number {
+  return groupProcesses(pgid, program).reduce((sum, p) => sum + p.cpuSeconds, 0);
 }
 
 const ESTABLISHED = '01';
