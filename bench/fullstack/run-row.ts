@@ -5,6 +5,7 @@ import { EXCEPTION_MARKER } from './app/app.ts';
 import type { WorkResult } from './app/workload.ts';
 import type { FullstackConfig } from './config.ts';
 import type { PageRow, Target, TargetId, WorkRow } from './plan.ts';
+import { httpRequest } from './support/http.ts';
 import { delay, launch, waitForHttp, type Launched } from './support/launch.ts';
 import { groupCpuSeconds } from './support/proc.ts';
 import { connectedClients, rssSlopePctPer10s, Sampler, type Sample } from './support/sampler.ts';
@@ -108,13 +109,9 @@ export async function startServer(ctx: TargetContext, vars: Record<string, strin
   return { launched, base };
 }
 
-async function fetchText(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
-  return { status: response.status, body: await response.text() };
-}
-
-async function getWork(base: string): Promise<WorkResult> {
-  const { status, body } = await fetchText(base + SANITY_QUERY);
+/** Asks `base` for {@link SANITY_QUERY}; anything but a 200 is an error carrying the answer. */
+export async function getSanity(base: string): Promise<WorkResult> {
+  const { status, body } = await httpRequest(base + SANITY_QUERY);
   if (status !== 200) throw new Error(`GET ${SANITY_QUERY} answered ${status}: ${body.slice(0, 300)}`);
   return JSON.parse(body) as WorkResult;
 }
@@ -124,9 +121,9 @@ export async function runWorkRow(ctx: TargetContext, row: WorkRow): Promise<RowR
   const result: RowResult = { target: ctx.target.id, kind: 'work', id: row.contender, label: row.label, status: 'ok', samples: [] };
   if (row.unavailable) return { ...result, status: 'unavailable', reason: row.unavailable };
   return withServer(ctx, result, { FULLSTACK_CONTENDER: row.contender, FULLSTACK_PAGE: 'off' }, row.expectedFailure, async (base) => {
-    const prefill = await fetchText(`${base}/prefill`, { method: 'POST' });
+    const prefill = await httpRequest(`${base}/prefill`, 'POST');
     if (prefill.status !== 200) throw new Error(`POST /prefill answered ${prefill.status}: ${prefill.body.slice(0, 300)}`);
-    const problem = checkSanity(await getWork(base), await getWork(base));
+    const problem = checkSanity(await getSanity(base), await getSanity(base));
     if (problem) throw new Error(`GET ${SANITY_QUERY}: ${problem}`);
     return { url: `${base}/work`, soakS: ctx.cfg.soakS };
   });
@@ -137,7 +134,7 @@ export async function runPageRow(ctx: TargetContext, row: PageRow): Promise<RowR
   const result: RowResult = { target: ctx.target.id, kind: 'page', id: `${row.page}:${row.missPercent}`, label: row.label, status: 'ok', samples: [] };
   if (row.unavailable) return { ...result, status: 'unavailable', reason: row.unavailable };
   return withServer(ctx, result, { FULLSTACK_CONTENDER: 'none', FULLSTACK_PAGE: row.page }, undefined, async (base) => {
-    const first = await fetchText(`${base}/page/1`);
+    const first = await httpRequest(`${base}/page/1`);
     if (first.status !== 200 || !first.body.includes('"id":"1"')) throw new Error(`GET /page/1 answered ${first.status}: ${first.body.slice(0, 300)}`);
     return { url: base, soakS: ctx.cfg.measureS, pages: { keys: ctx.cfg.pageKeys, missPercent: row.missPercent } };
   });

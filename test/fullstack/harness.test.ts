@@ -21,14 +21,7 @@ import { freePort } from '../support/redis-server.ts';
 import { mustRunAll } from '../support/redis-env.ts';
 
 const hasWrk = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim() !== '';
-const alive = (pgid: number) => {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = (pgid: number) => groupProcesses(pgid, undefined, true).length > 0;
 
 describe('full-stack harness: processes', () => {
   it('stop() ends the whole process group, grandchildren included', async () => {

@@ -1,37 +1,37 @@
 import assert from 'node:assert/strict';
-import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { WorkResult } from '../../bench/fullstack/app/workload.ts';
 import { readFullstackConfig } from '../../bench/fullstack/config.ts';
 import { TARGETS, type TargetId } from '../../bench/fullstack/plan.ts';
-import { checkSanity, SANITY_QUERY, startServer, type TargetContext } from '../../bench/fullstack/run-row.ts';
+import { checkSanity, getSanity, startServer, type TargetContext } from '../../bench/fullstack/run-row.ts';
+import { httpRequest } from '../../bench/fullstack/support/http.ts';
 import { groupProcesses } from '../../bench/fullstack/support/proc.ts';
 import { startBridgeService, type Service } from '../../bench/fullstack/support/services.ts';
 import { bundleWorker, type WorkerBundle } from '../../bench/fullstack/support/worker-bundle.ts';
 import type { ServerMonitor } from '../../bench/support/server.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { requireRedis } from '../support/redis-env.ts';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The full-stack bench's servers, one per runtime, as `npm run bench:fullstack` starts them:
 // each starts, answers /work with the right values through cachette on that runtime's default
 // store, serves a cached page, and stops with every process it started. No load, no timings.
+// Its own redis-server: the prefills write thousands of keys, which would change what SCANs
+// in other files sharing the suite's server see.
 describe.runIf(requireRedis())('full-stack servers', () => {
-  const namespace = `fs-test-${Date.now().toString(36)}`;
+  let redis: RedisServer;
   let bridge: Service & { token: string };
   let bundle: WorkerBundle;
-  let redis: Valkey;
 
   beforeAll(async () => {
-    redis = new Valkey(redisUrl!);
-    bridge = await startBridgeService(redisUrl!);
+    redis = await startRedis({ bin: process.env.REDIS_SERVER_BIN || undefined });
+    bridge = await startBridgeService(redis.url);
     bundle = bundleWorker();
   }, 180_000);
 
   afterAll(async () => {
     await bridge?.stop();
     bundle?.remove();
-    const keys = await redis.keys(`${namespace}*`);
-    if (keys.length) await redis.unlink(...keys);
-    redis.disconnect();
+    await redis?.stop();
   }, 60_000);
 
   const context = (id: TargetId): TargetContext => ({
@@ -39,41 +39,40 @@ describe.runIf(requireRedis())('full-stack servers', () => {
     target: TARGETS.find((t) => t.id === id)!,
     // startServer never samples: no monitor is needed to start and stop a server.
     monitor: undefined as unknown as ServerMonitor,
-    redis: { url: redisUrl!, port: Number(new URL(redisUrl!).port), launched: undefined as never, stop: async () => {} },
+    redis: { url: redis.url, port: redis.port, launched: undefined as never, stop: async () => {} },
     bridge,
     bundle,
     log: () => {},
   });
 
   const getJson = async (url: string): Promise<WorkResult> => {
-    const response = await fetch(url);
-    const body = await response.text();
-    assert.equal(response.status, 200, body);
+    const { status, body } = await httpRequest(url);
+    assert.equal(status, 200, body);
     return JSON.parse(body) as WorkResult;
   };
 
   for (const id of ['node', 'node-cluster', 'bun', 'deno', 'workerd-upstash', 'workerd-kv'] as const) {
     it(`${id}: starts, answers /work with the right values, serves a cached page, and stops`, async () => {
       const ctx = context(id);
-      const { launched, base } = await startServer(ctx, { FULLSTACK_CONTENDER: 'cachette', FULLSTACK_PAGE: 'cachette', FULLSTACK_NAMESPACE: namespace });
+      const { launched, base } = await startServer(ctx, { FULLSTACK_CONTENDER: 'cachette', FULLSTACK_PAGE: 'cachette', FULLSTACK_NAMESPACE: `fs-test-${id}` });
       try {
-        const prefill = await fetch(`${base}/prefill`, { method: 'POST' });
-        assert.deepEqual(await prefill.json(), { stored: 1000 });
-        const first = await getJson(base + SANITY_QUERY);
-        const second = await getJson(base + SANITY_QUERY);
+        const prefill = await httpRequest(`${base}/prefill`, 'POST');
+        assert.deepEqual(JSON.parse(prefill.body), { stored: 1000 });
+        const first = await getSanity(base);
+        const second = await getSanity(base);
         assert.equal(checkSanity(first, second), undefined);
         assert.deepEqual({ ...second, counter: 0 }, { small: true, many: 5, counter: 0, doc: true });
         const random = await getJson(`${base}/work`);
         assert.ok(random.many >= 0 && random.many <= 10 && random.doc && random.counter >= 1, JSON.stringify(random));
 
-        const bad = await fetch(`${base}/work?write=7`);
+        const bad = await httpRequest(`${base}/work?write=7`);
         assert.equal(bad.status, 400);
-        assert.match(await bad.text(), /"write" must be an integer from 0 to 1999 and even/);
+        assert.match(bad.body, /"write" must be an integer from 0 to 1999 and even/);
 
-        const page = await fetch(`${base}/page/7`);
+        const page = await httpRequest(`${base}/page/7`);
         assert.equal(page.status, 200);
-        assert.equal((await page.json() as { id: string }).id, '7');
-        assert.match(page.headers.get('cache-status') ?? '', /^cachette; fwd=uri-miss/);
+        assert.equal((JSON.parse(page.body) as { id: string }).id, '7');
+        assert.match(String(page.headers['cache-status']), /^cachette; fwd=uri-miss/);
         assert.equal(launched.exceptions(), 0, launched.outputTail());
       } finally {
         await launched.stop();

@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { httpRequest } from './http.ts';
+import { groupProcesses } from './proc.ts';
 
 /**
  * Starting and always stopping the processes of a run (servers, redis-server, the bridge).
@@ -145,13 +147,12 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * True while a process of the group runs. Zombies do not count: where PID 1 does not reap
+ * orphans (containers), they would keep a dead group "alive" for kill(…, 0).
+ */
 function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return groupProcesses(pgid, undefined, true).length > 0;
 }
 
 /** Splits chunks into lines, keeping a partial last line for the next chunk. */
@@ -184,11 +185,7 @@ async function waitUntil(launched: Launched, what: string, timeoutMs: number, ch
 
 /** Waits until `url` answers 200. */
 export function waitForHttp(launched: Launched, url: string, timeoutMs = 60_000): Promise<void> {
-  return waitUntil(launched, `a 200 from ${url}`, timeoutMs, async () => {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    await response.arrayBuffer();
-    return response.status === 200;
-  });
+  return waitUntil(launched, `a 200 from ${url}`, timeoutMs, async () => (await httpRequest(url, 'GET', 2000)).status === 200);
 }
 
 /** Waits until something accepts TCP connections on 127.0.0.1:`port`. */

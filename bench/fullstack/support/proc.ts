@@ -24,10 +24,11 @@ export interface GroupProcess {
 const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /**
- * The processes of process group `pgid`, supervisor excluded; with `program`, only those
- * running it (workerd rows count workerd, not the Node process hosting miniflare).
+ * The live processes of process group `pgid` (zombies hold nothing and are left out), the
+ * launch supervisor excluded unless `supervisor` is set; with `program`, only those running
+ * it (workerd rows count workerd, not the Node process hosting miniflare).
  */
-export function groupProcesses(pgid: number, program?: string): GroupProcess[] {
+export function groupProcesses(pgid: number, program?: string, supervisor = false): GroupProcess[] {
   const out: GroupProcess[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -38,12 +39,12 @@ export function groupProcesses(pgid: number, program?: string): GroupProcess[] {
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const fields = stat.slice(close + 2).split(' ');
     // After comm: state, ppid, pgrp, … utime and stime are the 12th and 13th.
-    if (Number(fields[2]) !== pgid) continue;
-    if (SUPERVISOR_PROGRAMS.has(comm) || (program !== undefined && comm !== program)) continue;
+    if (Number(fields[2]) !== pgid || fields[0] === 'Z') continue;
+    if ((!supervisor && SUPERVISOR_PROGRAMS.has(comm)) || (program !== undefined && comm !== program)) continue;
     const status = readOrUndefined(`/proc/${name}/status`);
     const kib = status ? /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] : undefined;
-    // A zombie or a kernel thread has no VmRSS line: it holds no memory.
     const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    // A kernel thread has no VmRSS line: it holds no memory.
     out.push({ pid: Number(name), program: comm, rssBytes: kib ? Number(kib) * 1024 : 0, cpuSeconds });
   }
   return out;
