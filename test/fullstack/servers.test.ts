@@ -80,4 +80,25 @@ describe.runIf(requireRedis())('full-stack servers', () => {
       assert.deepEqual(groupProcesses(launched.pgid), [], 'no process of the server outlives stop()');
     }, 180_000);
   }
+
+  it('a server that cannot open its contender stops at start with the reason', async () => {
+    await assert.rejects(startServer(context('node'), { FULLSTACK_CONTENDER: 'no-such-library' }), (e: Error) => /node server exited before a 200/.test(e.message) && /unknown FULLSTACK_CONTENDER "no-such-library"/.test(e.message));
+  }, 120_000);
+
+  it('workerd: an exception in the Worker is a 500 and is counted, as on the other runtimes', async () => {
+    // The Worker opens its contender on the first request, so the failure happens per request.
+    const { launched, base } = await startServer(context('workerd-kv'), { FULLSTACK_CONTENDER: 'no-such-library' });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const work = await httpRequest(`${base}/work`);
+        assert.equal(work.status, 500);
+        assert.match(work.body, /unknown FULLSTACK_CONTENDER "no-such-library"/);
+      }
+      // workerd's console output reaches the harness through miniflare, a moment later.
+      for (let i = 0; i < 50 && launched.exceptions() < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(launched.exceptions(), 2, 'one exception per request reached the count');
+    } finally {
+      await launched.stop();
+    }
+  }, 180_000);
 });

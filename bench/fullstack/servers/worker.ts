@@ -89,6 +89,8 @@ let app: Promise<Hono> | undefined;
 
 export default {
   async fetch(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
+    // The harness's liveness probe: workerd is up, whatever the contender will do.
+    if (new URL(request.url).pathname === '/health') return new Response('ok');
     app ??= openContender(env.FULLSTACK_CONTENDER ?? 'none', env).then((contender) => fullstackApp({ contender, page: pageFor(env.FULLSTACK_PAGE, env) }));
     let opened: Hono;
     try {
