@@ -13,8 +13,8 @@
  * Knobs: FULLSTACK_MEASURE_S, FULLSTACK_SOAK_S, FULLSTACK_WARMUP_S, FULLSTACK_SETTLE_S,
  * FULLSTACK_CONNECTIONS, FULLSTACK_THREADS, FULLSTACK_NO_PIN=1.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEnvironment } from '../support/environment.ts';
 import { ServerMonitor } from '../support/server.ts';
@@ -53,7 +53,13 @@ async function main(): Promise<void> {
 
   const redis = await startRedisService(cfg.loadCpus);
   const monitor = new ServerMonitor(redis.url);
+  const denoDir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-deno-'));
   let bundle: WorkerBundle | undefined;
+  // Interrupted or not, the run's temporary directories go with it.
+  process.on('exit', () => {
+    rmSync(denoDir, { recursive: true, force: true });
+    bundle?.remove();
+  });
   const out: TargetResult[] = [];
   try {
     const server = (await monitor.info('server')).get('redis_version') ?? 'unknown';
@@ -65,7 +71,7 @@ async function main(): Promise<void> {
       log(`== ${target.label}`);
       const bridge = target.store === 'bridge' ? await startBridgeService(redis.url, cfg.loadCpus) : undefined;
       try {
-        const ctx: TargetContext = { cfg, target, monitor, redis, bridge, bundle, log };
+        const ctx: TargetContext = { cfg, target, monitor, redis, bridge, bundle, denoDir, log };
         const result: TargetResult = { id: target.id, label: target.label, notes: target.notes, work: [], pages: [] };
         for (const row of selected(target.work)) {
           log(`/work ${row.label}`);
@@ -101,6 +107,7 @@ async function main(): Promise<void> {
     await monitor.close();
     await redis.stop();
     bundle?.remove();
+    rmSync(denoDir, { recursive: true, force: true });
   }
 }
 

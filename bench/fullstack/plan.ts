@@ -39,7 +39,10 @@ export interface Target {
   workers?: number;
   /** What cachette's default store talks to on this target. */
   store: 'redis' | 'bridge' | 'kv';
-  /** Only processes running this program count for RSS (workerd: not the Node process hosting miniflare). */
+  /**
+   * Only processes running this program count for RSS and CPU: on Node not tsx's esbuild
+   * service, on workerd not the Node process hosting miniflare.
+   */
   rssProgram?: string;
   /** Pin the server to the server CPU (false for the cluster, whose workers need both cores). */
   pinServer: boolean;
@@ -76,6 +79,7 @@ export const TARGETS: readonly Target[] = [
     label: 'Node, one process (@hono/node-server)',
     server: 'node',
     store: 'redis',
+    rssProgram: 'node',
     pinServer: true,
     work: [
       { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
@@ -93,6 +97,7 @@ export const TARGETS: readonly Target[] = [
     server: 'node',
     workers: 2,
     store: 'redis',
+    rssProgram: 'node',
     pinServer: false,
     work: [
       { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },

@@ -21,6 +21,8 @@ export interface TargetContext {
   redis: Service;
   bridge?: Service & { token: string };
   bundle?: WorkerBundle;
+  /** DENO_DIR for Deno servers: the run's own, so Deno's on-disk Cache API leaves nothing behind. */
+  denoDir?: string;
   log(line: string): void;
 }
 
@@ -79,7 +81,7 @@ function serverCommand(ctx: TargetContext, port: number, vars: Record<string, st
   switch (ctx.target.server) {
     case 'node': return { command: [process.execPath, '--import', 'tsx', script('node.ts')], env: { ...env, FULLSTACK_WORKERS: String(ctx.target.workers ?? 1) } };
     case 'bun': return { command: [join(ROOT, 'node_modules/.bin/bun'), script('bun.ts')], env };
-    case 'deno': return { command: [join(ROOT, 'node_modules/.bin/deno'), 'run', '--allow-all', '--no-check', script('deno.ts')], env };
+    case 'deno': return { command: [join(ROOT, 'node_modules/.bin/deno'), 'run', '--allow-all', '--no-check', script('deno.ts')], env: ctx.denoDir ? { ...env, DENO_DIR: ctx.denoDir } : env };
     case 'workerd': {
       if (!ctx.bundle) throw new Error('workerd rows need the bundled Worker');
       return { command: [process.execPath, '--import', 'tsx', script('workerd-host.ts')], env: { ...env, FULLSTACK_WORKER_SCRIPT: ctx.bundle.script, FULLSTACK_STORE: ctx.target.store === 'kv' ? 'kv' : 'upstash' } };

@@ -31,6 +31,9 @@ export interface FullstackAppOptions {
 /** Marks a server-side exception on stderr; the harness counts these lines. */
 export const EXCEPTION_MARKER = '[fullstack-exception]';
 
+/** The Cache API cache hono/cache stores pages in. */
+export const HONO_CACHE_NAME = 'fullstack-page';
+
 /** The origin's answer time: what a page cache saves. */
 export const ORIGIN_DELAY_MS = 20;
 
@@ -82,6 +85,6 @@ function pageMiddleware(page: PageCache, app: Hono): MiddlewareHandler | undefin
   switch (page.kind) {
     case 'none': return undefined;
     case 'cachette': return cachetteHono({ store: page.store, app, namespace: page.namespace, ...(page.batch === undefined ? {} : { batch: page.batch }) });
-    case 'hono-cache': return honoCache({ cacheName: 'fullstack-page', wait: page.wait });
+    case 'hono-cache': return honoCache({ cacheName: HONO_CACHE_NAME, wait: page.wait });
   }
 }

@@ -72,10 +72,12 @@ from these). On /work the load goes on to ${c.soakS} s in all (the soak); the RS
 ${c.soakS} s, in % of the warm level per 10 s. *RSS after* is ${c.settleS} s after the load stopped. Each row has its own server
 process, started fresh; the store is emptied between rows.
 
-**Sampling.** Every second: the server's resident memory (VmRSS from /proc, summed over its process group; on workerd the
-workerd process only, not the Node process hosting miniflare), the store's \`connected_clients\` minus the clients present
+**Sampling.** Every second: the server's resident memory (VmRSS from /proc, summed over its process group: on Node the
+node processes, not the esbuild service tsx keeps beside them; on workerd the workerd process, not the Node process hosting
+miniflare), the store's \`connected_clients\` minus the clients present
 before the server started, and TCP connections open to the bridge (the HTTP store's sockets). *conns* is the peak under load /
-the level after it. *errors* are non-2xx responses, socket errors (connect, read, write, timeouts over 5 s) and exceptions
+the level after it. *server CPU ms/req* is the CPU time (user + system) of those processes over the measured window divided
+by the requests served: the cost of a request, which moves less than req/s when other work shares the machine. *errors* are non-2xx responses, socket errors (connect, read, write, timeouts over 5 s) and exceptions
 the server logged, over the measured window and the soak.
 
 **Pinning.** ${c.serverCpus === undefined ? 'None (one core, or FULLSTACK_NO_PIN=1).' : `The server runs on CPU ${c.serverCpus} (taskset); wrk, redis-server and the bridge on CPU ${c.loadCpus}. The 2-worker cluster is not pinned: its workers need both cores.`}

@@ -7,7 +7,7 @@
 import type { Hono } from 'hono';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
-import { fullstackApp, reportException, type PageCache } from '../app/app.ts';
+import { fullstackApp, HONO_CACHE_NAME, reportException, type PageCache } from '../app/app.ts';
 
 /** A server runtime of the bench. */
 export type ServerRuntime = 'node' | 'bun' | 'deno';
@@ -78,7 +78,11 @@ export async function openServerApp(runtime: ServerRuntime, env: Readonly<Record
       pageStore = await defaultStore(runtime);
       page = { kind: 'cachette', store: pageStore, namespace: `${namespace}-page` };
       break;
-    case 'hono-cache': page = { kind: 'hono-cache', wait: true }; break;
+    case 'hono-cache':
+      // Deno keeps its Cache API on disk: each row starts from an empty cache, as on workerd.
+      await (globalThis as { caches?: { delete(name: string): Promise<boolean> } }).caches?.delete(HONO_CACHE_NAME);
+      page = { kind: 'hono-cache', wait: true };
+      break;
     default: throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${env.FULLSTACK_PAGE}"`);
   }
   return {

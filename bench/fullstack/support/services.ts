@@ -24,6 +24,7 @@ export async function startRedisService(cpus?: string): Promise<Service> {
   if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server)');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-redis-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const launched = launch({
     name: 'redis-server',
     command: [bin, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', '--maxclients', '10000'],
