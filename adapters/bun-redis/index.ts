@@ -29,6 +29,10 @@ export interface BunRedisStoreOptions {
  */
 const INCR_WITH_TTL_LUA = `redis.call('SET', KEYS[1], '0', 'PX', ARGV[2], 'NX') return redis.call('INCRBY', KEYS[1], ARGV[1])`;
 
+const orUndefined = (value: Uint8Array | null): Uint8Array | undefined => value ?? undefined;
+const holesAsUndefined = (values: Array<Uint8Array | null>): Array<Uint8Array | undefined> => values.map(orUndefined);
+const nothing = (): void => undefined;
+
 /** Longest pause between two reconnection attempts while the server is away. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
@@ -79,20 +83,19 @@ export class BunRedisStore implements Store {
     }
   }
 
+  // The hot calls chain one `.then` on the client's promise rather than wrapping it in an
+  // async function: one promise less per call, on the path every cached read takes.
   get(key: string): Promise<Uint8Array | undefined> {
-    return this.#run(async () => (await this.client.getBuffer(key)) ?? undefined);
+    return this.#run(() => this.client.getBuffer(key).then(orUndefined));
   }
 
   getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return Promise.resolve([]);
-    return this.#run(async () => (await Promise.all(keys.map((key) => this.client.getBuffer(key)))).map((v) => v ?? undefined));
+    return this.#run(() => Promise.all(keys.map((key) => this.client.getBuffer(key))).then(holesAsUndefined));
   }
 
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
-    return this.#run(async () => {
-      if (ttlMs === undefined) await this.client.set(key, value);
-      else await this.client.set(key, value, 'PX', String(positiveMs(ttlMs)));
-    });
+    return this.#run(() => (ttlMs === undefined ? this.client.set(key, value) : this.client.set(key, value, 'PX', String(positiveMs(ttlMs)))).then(nothing));
   }
 
   setMany(entries: readonly StoreEntry[]): Promise<void> {
@@ -113,10 +116,8 @@ export class BunRedisStore implements Store {
   }
 
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    return this.#run(async () => {
-      if (ttlMs === undefined) return this.client.incrby(key, by);
-      return Number(await this.client.send('EVAL', [INCR_WITH_TTL_LUA, '1', key, String(by), String(positiveMs(ttlMs))]));
-    });
+    if (ttlMs === undefined) return this.#run(() => this.client.incrby(key, by));
+    return this.#run(() => this.client.send('EVAL', [INCR_WITH_TTL_LUA, '1', key, String(by), String(positiveMs(ttlMs))]).then(Number));
   }
 
   add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {

@@ -158,10 +158,11 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
   const { cfg } = ctx;
   const baselineClients = await connectedClients(ctx.monitor);
   let server: { launched: Launched; base: string } | undefined;
+  let sampler: Sampler | undefined;
   try {
     server = await startServer(ctx, vars);
     const plan = await prepare(server.base);
-    const sampler = new Sampler({ pgid: server.launched.pgid, program: ctx.target.rssProgram, monitor: ctx.monitor, baselineClients, bridgePort: ctx.bridge?.port });
+    sampler = new Sampler({ pgid: server.launched.pgid, program: ctx.target.rssProgram, monitor: ctx.monitor, baselineClients, bridgePort: ctx.bridge?.port });
     const wrk = (durationS: number, pages = plan.pages) => runWrk({ url: plan.url, connections: cfg.connections, threads: cfg.threads, durationS, pages, cpus: cfg.loadCpus });
     sampler.start(cfg.warmupS);
     // Pages: the warm-up requests every hit id once at least, so the hit rows measure hits.
@@ -176,6 +177,8 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     if (plan.soakS > cfg.measureS) result.soak = await wrk(plan.soakS - cfg.measureS);
     const loadEnd = (await sampler.sample()).t;
     const exceptions = server.launched.exceptions() - exceptionsBefore;
+    // Figures of a server that died under load describe its death, not the contender.
+    if (!server.launched.running()) throw new Error('the server exited during the load');
     await delay(cfg.settleS * 1000);
     const settled = await sampler.sample();
     sampler.stop();
@@ -207,6 +210,7 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     if (!expectedFailure) ctx.log(`${(error as Error).message}${server ? `\n--- server output (${server.launched.running() ? 'running' : 'exited'}):\n${server.launched.outputTail()}` : ''}`);
     return { ...result, status: 'failed', reason: expectedFailure ? `${message} — ${expectedFailure}` : message, expectedFailure: expectedFailure !== undefined };
   } finally {
+    sampler?.stop();
     await server?.launched.stop();
     await settleStore(ctx, baselineClients);
   }
