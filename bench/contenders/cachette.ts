@@ -1,4 +1,4 @@
-import { createCache, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
+import { createCache, type Cache, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';
@@ -13,6 +13,8 @@ export interface CachetteVariant {
   compression?: CompressionOptions | boolean;
   /** Engine option: fold the store calls of one tick into getMany/setMany (default true). */
   batch?: boolean;
+  /** Called with the cache once created, e.g. to listen to its events. */
+  onCache?: (cache: Cache) => void;
 }
 
 /** cachette through its public API (`createCache`) over the valkey or the memory store. */
@@ -29,6 +31,7 @@ export function cachetteSpec(v: CachetteVariant): ContenderSpec {
         ...(v.compression === undefined ? {} : { compression: v.compression }),
         ...(v.batch === undefined ? {} : { batch: v.batch }),
       });
+      v.onCache?.(cache);
       const contender: Contender = {
         get: (key) => cache.get(key),
         set: async (key, value) => mustSucceed(await cache.set(key, value), 'cachette set'),

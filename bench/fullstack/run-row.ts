@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { freePort } from '../../test/support/redis-server.ts';
 import type { ServerMonitor } from '../support/server.ts';
-import { EXCEPTION_MARKER } from './app/app.ts';
+import { EXCEPTION_MARKER, STORE_ERROR_MARKER } from './app/app.ts';
 import type { WorkResult } from './app/workload.ts';
 import type { FullstackConfig } from './config.ts';
 import type { PageRow, Target, TargetId, WorkRow } from './plan.ts';
@@ -53,6 +53,13 @@ export interface RowResult {
   errors?: { non2xx: number; socket: number; exceptions: number };
   /** The first exceptions the server logged (during the whole row), to say what went wrong. */
   exceptionLines?: string[];
+  /**
+   * Store failures cachette reported as error events over the measured window and the soak
+   * (timeouts, refused commands): misses and skipped writes, not failed requests; cachette rows only.
+   */
+  storeErrors?: number;
+  /** The first of them (during the whole row). */
+  storeErrorLines?: string[];
   samples: Sample[];
 }
 
@@ -99,7 +106,7 @@ export async function startServer(ctx: TargetContext, vars: Record<string, strin
     env,
     cwd: ROOT,
     cpus: ctx.target.pinServer ? ctx.cfg.serverCpus : undefined,
-    exceptionMarker: EXCEPTION_MARKER,
+    markers: [EXCEPTION_MARKER, STORE_ERROR_MARKER],
   });
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -168,7 +175,8 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     // Pages: the warm-up requests every hit id once at least, so the hit rows measure hits.
     await wrk(cfg.warmupS, plan.pages && { keys: plan.pages.keys, missPercent: 0 });
     const warm = await sampler.sample();
-    const exceptionsBefore = server.launched.exceptions();
+    const exceptionsBefore = server.launched.marked(EXCEPTION_MARKER).count;
+    const storeErrorsBefore = server.launched.marked(STORE_ERROR_MARKER).count;
     const cpuBefore = groupCpuSeconds(server.launched.pgid, ctx.target.rssProgram);
     result.measure = await wrk(cfg.measureS);
     result.cpuMsPerRequest = ((groupCpuSeconds(server.launched.pgid, ctx.target.rssProgram) - cpuBefore) * 1000) / Math.max(1, result.measure.requests);
@@ -176,10 +184,13 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     if (result.measure.requests === 0) throw new Error(`no request completed in the ${cfg.measureS} s measured window (wrk's timeout is 5 s): the server is slower than ${cfg.connections} connections allow`);
     if (plan.soakS > cfg.measureS) result.soak = await wrk(plan.soakS - cfg.measureS);
     const loadEnd = (await sampler.sample()).t;
-    const exceptions = server.launched.exceptions() - exceptionsBefore;
+    const exceptions = server.launched.marked(EXCEPTION_MARKER).count - exceptionsBefore;
+    // Store errors are tallied once a second: the next tally belongs to the load too.
+    await delay(1100);
+    const storeErrors = server.launched.marked(STORE_ERROR_MARKER).count - storeErrorsBefore;
     // Figures of a server that died under load describe its death, not the contender.
     if (!server.launched.running()) throw new Error('the server exited during the load');
-    await delay(cfg.settleS * 1000);
+    await delay(Math.max(0, cfg.settleS * 1000 - 1100));
     const settled = await sampler.sample();
     sampler.stop();
     result.samples = [...sampler.samples, settled].sort((a, b) => a.t - b.t);
@@ -202,7 +213,11 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
       socket: loads.reduce((n, w) => n + w.socketErrors, 0),
       exceptions,
     };
-    if (server.launched.exceptions() > 0) result.exceptionLines = [...server.launched.exceptionLines()];
+    const thrown = server.launched.marked(EXCEPTION_MARKER);
+    if (thrown.count > 0) result.exceptionLines = thrown.first;
+    const storeTally = server.launched.marked(STORE_ERROR_MARKER);
+    result.storeErrors = storeErrors;
+    if (storeTally.count > 0) result.storeErrorLines = storeTally.first;
     return result;
   } catch (error) {
     const message = (error as Error).message.split('\n')[0]!.slice(0, 300);

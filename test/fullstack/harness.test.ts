@@ -6,6 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
+import { storeErrorReporter } from '../../bench/fullstack/app/app.ts';
 import { paramsFromQuery, SMALL_KEYS, MANY } from '../../bench/fullstack/app/workload.ts';
 import { readFullstackConfig } from '../../bench/fullstack/config.ts';
 import { writeFullstackReport } from '../../bench/fullstack/report/page.ts';
@@ -58,11 +59,13 @@ describe('full-stack harness: processes', () => {
     await l.stop();
   });
 
-  it('counts lines carrying the exception marker on stdout and stderr', async () => {
-    const l = launch({ name: 'noisy', command: ['sh', '-c', 'echo "[x] one"; echo "fine"; echo "[x] two" >&2'], exceptionMarker: '[x]' });
+  it('counts lines carrying each marker on stdout and stderr, a burst line counting its ×N', async () => {
+    const l = launch({ name: 'noisy', command: ['sh', '-c', 'echo "[x] one"; echo "fine"; echo "[x] two" >&2; echo "[y] ×40 get: timeout"'], markers: ['[x]', '[y]'] });
     await l.exited;
     await l.stop();
-    assert.equal(l.exceptions(), 2);
+    assert.deepEqual(l.marked('[x]'), { count: 2, first: ['[x] one', '[x] two'] });
+    assert.deepEqual(l.marked('[y]'), { count: 40, first: ['[y] ×40 get: timeout'] });
+    assert.throws(() => l.marked('[z]'), /"\[z\]" is not one of the markers/);
     assert.match(l.outputTail(), /fine/);
   });
 
@@ -142,6 +145,23 @@ describe('full-stack harness: arithmetic and input', () => {
     assert.ok(quick.soakS >= quick.measureS);
   });
 
+  it('store errors are tallied and printed once per period, or one by one without a period', async () => {
+    const lines: string[] = [];
+    const print = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args.join(' '));
+    try {
+      const tallied = storeErrorReporter(30);
+      for (let i = 0; i < 5; i++) tallied({ operation: 'get', error: new Error(`timeout ${i}`) });
+      for (let i = 0; i < 40 && lines.length === 0; i++) await delay(10);
+      assert.deepEqual(lines, ['[fullstack-store-error] ×5 get: Error: timeout 0']);
+      lines.length = 0;
+      storeErrorReporter()({ operation: 'set', error: 'refused' });
+      assert.deepEqual(lines, ['[fullstack-store-error] ×1 set: refused']);
+    } finally {
+      console.error = print;
+    }
+  });
+
   it('wrk output without the summary line is an error that shows the output', () => {
     assert.throws(() => parseWrkOutput('Running 1s test\nunable to connect'), /wrk printed no summary:\nRunning 1s test/);
   });
@@ -210,7 +230,7 @@ describe('full-stack report', () => {
         label: 'Node, one process',
         notes: ['a note'],
         work: [
-          row('node', 'cachette', 'cachette, defaults', 5000),
+          row('node', 'cachette', 'cachette, defaults', 5000, { storeErrors: 1234, storeErrorLines: ['[fullstack-store-error] ×1234 get: StoreTimeoutError: timed out'] }),
           row('node', 'iovalkey', 'iovalkey (raw, JSON)', 4000),
           row('node', 'unstorage', 'unstorage (redis driver)', 2000, { errors: { non2xx: 3, socket: 0, exceptions: 1 }, exceptionLines: ['[fullstack-exception] WrongValueError: get fs:small:4 returned another value'] }),
           row('node', 'cache-manager', 'cache-manager 7', 0, { status: 'failed', reason: 'it broke', measure: undefined }),
@@ -242,11 +262,12 @@ describe('full-stack report', () => {
       writeFullstackReport(results(), dir);
       const md = readFileSync(join(dir, 'FULLSTACK.md'), 'utf8');
       assert.match(md, /## Node, one process\n\na note/);
-      assert.match(md, /\| cachette, defaults \| 5,000 \| 10\.0 \| 40\.0 \| 0\.42 \| 100 → 110 \| 104 \| \+0\.20 \| 1 \/ 1 \| 0 \|/);
-      assert.match(md, /\| unstorage \(redis driver\) \| 2,000 .*\*\*3 \/ 0 \/ 1\*\*¹ \|/);
-      assert.match(md, /¹ unstorage \(redis driver\), first exceptions: `\[fullstack-exception\] WrongValueError: get fs:small:4 returned another value`/);
-      assert.match(md, /\| cache-manager 7 \| \*\*did not run\*\*² /);
-      assert.match(md, /² cache-manager 7: it broke/);
+      assert.match(md, /\| cachette, defaults \| 5,000 \| 10\.0 \| 40\.0 \| 0\.42 \| 100 → 110 \| 104 \| \+0\.20 \| 1 \/ 1 \| 0¹ \|/);
+      assert.match(md, /¹ cachette, defaults: cachette reported 1,234 store errors under load \(each a miss or a skipped write, not a failed request\); first: `\[fullstack-store-error\] ×1234 get: StoreTimeoutError: timed out`/);
+      assert.match(md, /\| unstorage \(redis driver\) \| 2,000 .*\*\*3 \/ 0 \/ 1\*\*² \|/);
+      assert.match(md, /² unstorage \(redis driver\), first exceptions: `\[fullstack-exception\] WrongValueError: get fs:small:4 returned another value`/);
+      assert.match(md, /\| cache-manager 7 \| \*\*did not run\*\*³ /);
+      assert.match(md, /³ cache-manager 7: it broke/);
       assert.match(md, /\| hono\/cache \| not available¹ /);
       assert.match(md, /¹ hono\/cache: Node has no Cache API/);
       assert.match(md, /\| Node, one process \| 5,000 \| 4,000 \| 1\.25× \| unstorage \(redis driver\) \| 2,000 \| 2\.50× \|/);

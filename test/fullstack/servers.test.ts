@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { EXCEPTION_MARKER, STORE_ERROR_MARKER } from '../../bench/fullstack/app/app.ts';
 import type { WorkResult } from '../../bench/fullstack/app/workload.ts';
 import { readFullstackConfig } from '../../bench/fullstack/config.ts';
 import { TARGETS, type TargetId } from '../../bench/fullstack/plan.ts';
@@ -10,7 +11,7 @@ import { startBridgeService, type Service } from '../../bench/fullstack/support/
 import { bundleWorker, type WorkerBundle } from '../../bench/fullstack/support/worker-bundle.ts';
 import type { ServerMonitor } from '../../bench/support/server.ts';
 import { requireRedis } from '../support/redis-env.ts';
-import { startRedis, type RedisServer } from '../support/redis-server.ts';
+import { freePort, startRedis, type RedisServer } from '../support/redis-server.ts';
 
 // The full-stack bench's servers, one per runtime, as `npm run bench:fullstack` starts them:
 // each starts, answers /work with the right values through cachette on that runtime's default
@@ -73,13 +74,30 @@ describe.runIf(requireRedis())('full-stack servers', () => {
         assert.equal(page.status, 200);
         assert.equal((JSON.parse(page.body) as { id: string }).id, '7');
         assert.match(String(page.headers['cache-status']), /^cachette; fwd=uri-miss/);
-        assert.equal(launched.exceptions(), 0, launched.outputTail());
+        assert.equal(launched.marked(EXCEPTION_MARKER).count, 0, launched.outputTail());
       } finally {
         await launched.stop();
       }
       assert.deepEqual(groupProcesses(launched.pgid), [], 'no process of the server outlives stop()');
     }, 180_000);
   }
+
+  it('node: store failures reach the harness as store errors, and a write that was not stored fails the request', async () => {
+    // A store that does not answer: every cachette call is a miss plus an error event.
+    const closed = `redis://127.0.0.1:${await freePort()}`;
+    const { launched, base } = await startServer({ ...context('node'), redis: { ...context('node').redis, url: closed } }, { FULLSTACK_CONTENDER: 'cachette' });
+    try {
+      const work = await httpRequest(`${base}/work`);
+      assert.equal(work.status, 500);
+      assert.equal(work.body, 'error: cachette set reported failure');
+      for (let i = 0; i < 50 && launched.marked(STORE_ERROR_MARKER).count === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      const tally = launched.marked(STORE_ERROR_MARKER);
+      assert.ok(tally.count >= 1, 'the store errors were counted');
+      assert.match(tally.first[0]!, /^\[fullstack-store-error\] ×\d+ /);
+    } finally {
+      await launched.stop();
+    }
+  }, 120_000);
 
   it('a server that cannot open its contender stops at start with the reason', async () => {
     await assert.rejects(startServer(context('node'), { FULLSTACK_CONTENDER: 'no-such-library' }), (e: Error) => /node server exited before a 200/.test(e.message) && /unknown FULLSTACK_CONTENDER "no-such-library"/.test(e.message));
@@ -95,8 +113,8 @@ describe.runIf(requireRedis())('full-stack servers', () => {
         assert.match(work.body, /unknown FULLSTACK_CONTENDER "no-such-library"/);
       }
       // workerd's console output reaches the harness through miniflare, a moment later.
-      for (let i = 0; i < 50 && launched.exceptions() < 2; i++) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(launched.exceptions(), 2, 'one exception per request reached the count');
+      for (let i = 0; i < 50 && launched.marked(EXCEPTION_MARKER).count < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(launched.marked(EXCEPTION_MARKER).count, 2, 'one exception per request reached the count');
     } finally {
       await launched.stop();
     }

@@ -31,6 +31,13 @@ export interface FullstackAppOptions {
 /** Marks a server-side exception on stderr; the harness counts these lines. */
 export const EXCEPTION_MARKER = '[fullstack-exception]';
 
+/**
+ * Marks store failures cachette reported as `error` events (a timeout, a refused command):
+ * the cache served a miss or skipped a write instead of failing, so these are not
+ * exceptions, but they explain the misses and the failed writes that follow.
+ */
+export const STORE_ERROR_MARKER = '[fullstack-store-error]';
+
 /** The Cache API cache hono/cache stores pages in. */
 export const HONO_CACHE_NAME = 'fullstack-page';
 
@@ -42,6 +49,35 @@ const PAGE_ITEMS = Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${
 /** Prints an exception with the marker; every runtime routes console.error to its stderr. */
 export function reportException(error: unknown): void {
   console.error(EXCEPTION_MARKER, error instanceof Error ? (error.stack ?? error.message) : String(error));
+}
+
+/** What cachette's `error` event carries. */
+interface StoreErrorDetail {
+  operation: string;
+  error: unknown;
+}
+
+/**
+ * Reports cachette's store errors on stderr as `MARKER ×N first-message`. With `everyMs`,
+ * errors are tallied and printed once per period, so a burst of thousands costs a line, not
+ * thousands of writes on the server under test; without it (workerd, where timers run only
+ * inside a request), each is printed at once.
+ */
+export function storeErrorReporter(everyMs?: number): (detail: StoreErrorDetail) => void {
+  const describe = (d: StoreErrorDetail) => `${d.operation}: ${d.error instanceof Error ? `${d.error.name}: ${d.error.message}` : String(d.error)}`;
+  if (everyMs === undefined) return (d) => console.error(STORE_ERROR_MARKER, `×1 ${describe(d)}`);
+  let count = 0;
+  let first = '';
+  const timer = setInterval(() => {
+    if (count === 0) return;
+    console.error(`${STORE_ERROR_MARKER} ×${count} ${first}`);
+    count = 0;
+  }, everyMs);
+  // Never what keeps a server process alive.
+  (timer as { unref?: () => void }).unref?.();
+  return (d) => {
+    if (count++ === 0) first = describe(d);
+  };
 }
 
 /**

@@ -54,7 +54,11 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
       continue;
     }
     const e = row.errors;
-    const exceptionNote = row.exceptionLines?.length ? mark(`${row.label}, first exceptions: ${row.exceptionLines.map((l) => `\`${l.replace(/`/g, "'").slice(0, 240)}\``).join('; ')}`) : '';
+    const quote = (lines: readonly string[]) => lines.map((l) => `\`${l.replace(/`/g, "'").slice(0, 240)}\``).join('; ');
+    const exceptionNote = row.exceptionLines?.length ? mark(`${row.label}, first exceptions: ${quote(row.exceptionLines)}`) : '';
+    const storeNote = row.storeErrors
+      ? mark(`${row.label}: cachette reported ${num(row.storeErrors)} store errors under load (each a miss or a skipped write, not a failed request); first: ${quote(row.storeErrorLines ?? [])}`)
+      : '';
     lines.push(`| ${[
       row.label,
       num(row.measure.reqPerSec),
@@ -65,7 +69,7 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
       row.rss.afterMiB.toFixed(0),
       signed(row.rss.slopePctPer10s),
       isKv ? 'n/a (in process)' : conns(row, viaBridge),
-      `${errorCount(row) === 0 ? '0' : `**${e.non2xx} / ${e.socket} / ${e.exceptions}**`}${exceptionNote}`,
+      `${errorCount(row) === 0 ? '0' : `**${e.non2xx} / ${e.socket} / ${e.exceptions}**`}${exceptionNote}${storeNote}`,
     ].join(' | ')} |`);
   }
   if (notes.length) lines.push('', ...notes.map((n, i) => `${SUPERSCRIPTS[i] ?? `[${i + 1}]`} ${n}  `));

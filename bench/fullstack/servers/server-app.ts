@@ -6,8 +6,9 @@
  */
 import type { Hono } from 'hono';
 import type { Store } from '../../../src/store/types.ts';
+import type { CachetteVariant } from '../../contenders/cachette.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
-import { fullstackApp, HONO_CACHE_NAME, reportException, type PageCache } from '../app/app.ts';
+import { fullstackApp, HONO_CACHE_NAME, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
 
 /** A server runtime of the bench. */
 export type ServerRuntime = 'node' | 'bun' | 'deno';
@@ -24,23 +25,17 @@ async function defaultStore(runtime: ServerRuntime): Promise<Store> {
  */
 export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespace: string) => Promise<ContenderSpec>> = {
   async cachette(runtime, namespace) {
-    const { cachetteSpec } = await import('../../contenders/cachette.ts');
     const store = await defaultStore(runtime);
-    return cachetteSpec({ id: namespace, label: 'cachette', store: () => store });
+    return cachetteRow({ id: namespace, label: 'cachette', store: () => store });
   },
   async 'cachette-no-compression'(runtime, namespace) {
-    const { cachetteSpec } = await import('../../contenders/cachette.ts');
     const store = await defaultStore(runtime);
-    return cachetteSpec({ id: namespace, label: 'cachette, compression: false', store: () => store, compression: false });
+    return cachetteRow({ id: namespace, label: 'cachette, compression: false', store: () => store, compression: false });
   },
-  async 'cachette-iovalkey'(_, namespace) {
-    const { cachetteSpec } = await import('../../contenders/cachette.ts');
-    return cachetteSpec({ id: namespace, label: 'cachette over iovalkey', store: 'valkey' });
-  },
+  'cachette-iovalkey': (_, namespace) => cachetteRow({ id: namespace, label: 'cachette over iovalkey', store: 'valkey' }),
   async 'cachette-bun-redis'(_, namespace) {
-    const { cachetteSpec } = await import('../../contenders/cachette.ts');
     const { bunRedisStore } = await import('../../../adapters/bun-redis/index.ts');
-    return cachetteSpec({ id: namespace, label: "cachette over Bun's RedisClient", store: bunRedisStore });
+    return cachetteRow({ id: namespace, label: "cachette over Bun's RedisClient", store: bunRedisStore });
   },
   iovalkey: async () => (await import('../../contenders/iovalkey.ts')).iovalkeySpec(false),
   'node-redis': async () => (await import('../../contenders/node-redis.ts')).nodeRedisSpec,
@@ -50,6 +45,13 @@ export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespac
   'cache-manager': async () => (await import('../../contenders/cache-manager.ts')).cacheManagerSpec,
   unstorage: async () => (await import('../../contenders/unstorage.ts')).unstorageSpec,
 };
+
+/** A cachette row whose store errors are reported (tallied once a second) for the harness to count. */
+async function cachetteRow(variant: CachetteVariant): Promise<ContenderSpec> {
+  const { cachetteSpec } = await import('../../contenders/cachette.ts');
+  const report = storeErrorReporter(1000);
+  return cachetteSpec({ ...variant, onCache: (cache) => cache.events.addEventListener('error', (event) => report((event as CustomEvent<{ operation: string; error: unknown }>).detail)) });
+}
 
 /** The app and what to close when the server stops. */
 export interface OpenedApp {

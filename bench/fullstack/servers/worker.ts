@@ -11,7 +11,7 @@ import { cloudflareKvStore, type KVNamespaceLike } from '../../../adapters/cloud
 import { upstashStore } from '../../../adapters/upstash/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
-import { fullstackApp, reportException, type PageCache } from '../app/app.ts';
+import { fullstackApp, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
 import { kvRawContender, type KvTextNamespace } from '../contenders/kv.ts';
 import { upstashRawContender } from '../contenders/upstash.ts';
 
@@ -61,8 +61,15 @@ async function openContender(id: string, env: Env): Promise<Contender | undefine
     case 'cachette': {
       const { cachetteSpec } = await import('../../contenders/cachette.ts');
       const store = storeFor(env);
+      const report = storeErrorReporter();
       // batch: false, as cachette/workers sets it: one isolate's requests must not share a store call.
-      return cachetteSpec({ id: namespaceOf(env), label: 'cachette', store: () => store, batch: false }).open('');
+      return cachetteSpec({
+        id: namespaceOf(env),
+        label: 'cachette',
+        store: () => store,
+        batch: false,
+        onCache: (cache) => cache.events.addEventListener('error', (event) => report((event as CustomEvent<{ operation: string; error: unknown }>).detail)),
+      }).open('');
     }
     case 'upstash': return upstashRawContender(env.UPSTASH_REDIS_REST_URL ?? '', env.UPSTASH_REDIS_REST_TOKEN ?? '');
     case 'kv':

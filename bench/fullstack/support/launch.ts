@@ -43,8 +43,11 @@ export interface LaunchOptions {
   cpus?: string;
   /** Working directory; default this process's. */
   cwd?: string;
-  /** A line on stdout or stderr that marks an exception in the process (counted). */
-  exceptionMarker?: string;
+  /**
+   * Markers of lines to count on stdout and stderr (an exception, a store error…). A line
+   * `MARKER ×N …` counts N: a process can report a burst in one line.
+   */
+  markers?: readonly string[];
 }
 
 /** A started process group. */
@@ -56,14 +59,19 @@ export interface Launched {
   readonly exited: Promise<number | null>;
   /** True until the supervisor exits. */
   running(): boolean;
-  /** Lines carrying `exceptionMarker` seen so far. */
-  exceptions(): number;
-  /** The first few such lines, to say what the exceptions were. */
-  exceptionLines(): readonly string[];
+  /** How many times `marker` (one of `markers`) was reported so far, and the first few such lines. */
+  marked(marker: string): Tally;
   /** The last lines of stdout and stderr, for error messages. */
   outputTail(): string;
   /** Closes the lifeline, waits for the group to go, kills what is left after a grace period. */
   stop(): Promise<void>;
+}
+
+/** Counted lines of one marker. */
+export interface Tally {
+  count: number;
+  /** The first lines (at most 3), to say what happened. */
+  first: string[];
 }
 
 const live = new Set<Launched>();
@@ -92,13 +100,15 @@ export function launch(options: LaunchOptions): Launched {
   if (child.pid === undefined) throw new Error(`${options.name}: could not start ${command[0]}`);
   const pgid = child.pid;
   const tail: string[] = [];
-  const firstExceptions: string[] = [];
-  let exceptions = 0;
+  const tallies = new Map<string, Tally>((options.markers ?? []).map((m) => [m, { count: 0, first: [] }]));
   let running = true;
   const collect = lineCollector((line) => {
-    if (options.exceptionMarker && line.includes(options.exceptionMarker)) {
-      exceptions++;
-      if (firstExceptions.length < 3) firstExceptions.push(line.slice(0, 500));
+    for (const [marker, tally] of tallies) {
+      const at = line.indexOf(marker);
+      if (at < 0) continue;
+      const burst = /^ ×(\d+)/.exec(line.slice(at + marker.length));
+      tally.count += burst ? Number(burst[1]) : 1;
+      if (tally.first.length < 3) tally.first.push(line.slice(0, 500));
     }
     tail.push(line);
     if (tail.length > TAIL_LINES) tail.shift();
@@ -116,8 +126,11 @@ export function launch(options: LaunchOptions): Launched {
     pgid,
     exited,
     running: () => running,
-    exceptions: () => exceptions,
-    exceptionLines: () => firstExceptions,
+    marked: (marker) => {
+      const tally = tallies.get(marker);
+      if (!tally) throw new TypeError(`${options.name}: "${marker}" is not one of the markers it was launched with`);
+      return { count: tally.count, first: [...tally.first] };
+    },
     outputTail: () => tail.join('\n'),
     stop: () => stopGroup(child, launched),
   };
