@@ -127,7 +127,9 @@ export const TARGETS: readonly Target[] = [
       ...PEERS,
     ],
     pages: pageRows(NO_CACHE_API('Bun')),
-    notes: [`cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one.`],
+    notes: [
+      `cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two clients.`,
+    ],
   },
   {
     id: 'deno',
@@ -174,7 +176,7 @@ export const TARGETS: readonly Target[] = [
     ],
     pages: pageRows(true, 'cachette/hono over KV').filter((p) => p.page === 'cachette'),
     notes: [
-      "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation. The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",
+      "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation, and several milliseconds per operation here, so /work (16 KV operations per request) is slow and some of its 100 connections wait past wrk's 5 s timeout (counted as socket errors). The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",
     ],
   },
 ];
