@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { standardDecorators } from './test/support/decorators-plugin.ts';
 
 export default defineConfig({
+  plugins: [standardDecorators(/\/test\/decorators\/[^/]+-suite\.ts$/)],
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'adapters/**/*.test.ts'],
     exclude: ['test/workers/**', 'node_modules/**'],

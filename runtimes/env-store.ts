@@ -12,7 +12,8 @@ export type StoreChoice =
   | { kind: 'valkey'; url: string; variable: 'VALKEY_URL' | 'REDIS_URL' }
   | { kind: 'upstash'; url: string; token: string }
   | { kind: 'cloudflare-kv'; namespace: KVNamespaceLike; binding: string }
-  | { kind: 'memory' };
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'memory'; variable?: 'CACHETTE_STORE' };
 
 /** Options shared by every runtime helper for picking the store. */
 export interface StoreSelectionOptions {
@@ -33,14 +34,18 @@ const VALKEY_PROTOCOLS = new Set(['redis:', 'rediss:', 'valkey:', 'valkeys:']);
 const DEFAULT_KV_BINDING = 'CACHETTE_KV';
 
 /**
- * Picks the store from the environment, in the order DESIGN.md fixes: an explicit store;
- * `VALKEY_URL` (or `REDIS_URL`) → valkey; `UPSTASH_REDIS_REST_URL` + `_TOKEN` → upstash; a KV
- * binding → cloudflare-kv; otherwise memory. Empty variables count as unset. A value that is
- * set but unusable (a malformed URL, half of the Upstash pair, a binding that is not KV)
- * throws a TypeError naming the variable, rather than falling back to another store quietly.
+ * Picks the store from the environment: an explicit store; `CACHETTE_STORE` (`sqlite:PATH` →
+ * the embedded SQLite store, `memory` → memory), which names cachette's own store and so wins
+ * over the generic server URLs an app may set for other uses; `VALKEY_URL` (or `REDIS_URL`) →
+ * valkey; `UPSTASH_REDIS_REST_URL` + `_TOKEN` → upstash; a KV binding → cloudflare-kv;
+ * otherwise memory. Empty variables count as unset. A value that is set but unusable (a
+ * malformed URL, half of the Upstash pair, a binding that is not KV, an unknown
+ * CACHETTE_STORE) throws a TypeError naming the variable, rather than falling back quietly.
  */
 export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): StoreChoice {
   if (options.store) return { kind: 'explicit', store: options.store };
+  const named = stringVar(env, 'CACHETTE_STORE');
+  if (named) return cachetteStoreChoice(named);
   for (const variable of ['VALKEY_URL', 'REDIS_URL'] as const) {
     const url = stringVar(env, variable);
     if (url) return { kind: 'valkey', url: checkValkeyUrl(url, variable), variable };
@@ -72,7 +77,10 @@ export function describeChoice(choice: StoreChoice): string {
     case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
     case 'upstash': return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
     case 'cloudflare-kv': return `store: cloudflare-kv (KV binding ${choice.binding})`;
-    case 'memory': return 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
+    case 'sqlite': return `store: sqlite (CACHETTE_STORE=sqlite:${choice.path}; shared by the processes of this machine)`;
+    case 'memory': return choice.variable
+      ? 'store: memory (CACHETTE_STORE=memory; not shared between processes or isolates)'
+      : 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
   }
 }
 
@@ -100,14 +108,27 @@ export async function openStore(choice: StoreChoice, factories: StoreFactories):
     case 'valkey': return (factories.valkey ?? unsupported(choice))(choice);
     case 'upstash': return (factories.upstash ?? unsupported(choice))(choice);
     case 'cloudflare-kv': return (factories['cloudflare-kv'] ?? unsupported(choice))(choice);
+    case 'sqlite': return (factories.sqlite ?? unsupported(choice))(choice);
   }
 }
 
 function unsupported(choice: StoreChoice): never {
   const available = choice.kind === 'valkey'
     ? 'this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store'
-    : 'pass a store explicitly';
+    : choice.kind === 'sqlite'
+      ? 'this runtime has no local files for SQLite; use Upstash or a KV binding, or pass a store'
+      : 'pass a store explicitly';
   throw new TypeError(`cachette: ${describeChoice(choice)} is not available on this runtime: ${available}`);
+}
+
+/** `sqlite:PATH` or `memory`; anything else is a mistake worth stopping for. */
+function cachetteStoreChoice(value: string): StoreChoice {
+  if (value === 'memory') return { kind: 'memory', variable: 'CACHETTE_STORE' };
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length).trim();
+    if (path) return { kind: 'sqlite', path };
+  }
+  throw new TypeError(`cachette: CACHETTE_STORE must be "sqlite:PATH" (e.g. sqlite:./cache.db) or "memory", got "${value}"`);
 }
 
 function stringVar(env: EnvLike, name: string): string | undefined {

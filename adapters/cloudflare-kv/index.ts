@@ -71,6 +71,11 @@ const decoder = new TextDecoder();
  */
 export class CloudflareKvStore implements Store {
   readonly name = 'cloudflare-kv';
+  /**
+   * KV keeps bytes as they are and bills by operation, not by byte, while compression runs in
+   * plain JavaScript on the edge: only large values are worth it.
+   */
+  readonly compressionThreshold = 32 * 1024;
   readonly #kv: KVNamespaceLike;
   readonly #concurrency: number;
 

@@ -1,6 +1,8 @@
+import { StoreRefusedError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
+import { sameBytes } from '../shared/same-bytes.ts';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -66,7 +68,17 @@ export class MemoryStore implements Store {
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     const now = Date.now();
-    for (const e of entries) this.#write(e.key, e.value, e.ttlMs, now);
+    let refused: StoreRefusedError | undefined;
+    for (const e of entries) {
+      // One entry too large must not cost the others their place.
+      try {
+        this.#write(e.key, e.value, e.ttlMs, now);
+      } catch (error) {
+        if (!(error instanceof StoreRefusedError)) throw error;
+        refused ??= error;
+      }
+    }
+    if (refused) throw refused;
   }
 
   async delete(keys: readonly string[]): Promise<number> {
@@ -141,7 +153,8 @@ export class MemoryStore implements Store {
     }
     const size = value.length + key.length * 2;
     this.#drop(key);
-    if (size > this.maxBytes) return; // Too large to ever fit: served by the caller, not stored.
+    // Too large to ever fit: refused, so that the caller learns it was not stored.
+    if (size > this.maxBytes) throw new StoreRefusedError(`memory: the entry for "${key}" takes ${size} bytes, above the store's maxBytes (${this.maxBytes})`);
     // Copy so that a caller reusing its buffer can never change what is stored.
     this.#map.set(key, { value: copyBytes(value), expiresAt: ttlMs === undefined ? Infinity : now + ttlMs, size });
     this.#bytes += size;
@@ -169,10 +182,4 @@ export class MemoryStore implements Store {
 /** Creates the embedded in-process store. */
 export function memoryStore(options?: MemoryStoreOptions): MemoryStore {
   return new MemoryStore(options);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -1,11 +1,12 @@
 import { Redis } from '@upstash/redis/cloudflare';
-import type { Store, StoreEntry } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { StoreRefusedError } from '../../src/store/errors.ts';
+import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
-  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (runtimes/upstash-bridge). */
+  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (`cachette bridge`, runtimes/node/bridge). */
   url: string;
   /** REST token: `UPSTASH_REDIS_REST_TOKEN`, or the bridge's `token`. */
   token: string;
@@ -34,10 +35,18 @@ const RETRY_BACKOFF_MS = 20;
  * A store on Redis over HTTP: the Upstash REST protocol through `@upstash/redis`, so it runs
  * wherever `fetch` does (Workers, Deno, Bun, Node, Vercel Edge) and never opens a socket itself.
  * Values travel as text (see value-encoding.ts): counters as plain decimals, everything else
- * as `~` + base64. Every method is one HTTP request, `clear` one per SCAN batch.
+ * as `~` + base64. Every method is one HTTP request, `clear` one per SCAN batch, and a
+ * pipeline (a tick of the engine's calls) one `/pipeline` request.
  */
 export class UpstashStore implements Store {
   readonly name = 'upstash';
+  /**
+   * Every value crosses the network as base64 text inside JSON, and bytes are billed: from
+   * 1 KiB on, compression saves more than it costs.
+   */
+  readonly compressionThreshold = 1024;
+  /** The REST host, for messages. */
+  readonly address: string | undefined;
   /** The underlying client, for commands the store contract does not cover. */
   readonly client: Redis;
 
@@ -46,11 +55,13 @@ export class UpstashStore implements Store {
       // A client built elsewhere may deserialize JSON or base64-decode replies; the value
       // encoding survives both, so it is used as it is.
       this.client = options;
+      this.address = undefined;
       return;
     }
     const { url, token } = options ?? {};
     if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
     if (typeof token !== 'string' || token === '') throw new TypeError('upstashStore: "token" must be a non-empty string');
+    this.address = new URL(url).host;
     const retries = options.retries ?? 1;
     if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`upstashStore: "retries" must be a non-negative integer, got ${retries}`);
     // The Cloudflare build of the SDK is the runtime-neutral one: plain fetch, no `cache`
@@ -106,10 +117,65 @@ export class UpstashStore implements Store {
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
     if (ttlMs === undefined) return Number(await this.client.incrby(key, by));
-    // SET NX creates the counter with its TTL only when it is new; MULTI/EXEC keeps the two
-    // together so no other client can slip a write in between — one /multi-exec request.
-    const [, total] = await this.client.multi().set(key, '0', { px: positiveMs(ttlMs), nx: true }).incrby(key, by).exec();
-    return Number(total);
+    // One script creates the counter with its TTL only when it is new, then increments it.
+    return Number(await this.client.eval(INCR_WITH_TTL_LUA, [key], [String(by), String(positiveMs(ttlMs))]));
+  }
+
+  async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+    const p = this.client.pipeline();
+    // How to read each op's answer out of the replies, which come one per command sent.
+    const readers: Array<(replies: Array<{ result: unknown; error?: string }>) => StoreOpResult> = [];
+    let at = 0;
+    const sent = (count: number, read: (replies: Array<{ result: unknown; error?: string }>) => StoreOpResult) => {
+      const from = at;
+      at += count;
+      readers.push((replies) => {
+        const failed = replies.slice(from, from + count).find((r) => r.error !== undefined);
+        return failed ? new StoreRefusedError(`upstash: ${failed.error}`) : read(replies.slice(from, from + count));
+      });
+    };
+    for (const op of ops) {
+      switch (op.kind) {
+        case 'get':
+          p.get(op.key);
+          sent(1, ([r]) => decodeValue(r!.result));
+          break;
+        case 'getMany':
+          if (op.keys.length === 0) sent(0, () => []);
+          else {
+            p.mget([...op.keys]);
+            sent(1, ([r]) => (r!.result as unknown[]).map(decodeValue));
+          }
+          break;
+        case 'set':
+          this.#queueSet(p, op);
+          sent(1, () => undefined);
+          break;
+        case 'setMany':
+          for (const e of op.entries) this.#queueSet(p, e);
+          sent(op.entries.length, () => undefined);
+          break;
+        case 'delete':
+          if (op.keys.length === 0) sent(0, () => 0);
+          else {
+            p.del(...op.keys);
+            sent(1, ([r]) => Number(r!.result));
+          }
+          break;
+        case 'incr':
+          if (op.ttlMs === undefined) p.incrby(op.key, op.by);
+          else p.eval(INCR_WITH_TTL_LUA, [op.key], [String(op.by), String(positiveMs(op.ttlMs))]);
+          sent(1, ([r]) => Number(r!.result));
+          break;
+      }
+    }
+    const replies = at === 0 ? [] : ((await p.exec({ keepErrors: true })) as Array<{ result: unknown; error?: string }>);
+    return readers.map((read) => read(replies));
+  }
+
+  #queueSet(p: ReturnType<Redis['pipeline']>, e: StoreEntry): void {
+    if (e.ttlMs === undefined) p.set(e.key, encodeValue(e.value));
+    else p.set(e.key, encodeValue(e.value), { px: positiveMs(e.ttlMs) });
   }
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {

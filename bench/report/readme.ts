@@ -65,6 +65,9 @@ Run it: \`npm run bench\` (the run above took ${Math.max(1, Math.round(r.duratio
 \`results/quick.json\` and leaves this page alone, \`npx tsx bench/layer-overhead.ts\` for the layer overhead alone.
 Knobs: \`N_OPS\`, \`K_RUNS\`, \`BATCH\`, \`CONCURRENCY\`; \`REDIS_URL\` to use a running server instead of starting one.
 
+Embedded stores (the SQLite store against Keyv + @keyv/sqlite, lmdb, lru-cache and the memory store; classic mix,
+value sizes, hit ratio, several processes on one file) have their own page: [\`EMBEDDED.md\`](EMBEDDED.md), from \`npm run bench:embedded\`.
+
 ## What the numbers show
 
 ${observations(r).map((s) => `- ${s}`).join('\n')}

@@ -18,7 +18,8 @@ const LIBRARIES = ['iovalkey', 'ioredis', 'redis', 'bentocache', 'cache-manager'
 
 const require = createRequire(import.meta.url);
 
-function installedVersion(name: string): string {
+/** The version of `name` installed in node_modules, or "not installed". */
+export function installedVersion(name: string): string {
   try {
     // Resolve the package's entry, then walk up to its package.json (some packages do not export it).
     let dir = require.resolve(name);

@@ -4,8 +4,8 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { storeFromEnv } from '../../runtimes/node/index.ts';
-import { createCache } from '../../src/index.ts';
+import { storeFromEnv } from 'cachette/node';
+import { createCache } from 'cachette';
 
 // Prints which store it chose: Valkey when VALKEY_URL/REDIS_URL is set, memory otherwise.
 const store = await storeFromEnv();

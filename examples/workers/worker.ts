@@ -2,7 +2,7 @@
 // (see README.md). The store is picked from the bindings: Upstash when UPSTASH_REDIS_REST_URL
 // and _TOKEN are set, else the CACHETTE_KV namespace from wrangler.toml.
 import { Hono } from 'hono';
-import { withCache } from '../../runtimes/workers/index.ts';
+import { withCache } from 'cachette/workers';
 
 const app = new Hono();
 

@@ -1,30 +1,33 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
- * (VALKEY_URL / REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
+ * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite; VALKEY_URL /
+ * REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
  * cachette/adapters/bun-redis uses Bun's built-in client; UPSTASH_REDIS_REST_URL + _TOKEN →
  * Upstash; otherwise memory).
  *
  * ```ts
  * import { serve, storeFromEnv } from 'cachette/bun';
- * serve(app.fetch, { port: 3000 });                // or: Bun.serve({ fetch: cached(app.fetch) })
- * const cache = createCache({ store: await storeFromEnv() });
+ * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
+ * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Bun.serve({ fetch: cached(handler) })
+ * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from the environment
  * ```
  */
+import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
-import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
-export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
 /** The slice of Bun's server API used here, typed structurally so the package needs no bun-types. */
-interface BunServer {
+interface BunServerObject {
   readonly port: number;
   readonly hostname: string;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
 }
 interface BunGlobal {
-  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response>; error: (error: Error) => Response }): BunServer;
+  serve(options: { port: number; hostname: string; fetch: (request: Request, server: BunServerObject) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
 }
 
 /**
@@ -45,30 +48,39 @@ export function cached(handler: RequestHandler, options?: ServerCacheOptions): S
 export type BunServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
-export type BunCachedServer = CachedServer<BunServer>;
+export type BunServer = RunningServer<BunServerObject>;
 
-/** Starts `Bun.serve` for `handler` behind the cache; resolves once it listens and the store is open. */
-export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunCachedServer> {
+/** A server started by {@link serve} with `cache`: its handler is behind the HTTP cache. */
+export type BunCachedServer = CachedServer<BunServerObject>;
+
+/**
+ * Starts `Bun.serve` for `handler`; resolves once it listens (and, with `cache`, once the store
+ * is open). Without `cache` the handler is served as it is: the app caches its own routes
+ * (cachette/hono), or nothing is cached. With `cache: true` (or the cache's options) every
+ * response goes through the HTTP cache, its store picked from the environment.
+ */
+export function serve(handler: RequestHandler, options: BunServeOptions & { cache: true | ServerCacheOptions }): Promise<BunCachedServer>;
+export function serve(handler: RequestHandler, options?: BunServeOptions): Promise<BunServer>;
+export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunServer> {
   const bun = (globalThis as { Bun?: BunGlobal }).Bun;
   if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
-  const { port = 3000, hostname = '127.0.0.1', ...cacheOptions } = options;
-  const cache = cached(handler, cacheOptions);
-  await cache.ready;
-  const server = bun.serve({ port, hostname, fetch: cache, error: internalError });
+  const served = servedHandler('cachette/bun', handler, options, cached);
+  await served.cache?.ready;
+  const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalError });
   return {
     server,
-    url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${server.port}`,
-    cache,
+    url: serverUrl(served.hostname, server.port),
+    cache: served.cache,
     async close() {
       await server.stop();
-      await cache.close();
+      await served.cache?.close();
     },
   };
 }
 
 /**
- * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair →
- * upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
+ * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
+ * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
  * than whole responses. To choose the Valkey client yourself, pass `bunRedisStore(url)`
  * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (iovalkey) to
  * `createCache` instead.

@@ -1,29 +1,33 @@
 /**
  * cachette/deno: the HTTP cache for `Deno.serve`, with the store picked from `Deno.env`
- * (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash,
- * otherwise memory). Reading the environment needs `--allow-env`, or pass `env` / `store`.
+ * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through node:sqlite, which needs
+ * `--allow-read --allow-write` on it; VALKEY_URL / REDIS_URL → Valkey over iovalkey,
+ * UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory). Reading the environment needs
+ * `--allow-env`, or pass `env` / `store`.
  *
  * ```ts
  * import { serve, storeFromEnv } from 'cachette/deno';
- * await serve(app.fetch, { port: 3000 });          // or: Deno.serve(cached(app.fetch))
- * const cache = createCache({ store: await storeFromEnv() });
+ * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
+ * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Deno.serve(cached(handler))
+ * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from Deno.env
  * ```
  */
+import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
-import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
-export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
 /** The slice of the Deno namespace used here, typed structurally so the package needs no Deno types. */
-interface DenoServer {
+interface DenoServerObject {
   readonly addr: { hostname: string; port: number };
   shutdown(): Promise<void>;
 }
 interface DenoGlobal {
   env: { toObject(): Record<string, string> };
-  serve(options: { port: number; hostname: string; onListen?: () => void; onError?: (error: unknown) => Response }, handler: (request: Request) => Promise<Response>): DenoServer;
+  serve(options: { port: number; hostname: string; onListen?: () => void; onError?: (error: unknown) => Response }, handler: (request: Request, info: unknown) => Promise<Response>): DenoServerObject;
 }
 
 function deno(): DenoGlobal {
@@ -56,22 +60,31 @@ export function cached(handler: RequestHandler, options?: ServerCacheOptions): S
 export type DenoServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
-export type DenoCachedServer = CachedServer<DenoServer>;
+export type DenoServer = RunningServer<DenoServerObject>;
 
-/** Starts `Deno.serve` for `handler` behind the cache; resolves once it listens and the store is open. */
-export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoCachedServer> {
-  const { port = 3000, hostname = '127.0.0.1', ...cacheOptions } = options;
-  const cache = cached(handler, cacheOptions);
-  await cache.ready;
-  // onListen replaces Deno's own "Listening on" line: the store line already said what runs.
-  const server = deno().serve({ port, hostname, onListen: () => {}, onError: internalError }, cache);
+/** A server started by {@link serve} with `cache`: its handler is behind the HTTP cache. */
+export type DenoCachedServer = CachedServer<DenoServerObject>;
+
+/**
+ * Starts `Deno.serve` for `handler`; resolves once it listens (and, with `cache`, once the
+ * store is open). Without `cache` the handler is served as it is: the app caches its own
+ * routes (cachette/hono), or nothing is cached. With `cache: true` (or the cache's options)
+ * every response goes through the HTTP cache, its store picked from `Deno.env`.
+ */
+export function serve(handler: RequestHandler, options: DenoServeOptions & { cache: true | ServerCacheOptions }): Promise<DenoCachedServer>;
+export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer>;
+export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoServer> {
+  const served = servedHandler('cachette/deno', handler, options, cached);
+  await served.cache?.ready;
+  // onListen replaces Deno's own "Listening on" line: the caller prints what runs.
+  const server = deno().serve({ port: served.port, hostname: served.hostname, onListen: () => {}, onError: internalError }, served.fetch);
   return {
     server,
-    url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${server.addr.port}`,
-    cache,
+    url: serverUrl(served.hostname, server.addr.port),
+    cache: served.cache,
     async close() {
       await server.shutdown();
-      await cache.close();
+      await served.cache?.close();
     },
   };
 }
@@ -83,8 +96,8 @@ export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
 }
 
 /**
- * The store `Deno.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair → upstash,
- * otherwise memory), announced once: for caching fragments with `createCache` rather than
+ * The store `Deno.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
+ * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather than
  * whole responses. Without `--allow-env`, pass `env` (or build the store yourself).
  */
 export function storeFromEnv(options: DenoStoreFromEnvOptions = {}): Promise<Store> {

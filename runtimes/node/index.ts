@@ -1,22 +1,25 @@
 /**
- * cachette/node: the HTTP cache for `node:http` and `@hono/node-server`, with the store picked
- * from `process.env` (VALKEY_URL / REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL +
- * _TOKEN → Upstash, otherwise memory).
+ * cachette/node: a `node:http` server for a fetch handler, the HTTP cache for `node:http` and
+ * `@hono/node-server`, and the store picked from `process.env` (CACHETTE_STORE=sqlite:PATH →
+ * the embedded SQLite file through better-sqlite3, VALKEY_URL / REDIS_URL → Valkey over
+ * iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory).
  *
  * ```ts
  * import { serve } from 'cachette/node';
- * const { url } = await serve(app.fetch, { port: 3000 });
+ * await serve(app.fetch, { port: 3000 });                          // the app caches its own routes
+ * await serve(handler, { port: 3000, cache: { ttl: '30s' } });     // or: everything behind the cache
  * ```
  */
+import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
-import { serverCache, type CachedServer, type RequestHandler, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 
-export type { RequestHandler, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
 /** Wraps a fetch-style handler in the HTTP cache; pass the result to `@hono/node-server`'s `serve({ fetch })`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
@@ -33,33 +36,42 @@ export function requestListener(handler: RequestHandler, options?: ServerCacheOp
 export type NodeServeOptions = ServeOptions;
 
 /** A server started by {@link serve}. */
+export type NodeServer = RunningServer<Server>;
+
+/** A server started by {@link serve} with `cache`: its handler is behind the HTTP cache. */
 export type NodeCachedServer = CachedServer<Server>;
 
-/** Starts a `node:http` server for `handler` behind the cache; resolves once it listens and the store is open. */
-export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeCachedServer> {
-  const { port = 3000, hostname = '127.0.0.1', ...cacheOptions } = options;
-  const listener = requestListener(handler, cacheOptions);
-  await listener.cache.ready;
-  const server = createServer(listener);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, hostname, () => resolve()));
-  const address = server.address() as AddressInfo;
+/**
+ * Starts a `node:http` server for `handler`; resolves once it listens (and, with `cache`, once
+ * the store is open). Without `cache` the handler is served as it is: the app caches its own
+ * routes (cachette/hono, cachette/express), or nothing is cached. With `cache: true` (or the
+ * cache's options) every response goes through the HTTP cache, its store picked from
+ * `process.env`.
+ */
+export function serve(handler: RequestHandler, options: NodeServeOptions & { cache: true | ServerCacheOptions }): Promise<NodeCachedServer>;
+export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer>;
+export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeServer> {
+  const served = servedHandler('cachette/node', handler, options, cached);
+  await served.cache?.ready;
+  const server = createServer(getRequestListener(served.fetch));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(served.port, served.hostname, () => resolve()));
   return {
     server,
-    url: `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${address.port}`,
-    cache: listener.cache,
+    url: serverUrl(served.hostname, (server.address() as AddressInfo).port),
+    cache: served.cache,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await listener.cache.close();
+      await served.cache?.close();
     },
   };
 }
 
 /**
- * The store `process.env` selects (VALKEY_URL / REDIS_URL → valkey, the Upstash pair →
- * upstash, otherwise memory), announced once: for caching fragments with `createCache`
+ * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL /
+ * REDIS_URL → valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache`
  * rather than whole responses.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {

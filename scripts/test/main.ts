@@ -8,6 +8,7 @@ import { findRedisServer, startRedis, type RedisServer } from '../../test/suppor
 import { printSummary, type SuiteResult } from './summary.ts';
 import { runBun } from './bun.ts';
 import { runDeno } from './deno.ts';
+import { runPackageCheck } from './package.ts';
 import { runVitest } from './vitest.ts';
 import { runWorkerd } from './workerd.ts';
 
@@ -26,11 +27,17 @@ if (process.env.REDIS_URL) {
   process.env.REDIS_SERVER_BIN = bin;
   console.log(`[test] started ${bin} on ${redis.url}`);
 } else {
-  problems.push('redis-server is not installed (apt-get install redis-server): the Valkey suites cannot run');
+  const why = process.env.CACHETTE_NO_INSTALL === '1' ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
+    : process.getuid?.() !== 0 ? 'installing it needs root (apt-get install redis-server)'
+    : 'apt-get install redis-server did not install it';
+  problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
 }
 
 try {
-  results.push(...(await runVitest(process.argv.slice(2))));
+  const filters = process.argv.slice(2);
+  results.push(...(await runVitest(filters)));
+  // A run narrowed to some files (npm test -- test/cache) is not a release check.
+  if (filters.length === 0) results.push(...(await runPackageCheck()));
   // The same suites on the other runtimes, each against every store it can reach: Upstash
   // through a local bridge in front of the same redis-server, handed over by environment. The
   // bridge runs in its own process: the runners below block this one's event loop (spawnSync).

@@ -1,6 +1,7 @@
 import { decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
 import { decodeEnvelope, encodeEnvelope, type TagGeneration } from '../codec/envelope.ts';
 import { serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { ValueTooLargeError } from './errors.ts';
 
 /** A decoded entry with its value and when it turns stale and expires. */
 export interface DecodedEntry {
@@ -10,16 +11,18 @@ export interface DecodedEntry {
   tags: readonly TagGeneration[];
 }
 
-/** Turns values into envelopes and back with the cache's serializer and compression. */
+/** Turns values into envelopes and back with the cache's serializer, compression and size limit. */
 export class EntryCodec {
   constructor(
     private readonly serializer: Serializer,
     private readonly compression: CompressionPolicy | undefined,
+    private readonly maxValueBytes: number,
   ) {}
 
   /**
    * Encodes `value` for `key`. A value the serializer cannot represent is a TypeError that
-   * names the key, thrown at the call site instead of storing something that reads back wrong.
+   * names the key, thrown at the call site instead of storing something that reads back wrong;
+   * a value above `maxValueBytes` is a {@link ValueTooLargeError}.
    */
   encode(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array {
     const serializer = serializerFor(this.serializer, value);
@@ -30,16 +33,21 @@ export class EntryCodec {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new TypeError(`cachette: cannot encode the value for key "${key}" with ${serializer.name}: ${reason}`, { cause });
     }
+    if (payload.length > this.maxValueBytes) throw new ValueTooLargeError(key, payload.length, this.maxValueBytes);
     const [stored, compressionId] = maybeCompress(payload, this.compression);
-    return encodeEnvelope({ serializerId: serializer.id, compressionId, createdAt: now, freshFor, staleFor, tags, payload: stored });
+    return encodeEnvelope({ serializerId: serializer.id, compressionId, createdAt: now, freshFor, staleFor, size: payload.length, tags, payload: stored });
   }
 
-  /** Decodes an entry; throws for anything unreadable (the engine counts it as corrupt). */
+  /**
+   * Decodes an entry; throws for anything unreadable, and for an entry whose declared size is
+   * above `maxValueBytes` before inflating any of it (the engine counts it as corrupt).
+   */
   decode(bytes: Uint8Array): DecodedEntry {
     const e = decodeEnvelope(bytes);
+    if (e.size > this.maxValueBytes) throw new RangeError(`the entry declares ${e.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
     const serializer = serializerById(e.serializerId, this.serializer);
     if (!serializer) throw new Error(`unknown serializer id ${e.serializerId}`);
-    const value = serializer.decode(decompress(e.payload, e.compressionId, this.compression));
+    const value = serializer.decode(decompress(e.payload, e.compressionId, e.size, this.compression));
     const freshUntil = e.createdAt + e.freshFor;
     return { value, freshUntil, staleUntil: freshUntil + e.staleFor, tags: e.tags };
   }

@@ -1,3 +1,5 @@
+import type { HealthKind } from './path/breaker.ts';
+
 /** Counters returned by `cache.stats()`. */
 export interface CacheStats {
   /** Reads answered with a fresh value. */
@@ -10,59 +12,106 @@ export interface CacheStats {
   coalesced: number;
   /** Background refreshes started. */
   refreshes: number;
-  /** Factory failures (foreground or background). */
+  /** Factory runs (foreground fills and background refreshes). */
+  fills: number;
+  /** Factory failures and timeouts (foreground or background). */
   factoryErrors: number;
-  /** Store calls that failed, timed out or were skipped by the open circuit breaker. */
+  /** Store calls that failed or timed out. */
   storeErrors: number;
-  /** Entries the engine could not read (bad magic, unknown version, truncated, bad payload). */
+  /** Store calls skipped while the circuit breaker held the store as down. */
+  storeSkipped: number;
+  /** Entries the engine could not read (bad magic, unknown version, truncated, bad payload, too large). */
   corrupt: number;
+  /** Values that were served but not stored because they exceed `maxValueBytes`. */
+  tooLarge: number;
   /** Bytes received from the store for entries. */
   bytesRead: number;
   /** Bytes sent to the store for entries. */
   bytesWritten: number;
 }
 
-/** Names of the events a cache dispatches; each is a `CustomEvent` whose `detail` is typed below. */
+/** A store half (reads or writes) went down or came back; reported once per change. */
+export interface HealthEventDetail {
+  /** The store's name ("valkey", …). */
+  store: string;
+  /** Where it lives, when the store says ("127.0.0.1:6379"). */
+  address: string | undefined;
+  /** Which half changed: a full server refuses writes and still serves reads. */
+  kind: HealthKind;
+  /** `down`: calls of this kind are skipped; `up`: they reach the store again. */
+  state: 'down' | 'up';
+  /** Down: the failure that tipped it (e.g. "connect ECONNREFUSED 127.0.0.1:6379"). */
+  cause?: string;
+  /** Down: consecutive failures seen. */
+  failures?: number;
+  /** Up: how long it was down, in ms. */
+  downForMs?: number;
+  /** Up: calls skipped while it was down. */
+  skipped?: number;
+}
+
+/** Names of the events a cache dispatches; each is a `CustomEvent` whose `detail` is typed here. */
 export interface CacheEventMap {
-  hit: { key: string };
-  miss: { key: string };
+  /** A read found a fresh value; `durationMs` covers the store round trip and the decode. */
+  hit: { key: string; durationMs: number };
+  /** A read found nothing usable. */
+  miss: { key: string; durationMs: number };
+  /** `getOrSet` served a stale value inside its grace window (a refresh runs). */
   stale: { key: string };
+  /** `getOrSet` joined a fill already running for the key. */
   coalesced: { key: string };
+  /** A background refresh started. */
   refresh: { key: string };
+  /** A factory ran; `error` is set when it failed or timed out. */
+  fill: { key: string; durationMs: number; background: boolean; error?: unknown };
+  /** Stored bytes the engine could not read, or that inflate past `maxValueBytes`. */
   corrupt: { key: string; reason: string };
-  /** A store failure (source "store") or a factory failure in a background refresh (source "factory"). */
-  error: { source: 'store' | 'factory'; operation: string; keys: readonly string[]; error: unknown };
+  /**
+   * A store call that failed (source "store"), a background refresh that failed (source
+   * "factory"), or a value that was served but not stored (source "encode", e.g. too large).
+   */
+  error: { source: 'store' | 'factory' | 'encode'; operation: string; keys: readonly string[]; error: unknown };
+  /** Reads or writes of the store went down or recovered: once per change, never once per call. */
+  health: HealthEventDetail;
 }
 
 /** A cache event type. */
 export type CacheEventType = keyof CacheEventMap;
 
+/** A listener for one event type, receiving a `CustomEvent` with the typed detail. */
+export type CacheEventListener<K extends CacheEventType> = (event: CustomEvent<CacheEventMap[K]>) => void;
+
 /**
- * A web-standard EventTarget that knows whether anyone listens, so the hot path pays for an
- * event object only when somebody will receive it.
+ * A web-standard EventTarget with typed events, that knows whether anyone listens, so the hot
+ * path pays for an event object only when somebody will receive it.
+ *
+ * ```ts
+ * cache.events.addEventListener('error', (e) => console.warn(e.detail.operation, e.detail.error));
+ * ```
  */
 export class CacheEvents extends EventTarget {
   #listeners = new Map<string, number>();
 
-  override addEventListener(
-    type: string,
-    callback: EventListenerOrEventListenerObject | null,
-    options?: AddEventListenerOptions | boolean,
-  ): void {
+  override addEventListener<K extends CacheEventType>(type: K, callback: CacheEventListener<K> | null, options?: AddEventListenerOptions | boolean): void;
+  override addEventListener(type: string, callback: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void;
+  override addEventListener(type: string, callback: EventListenerOrEventListenerObject | CacheEventListener<CacheEventType> | null, options?: AddEventListenerOptions | boolean): void {
     if (callback) this.#listeners.set(type, (this.#listeners.get(type) ?? 0) + 1);
-    super.addEventListener(type, callback, options);
+    super.addEventListener(type, callback as EventListenerOrEventListenerObject | null, options);
   }
 
-  override removeEventListener(
-    type: string,
-    callback: EventListenerOrEventListenerObject | null,
-    options?: EventListenerOptions | boolean,
-  ): void {
+  override removeEventListener<K extends CacheEventType>(type: K, callback: CacheEventListener<K> | null, options?: EventListenerOptions | boolean): void;
+  override removeEventListener(type: string, callback: EventListenerOrEventListenerObject | null, options?: EventListenerOptions | boolean): void;
+  override removeEventListener(type: string, callback: EventListenerOrEventListenerObject | CacheEventListener<CacheEventType> | null, options?: EventListenerOptions | boolean): void {
     // The count may overstate after a removal of an unknown listener; that only costs an
     // unneeded event object, never a lost one.
     const n = this.#listeners.get(type) ?? 0;
     if (callback && n > 0) this.#listeners.set(type, n - 1);
-    super.removeEventListener(type, callback, options);
+    super.removeEventListener(type, callback as EventListenerOrEventListenerObject | null, options);
+  }
+
+  /** True when at least one listener may receive events of `type`. */
+  listens(type: CacheEventType): boolean {
+    return (this.#listeners.get(type) ?? 0) > 0;
   }
 
   /** Dispatches a typed event when at least one listener may receive it. */
@@ -79,9 +128,12 @@ export function emptyStats(): CacheStats {
     staleServed: 0,
     coalesced: 0,
     refreshes: 0,
+    fills: 0,
     factoryErrors: 0,
     storeErrors: 0,
+    storeSkipped: 0,
     corrupt: 0,
+    tooLarge: 0,
     bytesRead: 0,
     bytesWritten: 0,
   };

@@ -1,4 +1,4 @@
-import { deflateSync, inflateSync } from 'fflate';
+import { Inflate, deflateSync } from 'fflate';
 
 /**
  * A compression format and an implementation of it. The id is written into every envelope, so
@@ -13,8 +13,13 @@ export interface Compressor {
   readonly name: string;
   /** Compresses a payload. */
   compress(bytes: Uint8Array): Uint8Array;
-  /** Undoes {@link Compressor.compress}; throws on corrupt input. */
-  decompress(bytes: Uint8Array): Uint8Array;
+  /**
+   * Undoes {@link Compressor.compress}. `size` is the length the envelope says the payload
+   * inflates to: an implementation should stop and throw as soon as it would produce more, so
+   * that a hostile entry cannot make it inflate gigabytes. (The engine also checks the length
+   * of what comes back.) Throws on corrupt input.
+   */
+  decompress(bytes: Uint8Array, size: number): Uint8Array;
 }
 
 /** Compression ids recorded in the envelope flags. */
@@ -23,26 +28,66 @@ export const CompressionId = { None: 0, Deflate: 1, Brotli: 2 } as const;
 /** Deflate levels, 1 (fast) to 9 (small). */
 export type DeflateLevel = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
 
-/** The built-in compressor: raw DEFLATE through fflate, in plain JavaScript, on every runtime. */
-export function fflateDeflate(level: DeflateLevel = 3): Compressor {
+/** Makes a raw DEFLATE compressor at a level; the runtime's fastest one is the default. */
+export type DeflateFactory = (level: DeflateLevel) => Compressor;
+
+// Input is fed to the portable inflater in slices: DEFLATE expands at most ~1032:1, so each
+// slice can produce at most ~16 MiB before the running total is checked against the size.
+const INFLATE_SLICE = 16 * 1024;
+
+/** The portable compressor: raw DEFLATE through fflate, in plain JavaScript, on every runtime. */
+export function fflateDeflate(level: DeflateLevel = 1): Compressor {
   return {
     id: CompressionId.Deflate,
     name: `deflate (fflate, level ${level})`,
     compress: (bytes) => deflateSync(bytes, { level }),
-    decompress: (bytes) => inflateSync(bytes),
+    decompress: boundedInflate,
   };
+}
+
+/** Inflates raw DEFLATE, throwing as soon as the output would exceed `size` bytes. */
+function boundedInflate(bytes: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let written = 0;
+  let ended = false;
+  const inflater = new Inflate((chunk, final) => {
+    if (written + chunk.length > size) throw new RangeError(`the payload inflates past the ${size} bytes its entry declares`);
+    out.set(chunk, written);
+    written += chunk.length;
+    if (final) ended = true;
+  });
+  for (let at = 0; at < bytes.length; at += INFLATE_SLICE) {
+    const end = Math.min(at + INFLATE_SLICE, bytes.length);
+    inflater.push(bytes.subarray(at, end), end === bytes.length);
+  }
+  if (!ended || written !== size) throw new RangeError(`the payload inflates to ${written} bytes, its entry declares ${size}`);
+  return out;
+}
+
+let platformDeflate: DeflateFactory = fflateDeflate;
+/** Reads DEFLATE entries whatever compressor the cache writes with. */
+let deflateReader: Compressor = fflateDeflate();
+
+/**
+ * Installs the runtime's fastest raw DEFLATE as the default. The server entry points
+ * (Node, Bun, Deno) install node:zlib's native one when they load; the edge keeps fflate. The
+ * format and id stay the same, so every runtime reads what any other wrote.
+ */
+export function installPlatformDeflate(factory: DeflateFactory): void {
+  platformDeflate = factory;
+  deflateReader = factory(1);
 }
 
 /** How and when payloads are compressed. */
 export interface CompressionOptions {
   /** Payloads smaller than this many bytes are never compressed. Default 1024. */
   threshold?: number;
-  /** Level of the built-in fflate deflate, when no `compressor` is given. Default 3. */
+  /** Deflate level of the default compressor, when no `compressor` is given. Default 1 (fastest). */
   level?: DeflateLevel;
   /**
-   * The compressor to write with, e.g. node:zlib's through `zlibCompressor` from
-   * `cachette/node` (several times faster than fflate). Entries written with the built-in
-   * deflate stay readable whichever compressor is configured.
+   * The compressor to write with. Default: raw DEFLATE through the fastest implementation of
+   * the runtime (node:zlib on Node, Bun and Deno; fflate elsewhere). Entries written with
+   * DEFLATE stay readable whichever compressor is configured.
    */
   compressor?: Compressor;
   /** Keep the compressed form only when it saves at least this fraction. Default 0.1. */
@@ -56,11 +101,17 @@ export interface CompressionPolicy {
   readonly compressor: Compressor;
 }
 
-/** Validates the `compression` option. */
-export function resolveCompression(option: CompressionOptions | boolean | undefined): CompressionPolicy | undefined {
+const EXPLICIT_THRESHOLD = 1024;
+
+/**
+ * Validates the `compression` option. Left out, compression follows the store's own threshold
+ * (see `Store.compressionThreshold`) and is off for stores that declare none.
+ */
+export function resolveCompression(option: CompressionOptions | boolean | undefined, storeThreshold?: number): CompressionPolicy | undefined {
   if (option === false) return undefined;
+  if (option === undefined && storeThreshold === undefined) return undefined;
   const o = option === true || option === undefined ? {} : option;
-  const threshold = o.threshold ?? 1024;
+  const threshold = o.threshold ?? (option === undefined ? storeThreshold! : EXPLICIT_THRESHOLD);
   const minSavings = o.minSavings ?? 0.1;
   if (!Number.isFinite(threshold) || threshold < 0) throw new RangeError(`compression.threshold must be a non-negative number, got ${threshold}`);
   if (!(minSavings >= 0 && minSavings < 1)) throw new RangeError(`compression.minSavings must be in [0, 1), got ${minSavings}`);
@@ -68,12 +119,12 @@ export function resolveCompression(option: CompressionOptions | boolean | undefi
     const c = o.compressor;
     if (typeof c?.compress !== 'function' || typeof c.decompress !== 'function') throw new TypeError('compression.compressor must have compress() and decompress()');
     if (!Number.isInteger(c.id) || c.id < 1 || c.id > 15) throw new RangeError(`compression.compressor.id must be an integer from 1 to 15 (0 means uncompressed), got ${String(c.id)}`);
-    if (o.level !== undefined) throw new TypeError('compression.level applies to the built-in deflate only; configure the level on your compressor');
+    if (o.level !== undefined) throw new TypeError('compression.level applies to the default deflate only; configure the level on your compressor');
     return { threshold, minSavings, compressor: c };
   }
-  const level = o.level ?? 3;
+  const level = o.level ?? 1;
   if (!Number.isInteger(level) || level < 1 || level > 9) throw new RangeError(`compression.level must be an integer from 1 to 9, got ${level}`);
-  return { threshold, minSavings, compressor: fflateDeflate(level) };
+  return { threshold, minSavings, compressor: platformDeflate(level) };
 }
 
 /** Compresses when it pays; returns the bytes to store and the id that says how. */
@@ -84,15 +135,17 @@ export function maybeCompress(payload: Uint8Array, policy: CompressionPolicy | u
   return [payload, CompressionId.None];
 }
 
-const builtInDeflate = fflateDeflate();
-
 /**
- * Undoes {@link maybeCompress} with the configured compressor, or the built-in deflate for
- * id 1; throws on an id nobody here can read (the engine counts the entry as corrupt).
+ * Undoes {@link maybeCompress} into exactly `size` bytes, with the configured compressor or
+ * the runtime's deflate for id 1; throws on an id nobody here can read, on corrupt input and
+ * on a size mismatch (the engine counts the entry as corrupt).
  */
-export function decompress(payload: Uint8Array, id: number, policy?: CompressionPolicy): Uint8Array {
+export function decompress(payload: Uint8Array, id: number, size: number, policy?: CompressionPolicy): Uint8Array {
   if (id === CompressionId.None) return payload;
-  if (policy && id === policy.compressor.id) return policy.compressor.decompress(payload);
-  if (id === CompressionId.Deflate) return builtInDeflate.decompress(payload);
-  throw new Error(`unknown compression id ${id}`);
+  let out: Uint8Array;
+  if (policy && id === policy.compressor.id) out = policy.compressor.decompress(payload, size);
+  else if (id === CompressionId.Deflate) out = deflateReader.decompress(payload, size);
+  else throw new Error(`unknown compression id ${id}`);
+  if (out.length !== size) throw new RangeError(`the payload inflates to ${out.length} bytes, its entry declares ${size}`);
+  return out;
 }

@@ -1,24 +1,35 @@
 /**
- * The versioned binary entry envelope (DESIGN.md). Layout, all numbers big-endian:
+ * The versioned binary entry envelope (DESIGN.md). Layout of version 2, numbers big-endian:
  *
  *   0      magic 0xCA — never the first byte of a decimal integer, so counters and entries
  *          can share a keyspace without being mistaken for each other
- *   1      format version (1)
+ *   1      format version (2)
  *   2      flags: low nibble serializer id, high nibble compression id
  *   3–10   created at, float64 ms since the epoch
  *   11–18  fresh for, float64 ms after creation (Infinity: no expiry)
  *   19–26  stale for, float64 ms after fresh-until (the grace window)
- *   27–28  tag count, uint16; then per tag: uint16 byte length, UTF-8 name, float64 generation
+ *   27–30  size, uint32: the payload's length before compression, so that a reader refuses an
+ *          entry too large for it before inflating a single byte of it
+ *   31–34  stamp, uint32, random per write: with the creation time it tells two writes apart
+ *          even within one millisecond, so these first 35 bytes identify one stored version
+ *   35–36  tag count, uint16; then per tag: uint16 byte length, UTF-8 name, float64 generation
  *   …      payload
+ *
+ * Version 1 (written by cachette 0.1) lacked the size and the stamp; its uncompressed entries
+ * are still read, its compressed ones are misses (their inflated size cannot be bounded
+ * up front) and are recomputed once.
  */
 
 import { allocBytes } from '../util/bytes.ts';
 
 /** First byte of every envelope. */
 export const MAGIC = 0xca;
-/** The only format version this reader understands. */
-export const VERSION = 1;
-const FIXED = 29;
+/** The format version this writer produces. */
+export const VERSION = 2;
+/** Bytes before the tag count: a stored version is identified by this prefix. */
+export const HEADER_BYTES = 35;
+const FIXED_V2 = HEADER_BYTES + 2;
+const FIXED_V1 = 29;
 
 /** A tag and the generation that was read before the value was computed. */
 export interface TagGeneration {
@@ -33,9 +44,16 @@ export interface Envelope {
   createdAt: number;
   freshFor: number;
   staleFor: number;
+  /** The payload's length once decompressed (its stored length when not compressed). */
+  size: number;
+  /** Random per write; 0 in version 1 entries. */
+  stamp: number;
   tags: readonly TagGeneration[];
   payload: Uint8Array;
 }
+
+/** What {@link encodeEnvelope} needs: `size` defaults to the payload's length, `stamp` to a random one. */
+export type EnvelopeInput = Omit<Envelope, 'size' | 'stamp'> & { size?: number; stamp?: number };
 
 /** Raised by {@link decodeEnvelope}; the engine turns it into a counted miss. */
 export class CorruptEntryError extends Error {
@@ -47,18 +65,23 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 const NO_TAGS: readonly TagGeneration[] = [];
 
 /** Writes an envelope into one fresh buffer. */
-export function encodeEnvelope(e: Envelope): Uint8Array {
+export function encodeEnvelope(e: EnvelopeInput): Uint8Array {
   const count = e.tags.length;
   if (count > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
-  const tagNames: Uint8Array[] = [];
-  let size = FIXED + e.payload.length;
-  for (let i = 0; i < count; i++) {
-    const name = utf8Encoder.encode(e.tags[i]!.tag);
-    if (name.length > 0xffff) throw new RangeError('a tag name may not exceed 65535 bytes');
-    tagNames.push(name);
-    size += 2 + name.length + 8;
+  const size = e.size ?? e.payload.length;
+  if (!(size >= 0 && size <= 0xffffffff)) throw new RangeError(`an entry's payload may not exceed 4 GiB, got ${size} bytes`);
+  let tagNames: Uint8Array[] | undefined;
+  let length = FIXED_V2 + e.payload.length;
+  if (count > 0) {
+    tagNames = [];
+    for (let i = 0; i < count; i++) {
+      const name = utf8Encoder.encode(e.tags[i]!.tag);
+      if (name.length > 0xffff) throw new RangeError('a tag name may not exceed 65535 bytes');
+      tagNames.push(name);
+      length += 2 + name.length + 8;
+    }
   }
-  const out = allocBytes(size);
+  const out = allocBytes(length);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = MAGIC;
   out[1] = VERSION;
@@ -66,10 +89,12 @@ export function encodeEnvelope(e: Envelope): Uint8Array {
   view.setFloat64(3, e.createdAt);
   view.setFloat64(11, e.freshFor);
   view.setFloat64(19, e.staleFor);
-  view.setUint16(27, count);
-  let at = FIXED;
+  view.setUint32(27, size);
+  view.setUint32(31, e.stamp ?? (Math.random() * 0x100000000) >>> 0);
+  view.setUint16(35, count);
+  let at = FIXED_V2;
   for (let i = 0; i < count; i++) {
-    const name = tagNames[i]!;
+    const name = tagNames![i]!;
     view.setUint16(at, name.length);
     out.set(name, at + 2);
     at += 2 + name.length;
@@ -82,9 +107,11 @@ export function encodeEnvelope(e: Envelope): Uint8Array {
 
 /** Reads an envelope; throws {@link CorruptEntryError} for anything it does not understand. */
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  if (bytes.length < FIXED) throw new CorruptEntryError(`entry too short (${bytes.length} bytes)`);
+  if (bytes.length < FIXED_V1) throw new CorruptEntryError(`entry too short (${bytes.length} bytes)`);
   if (bytes[0] !== MAGIC) throw new CorruptEntryError('bad magic byte');
-  if (bytes[1] !== VERSION) throw new CorruptEntryError(`unknown envelope version ${bytes[1]}`);
+  const version = bytes[1];
+  if (version !== VERSION && version !== 1) throw new CorruptEntryError(`unknown envelope version ${version}`);
+  if (version === VERSION && bytes.length < FIXED_V2) throw new CorruptEntryError(`entry too short (${bytes.length} bytes)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const flags = bytes[2]!;
   const createdAt = view.getFloat64(3);
@@ -93,8 +120,18 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
   if (!Number.isFinite(createdAt) || !(freshFor >= 0) || !(staleFor >= 0)) {
     throw new CorruptEntryError('invalid timestamps');
   }
-  const count = view.getUint16(27);
-  let at = FIXED;
+  const compressionId = flags >> 4;
+  let size = -1;
+  let stamp = 0;
+  let at = FIXED_V1;
+  if (version === VERSION) {
+    size = view.getUint32(27);
+    stamp = view.getUint32(31);
+    at = FIXED_V2;
+  } else if (compressionId !== 0) {
+    throw new CorruptEntryError('a compressed version 1 entry does not record its size; it is recomputed');
+  }
+  const count = view.getUint16(at - 2);
   let tags = NO_TAGS;
   if (count > 0) {
     const list: TagGeneration[] = [];
@@ -114,13 +151,8 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
     }
     tags = list;
   }
-  return {
-    serializerId: flags & 0x0f,
-    compressionId: flags >> 4,
-    createdAt,
-    freshFor,
-    staleFor,
-    tags,
-    payload: bytes.subarray(at),
-  };
+  const payload = bytes.subarray(at);
+  if (size === -1) size = payload.length;
+  else if (compressionId === 0 && size !== payload.length) throw new CorruptEntryError(`payload is ${payload.length} bytes, the header says ${size}`);
+  return { serializerId: flags & 0x0f, compressionId, createdAt, freshFor, staleFor, size, stamp, tags, payload };
 }

@@ -1,4 +1,5 @@
 import { Encoder } from 'cbor-x';
+import { utf8Bytes } from '../util/bytes.ts';
 
 /** Turns values into bytes and back. `id` is written into every envelope's flags. */
 export interface Serializer {
@@ -12,7 +13,6 @@ export interface Serializer {
   decode(bytes: Uint8Array): unknown;
 }
 
-const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 // Plain objects travel as CBOR maps and come back as objects; Maps carry tag 259 (cbor-x adds
@@ -37,7 +37,7 @@ export const jsonSerializer: Serializer = {
     // JSON.stringify returns undefined for functions, symbols and undefined itself:
     // storing that would silently lose the value, so it is an encode error instead.
     if (text === undefined) throw new TypeError(`JSON cannot represent a value of type ${typeof value}`);
-    return utf8Encoder.encode(text);
+    return utf8Bytes(text);
   },
   decode: (bytes) => JSON.parse(utf8Decoder.decode(bytes)),
 };
@@ -58,14 +58,67 @@ export const rawStringSerializer: Serializer = {
   id: 4,
   name: 'raw',
   encode(value) {
-    if (typeof value === 'string') return utf8Encoder.encode(value);
+    if (typeof value === 'string') return utf8Bytes(value);
     throw new TypeError(`the raw serializer takes a Uint8Array or a string, not ${describe(value)}`);
   },
   decode: (bytes) => utf8Decoder.decode(bytes),
 };
 
+/**
+ * The default: JSON for values JSON round-trips exactly, CBOR for everything else. It is not
+ * an encoding of its own: each entry records which of the two wrote it (ids 2 and 1), so any
+ * reader with either serializer reads it, and choosing per value costs one walk of it.
+ */
+export const autoSerializer: Serializer = {
+  id: cborSerializer.id,
+  name: 'auto',
+  encode: (value) => (isPlainJson(value, 0) ? jsonSerializer : cborSerializer).encode(value),
+  decode: (bytes) => cborSerializer.decode(bytes),
+};
+
+// Deeper than this, a value is handed to CBOR, which reports cycles instead of overflowing.
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when `JSON.parse(JSON.stringify(value))` gives `value` back exactly: plain objects and
+ * arrays of strings, finite numbers, booleans and null. Anything JSON would turn into
+ * something else — a Date into a string, a Map into {}, undefined into a hole, a BigInt into a
+ * throw, an object with a prototype or a toJSON into its plain form — goes to CBOR instead.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      // -0 becomes 0 in JSON, and in CBOR too: neither keeps it, so it needs no fallback.
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth > MAX_JSON_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+        }
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const name in value) {
+        const item = (value as Record<string, unknown>)[name];
+        if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 /** Names accepted by the `serializer` option. */
-export type SerializerName = 'cbor' | 'json' | 'raw';
+export type SerializerName = 'auto' | 'cbor' | 'json' | 'raw';
 
 const byId = new Map<number, Serializer>(
   [cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer].map((s) => [s.id, s]),
@@ -79,7 +132,8 @@ export function serializerById(id: number, custom?: Serializer): Serializer | un
 
 /** Resolves the `serializer` option; raw picks bytes or string per value at encode time. */
 export function resolveSerializer(option: SerializerName | Serializer | undefined): Serializer {
-  if (option === undefined || option === 'cbor') return cborSerializer;
+  if (option === undefined || option === 'auto') return autoSerializer;
+  if (option === 'cbor') return cborSerializer;
   if (option === 'json') return jsonSerializer;
   if (option === 'raw') return rawBytesSerializer;
   if (typeof option === 'object' && typeof option.encode === 'function' && typeof option.decode === 'function') {
@@ -88,11 +142,12 @@ export function resolveSerializer(option: SerializerName | Serializer | undefine
     }
     return option;
   }
-  throw new TypeError(`unknown serializer ${JSON.stringify(option)}: use 'cbor', 'json', 'raw' or a Serializer object`);
+  throw new TypeError(`unknown serializer ${JSON.stringify(option)}: use 'auto', 'cbor', 'json', 'raw' or a Serializer object`);
 }
 
-/** The serializer that actually encodes `value` (raw splits into bytes and strings). */
+/** The serializer that actually encodes `value` (raw splits into bytes and strings, auto into JSON and CBOR). */
 export function serializerFor(chosen: Serializer, value: unknown): Serializer {
+  if (chosen === autoSerializer) return isPlainJson(value, 0) ? jsonSerializer : cborSerializer;
   if (chosen === rawBytesSerializer && typeof value === 'string') return rawStringSerializer;
   return chosen;
 }

@@ -10,13 +10,14 @@ export interface RevalidationApp {
 /** Options of the Hono {@link cache} middleware: the HTTP cache's options, plus `app`. */
 export interface HonoCacheOptions extends HttpCacheOptions {
   /**
-   * The app the middleware is mounted on. A middleware's `next` can run only once, while the
-   * client waits, so stale-while-revalidate refreshes by sending the revalidation request
-   * through `app.fetch` (the middleware lets it through to the handler). `app` also makes the
-   * second origin call when a 304 matches no stored response and the full response must be
-   * fetched again. Without `app`, a stale response within its stale-while-revalidate window is
-   * revalidated in the foreground, and that mismatched-304 case is answered 502
-   * (`Cache-Status: …; detail="validator-mismatch"`).
+   * The app the middleware is mounted on (pass it: `cache({ store, ttl: '30s', app })`). A
+   * middleware's `next` can run only once, while the client waits, so every origin call made
+   * after the response goes through `app.fetch` instead (the middleware lets such requests
+   * through to the handler): the stale-while-revalidate refresh, the full fetch after a 304 or
+   * 206 that matches nothing stored, and the rest of a large shared body for a client that fell
+   * behind. Without `app`, a stale response within its stale-while-revalidate window is
+   * revalidated in the foreground, that mismatched-304 case is answered 502
+   * (`Cache-Status: …; detail="validator-mismatch"`), and a slow client holds the others back.
    */
   app?: RevalidationApp;
 }
@@ -40,6 +41,9 @@ export interface HonoCacheMiddleware extends MiddlewareHandler {
  * const app = new Hono();
  * app.use('/api/*', cache({ store: memoryStore(), ttl: '30s', app }));
  * ```
+ *
+ * `ttl` is the freshness of responses that state none (a route that sends no Cache-Control is
+ * otherwise never stored); see {@link HonoCacheOptions.app} for why `app` is passed.
  *
  * Works on every runtime Hono runs on; uses `c.executionCtx.waitUntil` where the platform has one.
  */

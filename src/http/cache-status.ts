@@ -1,7 +1,7 @@
 /** The Cache-Status field (RFC 9211) and the optional X-Cache shorthand. */
 
 /** Why a request went forward to the origin (RFC 9211 §2.2). */
-export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale';
+export type ForwardReason = 'bypass' | 'method' | 'uri-miss' | 'vary-miss' | 'miss' | 'request' | 'stale' | 'partial';
 
 /** What this cache did for one response. */
 export interface CacheOutcome {

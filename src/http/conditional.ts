@@ -15,8 +15,10 @@ export interface Validators {
  * HEAD) or — only without it — `If-Modified-Since` says the client already has this response.
  * `If-None-Match: *` matches any stored response, with or without an ETag (a current
  * representation exists). An unparsable If-Modified-Since is ignored, as §13.1.3 says.
+ * `modifiedFallback` gives the time to judge If-Modified-Since by when there is no
+ * Last-Modified (a stored response's Date, RFC 9111 §4.3.2); it is called only then.
  */
-export function notModified(headers: Headers, v: Validators): boolean {
+export function notModified(headers: Headers, v: Validators, modifiedFallback?: () => string | null): boolean {
   const inm = headers.get('if-none-match');
   if (inm !== null) {
     if (inm.trim() === '*') return true;
@@ -25,9 +27,11 @@ export function notModified(headers: Headers, v: Validators): boolean {
     return inm.split(',').some((tag) => opaque(tag.trim()) === mine);
   }
   const ims = headers.get('if-modified-since');
-  if (ims === null || v.lastModified === null) return false;
+  if (ims === null) return false;
+  const lastModified = v.lastModified ?? modifiedFallback?.() ?? null;
+  if (lastModified === null) return false;
   const since = parseHttpDate(ims);
-  const modified = parseHttpDate(v.lastModified);
+  const modified = parseHttpDate(lastModified);
   return since !== undefined && modified !== undefined && modified <= since;
 }
 

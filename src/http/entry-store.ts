@@ -3,11 +3,18 @@
  * {@link VaryMarker} when the URL's responses vary) and `u:<primary key> v<epoch>.<digest>`
  * (one variant). Going through the engine gives every read and write its timeout, circuit
  * breaker and error events: a failing store is a miss, never an error at the client.
+ *
+ * Everything read back is checked (stored-response.ts): an entry that could not be served as
+ * it is counts as corrupt, is deleted, and is reported as the engine's `corrupt` event.
  */
 import type { Cache } from '../cache/create-cache.ts';
-import { sameValues, variantDigest, varyValues } from './key.ts';
-import { isStoredResponse, isVaryMarker, type StoredResponse, type VaryMarker } from './stored-response.ts';
+import { KeyedQueue } from './keyed-queue.ts';
+import {
+  isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem,
+  type LanguageAlias, type StoredResponse, type VaryMarker,
+} from './stored-response.ts';
 import type { TagIndex } from './tag-index.ts';
+import { contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
 
 /** What a lookup found. */
 export type Lookup =
@@ -15,15 +22,28 @@ export type Lookup =
   | { kind: 'vary-miss'; marker: VaryMarker }
   | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
 
+/** What became of a write: stored, refused by the store (a failure or timeout), or over the URL's variant cap. */
+export type WriteResult = 'stored' | 'store-failed' | 'variants-full';
+
+/** How entries are kept. */
+export interface EntryStoreOptions {
+  /** How long a response is kept past its freshness so it can still be revalidated or served stale, ms. */
+  retainStaleMs: number;
+  /** Most variants kept per URL and vary epoch. */
+  maxVariants: number;
+}
+
 const URI_MISS: Lookup = { kind: 'uri-miss' };
 
 /** Reads and writes stored responses and their variants. */
 export class EntryStore {
+  /** Serialises the read-modify-write of each URL's vary marker within the process. */
+  readonly #markers = new KeyedQueue();
+
   constructor(
     private readonly cache: Cache,
     private readonly tags: TagIndex,
-    /** How long a response is kept past its freshness so it can still be revalidated or served stale, ms. */
-    private readonly retainStaleMs: number,
+    private readonly options: EntryStoreOptions,
   ) {}
 
   /** The engine key of a primary key. */
@@ -35,41 +55,114 @@ export class EntryStore {
   async lookup(primaryKey: string, headers: Headers): Promise<Lookup> {
     const key = EntryStore.storeKey(primaryKey);
     const value = await this.cache.get(key);
-    if (isStoredResponse(value)) return { kind: 'found', entry: value, storeKey: key, marker: undefined };
+    if (isStoredResponse(value)) return (await this.#sound(value, key)) ? { kind: 'found', entry: value, storeKey: key, marker: undefined } : URI_MISS;
     if (!isVaryMarker(value)) return URI_MISS;
     const values = varyValues(value.varyBy, headers);
-    const variantKey = `${key} v${value.epoch}.${variantDigest(values)}`;
+    const variantKey = variantKeyOf(key, value, values);
     const variant = await this.cache.get(variantKey);
-    if (isStoredResponse(variant) && sameValues(variant.varyValues, values)) return { kind: 'found', entry: variant, storeKey: variantKey, marker: value };
-    return { kind: 'vary-miss', marker: value };
+    if (isStoredResponse(variant) && sameValues(variant.varyValues, values)) {
+      return (await this.#sound(variant, variantKey)) ? { kind: 'found', entry: variant, storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
+    }
+    const chosen = value.varyBy.includes('accept-language') ? await this.#byLanguage(key, value, values, headers) : undefined;
+    return chosen ?? { kind: 'vary-miss', marker: value };
   }
 
   /**
-   * Stores `entry` for `primaryKey`. A varying response reuses the URL's marker when it varies
-   * on the same fields (so sibling variants stay reachable) and replaces it otherwise.
+   * Language selection: a stored variant whose single Content-Language is among the languages
+   * the request weights highest answers it, when the other varying fields match too.
    */
-  async write(primaryKey: string, entry: StoredResponse, marker: VaryMarker | undefined): Promise<void> {
-    const key = EntryStore.storeKey(primaryKey);
-    const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.retainStaleMs);
-    if (entry.vary.length === 0) {
-      await this.cache.set(key, entry, { ttl: retainMs });
-    } else {
-      const until = Date.now() + retainMs; // the store's own clock: it decides expiry
-      const reuse = marker !== undefined && sameValues(marker.varyBy, entry.vary);
-      const next: VaryMarker = reuse
-        ? { ...marker, until: Math.max(marker.until, until) }
-        : { varyBy: entry.vary, epoch: Math.random().toString(36).slice(2, 10), until };
-      const variantKey = `${key} v${next.epoch}.${variantDigest(entry.varyValues)}`;
-      await this.cache.setMany<StoredResponse | VaryMarker>([
-        { key, value: next, ttl: Math.max(1, next.until - Date.now()) },
-        { key: variantKey, value: entry, ttl: retainMs },
-      ]);
+  async #byLanguage(key: string, marker: VaryMarker, values: Array<string | null>, headers: Headers): Promise<Lookup | undefined> {
+    const languages = preferredLanguages(headers.get('accept-language'));
+    if (languages.length === 0) return undefined;
+    const aliases = await this.cache.getMany<LanguageAlias>(languages.map((language) => variantKeyOf(key, marker, languageValues(marker.varyBy, values, language))));
+    for (let i = 0; i < languages.length; i++) {
+      const alias = aliases[i];
+      if (!isLanguageAlias(alias)) continue;
+      const variant = await this.cache.get(alias.variantKey);
+      if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i]) continue;
+      const filed = languageValues(marker.varyBy, variant.varyValues, languages[i]!);
+      if (!sameValues(filed, languageValues(marker.varyBy, values, languages[i]!))) continue;
+      if (await this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: variant, storeKey: alias.variantKey, marker };
     }
-    if (entry.tags.length > 0) await this.tags.add(entry.tags, key, retainMs);
+    return undefined;
+  }
+
+  /**
+   * True when a stored response can be served; otherwise reports it as corrupt and deletes it.
+   * The delete is awaited, so that it can never land after (and remove) the fresh copy the
+   * forward this miss leads to will store.
+   */
+  #sound(entry: StoredResponse, storeKey: string): boolean | Promise<false> {
+    const problem = storedResponseProblem(entry);
+    if (problem === undefined) return true;
+    this.cache.events.emit('corrupt', { key: storeKey, reason: `stored HTTP response: ${problem}` });
+    return this.cache.delete(storeKey).then(() => false);
+  }
+
+  /**
+   * True when storing a response with these vary values would exceed the URL's variant cap,
+   * judged from the marker its lookup found (the write checks again against the current one).
+   */
+  variantsFull(marker: VaryMarker | undefined, vary: readonly string[], values: ReadonlyArray<string | null>, now: number): boolean {
+    if (marker === undefined || !sameValues(marker.varyBy, vary)) return false;
+    const live = liveVariants(marker, now);
+    return live.length >= this.options.maxVariants && !live.some(([digest]) => digest === variantDigest(values));
+  }
+
+  /**
+   * Stores `entry` for `primaryKey`. A varying response joins the URL's current
+   * marker when it varies on the same fields, and replaces it otherwise. The marker is read
+   * again here, not taken from the lookup, and its updates for one URL run one at a time: two
+   * first variants of a cold URL then share one marker instead of orphaning each other.
+   */
+  async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
+    const key = EntryStore.storeKey(primaryKey);
+    const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.options.retainStaleMs);
+    const result = entry.vary.length === 0
+      ? (await this.cache.set(key, entry, { ttl: retainMs }) ? 'stored' : 'store-failed')
+      : await this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
+    if (result === 'stored' && entry.tags.length > 0) await this.tags.add(entry.tags, key, retainMs);
+    return result;
+  }
+
+  async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
+    const now = Date.now(); // the store's own clock: it decides expiry
+    const current = await this.cache.get(key);
+    const reuse = isVaryMarker(current) && sameValues(current.varyBy, entry.vary) ? current : undefined;
+    const digest = variantDigest(entry.varyValues);
+    const live = reuse ? liveVariants(reuse, now).filter(([d]) => d !== digest) : [];
+    if (live.length >= this.options.maxVariants) return 'variants-full';
+    const until = now + retainMs;
+    const marker: VaryMarker = {
+      varyBy: entry.vary,
+      epoch: reuse?.epoch ?? Math.random().toString(36).slice(2, 10),
+      until: Math.max(reuse?.until ?? 0, until),
+      variants: [...live, [digest, until]],
+    };
+    const variantKey = variantKeyOf(key, marker, entry.varyValues);
+    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number }> = [
+      { key, value: marker, ttl: Math.max(1, marker.until - now) },
+      { key: variantKey, value: entry, ttl: retainMs },
+    ];
+    const language = entry.vary.includes('accept-language') ? contentLanguage(entry.headers) : undefined;
+    if (language !== undefined) {
+      writes.push({ key: variantKeyOf(key, marker, languageValues(entry.vary, entry.varyValues, language)), value: { variantKey }, ttl: retainMs });
+    }
+    return (await this.cache.setMany(writes)) ? 'stored' : 'store-failed';
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */
   remove(primaryKeys: readonly string[]): Promise<number> {
     return this.cache.delete(primaryKeys.map(EntryStore.storeKey));
   }
+}
+
+function variantKeyOf(key: string, marker: VaryMarker, values: ReadonlyArray<string | null>): string {
+  return `${key} v${marker.epoch}.${variantDigest(values)}`;
+}
+
+/** The variants of a marker that may still be stored at `now` (markers from before the cap list none). */
+function liveVariants(marker: VaryMarker, now: number): Array<[string, number]> {
+  const list = Array.isArray(marker.variants) ? marker.variants : [];
+  return list.filter((v): v is [string, number] => Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'number' && v[1] > now);
 }

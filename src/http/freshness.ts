@@ -2,11 +2,12 @@
  * Freshness and storability of a response for a shared cache (RFC 9111 §3, §4.2), computed
  * once when a response is stored or freshened, so that a hit only compares numbers.
  */
-import { deltaSeconds, type Directives } from './cache-control.ts';
+import { deltaSeconds } from './cache-control.ts';
 import { parseHttpDate } from './http-date.ts';
+import type { ResponseDirectives } from './response-directives.ts';
 
-/** Statuses a cache may store and give heuristic freshness to (RFC 9110 §15.1). 206 is left out: ranges are not cached. */
-export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]);
+/** Statuses a cache may store and give heuristic freshness to (RFC 9110 §15.1); 206 is stored only with `storePartial`. */
+export const HEURISTICALLY_CACHEABLE: ReadonlySet<number> = new Set([200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]);
 
 /** How freshness is assigned where the response states none. */
 export interface FreshnessPolicy {
@@ -37,9 +38,12 @@ export interface Freshness {
 /**
  * Computes freshness per §4.2.1: `s-maxage`, then `max-age`, then `Expires − Date` (an invalid
  * Expires means already expired), then the configured default TTL, then the Last-Modified
- * heuristic where §4.2.2 allows it. An invalid max-age or s-maxage also means stale.
+ * heuristic where §4.2.2 allows it. An invalid max-age or s-maxage also means stale. The
+ * directives come from a targeted field (CDN-Cache-Control) when one applies, and Expires is
+ * then ignored (RFC 9213 §2.1).
  */
-export function freshness(status: number, headers: Headers, cc: Directives, requestTime: number, responseTime: number, policy: FreshnessPolicy): Freshness {
+export function freshness(status: number, headers: Headers, directives: ResponseDirectives, requestTime: number, responseTime: number, policy: FreshnessPolicy): Freshness {
+  const { cc } = directives;
   const date = parseHttpDate(headers.get('date')) ?? responseTime;
   const apparentAge = Math.max(0, responseTime - date);
   const correctedAge = ageHeaderSeconds(headers.get('age')) * 1000 + Math.max(0, responseTime - requestTime);
@@ -50,7 +54,7 @@ export function freshness(status: number, headers: Headers, cc: Directives, requ
   let lifetime: number;
   if (sMaxAge !== undefined) lifetime = secondsOrZero(sMaxAge);
   else if (maxAge !== undefined) lifetime = secondsOrZero(maxAge);
-  else if (headers.has('expires')) {
+  else if (directives.useExpires && headers.has('expires')) {
     const expires = parseHttpDate(headers.get('expires'));
     lifetime = expires === undefined ? 0 : Math.max(0, expires - date);
   } else if (!HEURISTICALLY_CACHEABLE.has(status) && !cc.has('public')) lifetime = 0;
@@ -70,8 +74,9 @@ export function freshness(status: number, headers: Headers, cc: Directives, requ
 }
 
 /** True when the response states its own freshness (§4.2.1) or is marked `public`. */
-export function hasExplicitFreshness(headers: Headers, cc: Directives): boolean {
-  return cc.has('s-maxage') || cc.has('max-age') || headers.has('expires') || cc.has('public');
+export function hasExplicitFreshness(headers: Headers, directives: ResponseDirectives): boolean {
+  const { cc } = directives;
+  return cc.has('s-maxage') || cc.has('max-age') || (directives.useExpires && headers.has('expires')) || cc.has('public');
 }
 
 function heuristic(headers: Headers, date: number, policy: FreshnessPolicy): number {

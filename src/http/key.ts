@@ -1,7 +1,6 @@
 /**
- * Cache keys: the primary key names a URL (method-free: only GET is stored and HEAD is
- * answered from it), and a secondary key picks one variant among those the stored `Vary`
- * names (RFC 9111 §4.1).
+ * The primary cache key: it names a URL (method-free: only GET is stored and HEAD is answered
+ * from it). The secondary key, which picks a variant among those `Vary` names, is vary.ts.
  */
 
 /** How the primary key is derived from a request. */
@@ -53,54 +52,4 @@ function withoutFragment(url: string): string {
 function withoutQuery(url: string): string {
   const end = url.search(/[?#]/);
   return end === -1 ? url : url.slice(0, end);
-}
-
-/**
- * The field names a `Vary` value lists, lowercase, sorted and unique; `'*'` when it lists `*`
- * (such a response can never be reused, §4.1).
- */
-export function parseVary(value: string | null): readonly string[] | '*' {
-  if (value === null) return [];
-  const names = new Set<string>();
-  for (const part of value.split(',')) {
-    const name = part.trim().toLowerCase();
-    if (name === '*') return '*';
-    if (name) names.add(name);
-  }
-  return [...names].sort();
-}
-
-/**
- * The request's values for the varying fields, normalised so that insignificant whitespace
- * does not split variants (§4.1 allows it); `null` marks an absent field, distinct from empty.
- */
-export function varyValues(names: readonly string[], headers: Headers): Array<string | null> {
-  return names.map((name) => {
-    const v = headers.get(name);
-    return v === null ? null : v.replace(/\s*,\s*/g, ',').replace(/\s+/g, ' ').trim();
-  });
-}
-
-/** True when both value lists are equal. */
-export function sameValues(a: ReadonlyArray<string | null>, b: ReadonlyArray<string | null>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * A short fixed-length digest of the values for the variant key (two FNV-1a 32-bit hashes).
- * Not cryptographic: the stored variant keeps its values, and a reader compares them, so a
- * collision is a miss, never a wrong response.
- */
-export function variantDigest(values: ReadonlyArray<string | null>): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  const text = JSON.stringify(values);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
 }

@@ -2,7 +2,10 @@ import { createCache, type Cache } from '../cache/create-cache.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import type { FreshnessPolicy } from './freshness.ts';
+import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
+import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
+import type { SetCookiePolicy } from './storability.ts';
 
 /** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
@@ -28,19 +31,63 @@ export interface HttpCacheOptions extends KeyOptions {
   /** Responses with a body larger than this are served and not stored. Default 8 MiB. */
   maxBodyBytes?: number;
   /**
+   * How far apart (bytes) the clients sharing one response may read once its body is too large
+   * to store: the origin is read only as fast as the clients ask within this window, and a
+   * client a whole window behind the others is moved onto its own request for the rest (when
+   * the response has a strong ETag and accepts ranges; otherwise the others wait for it).
+   * Default 1 MiB.
+   */
+  shareWindowBytes?: number;
+  /**
+   * Most variants kept per URL (one per combination of the request fields `Vary` names);
+   * further ones are served and not stored (`detail="variants"`) until older ones expire.
+   * Default 100.
+   */
+  maxVariants?: number;
+  /**
+   * How long the origin may take to answer with a status and headers before the request is
+   * answered 504 (or from a stale copy that stale-if-error allows); every request that joined
+   * it gets the same. Default "60s"; `Infinity` waits for ever.
+   */
+  originTimeout?: Duration;
+  /**
+   * How long the origin may pause in the middle of a body that is being shared or stored
+   * before the transfer is failed (the clients' streams error, nothing is stored).
+   * Default "60s"; `Infinity` waits for ever.
+   */
+  originIdleTimeout?: Duration;
+  /**
+   * Targeted cache-control fields this cache obeys (RFC 9213), in order of precedence, e.g.
+   * `['Acme-CDN-Cache-Control', 'CDN-Cache-Control']`. The first one present and valid replaces
+   * Cache-Control and Expires for this cache's decisions; all of them are passed on
+   * downstream unchanged. `false` ignores them. Default `['CDN-Cache-Control']`.
+   */
+  targetedFields?: readonly string[] | false;
+  /**
+   * Store 206 (Partial Content) responses that have a strong ETag. Later ranges within what
+   * is stored are answered from it, parts of one representation are combined (RFC 9111 §3.4),
+   * and a full request with part of the body stored asks the origin only for the rest.
+   * Default false: 206 responses pass through (single ranges are still answered from a
+   * stored complete 200).
+   */
+  storePartial?: boolean;
+  /**
    * How long a response is kept after it turns stale (beyond its stale-while-revalidate and
    * stale-if-error windows), so it can be revalidated with a conditional request or served to
    * a client's `max-stale`. Default "10m".
    */
   retainStale?: Duration;
   /**
-   * Store responses that carry `Set-Cookie` (the header is removed from the stored copy; the
-   * client that caused the fetch still receives it). Default false: such responses are not stored.
+   * Responses that carry `Set-Cookie`: `'bypass'` (the default) does not store them; `'strip'`
+   * stores them without the header (the client that caused the fetch still receives it);
+   * `'store'` keeps the header in the stored copy, so every client served from it gets the
+   * same cookie — only for an origin that sets one cookie for everyone (RFC 9111 §3.1 permits
+   * it; a per-user cookie stored this way is given to every user).
    */
-  storeSetCookie?: boolean;
+  setCookie?: SetCookiePolicy;
   /** Tags (surrogate keys) added to every stored response, besides its Cache-Tag and Surrogate-Key headers. */
   tags?: readonly string[] | ((request: Request, response: Response) => readonly string[] | undefined);
-  /** Requests for which the cache is skipped entirely (`fwd=bypass`). Range requests always are. */
+  /** Requests for which the cache is skipped entirely (`fwd=bypass`). Multi-range requests always are. */
   bypass?: (request: Request) => boolean;
   /** The cache's name in Cache-Status. Default "cachette". */
   name?: string;
@@ -61,8 +108,15 @@ export interface ResolvedHttpOptions {
   key: (request: Request) => string;
   policy: FreshnessPolicy;
   maxBodyBytes: number;
+  shareWindowBytes: number;
+  maxVariants: number;
+  originTimeoutMs: number;
+  originIdleTimeoutMs: number;
+  /** Lowercase names; empty when targeted fields are ignored. */
+  targetedFields: readonly string[];
+  storePartial: boolean;
   retainStaleMs: number;
-  storeSetCookie: boolean;
+  setCookie: SetCookiePolicy;
   tags: HttpCacheOptions['tags'];
   bypass: ((request: Request) => boolean) | undefined;
   name: string;
@@ -80,8 +134,18 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`httpCache: "${name}" must be a function`);
   }
   if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError('httpCache: "tags" must be an array of strings or a function');
-  const maxBodyBytes = o.maxBodyBytes ?? 8 * 1024 * 1024;
-  if (!(maxBodyBytes >= 0)) throw new RangeError(`httpCache: maxBodyBytes must be a non-negative number, got ${maxBodyBytes}`);
+  if ('storeSetCookie' in o) throw new TypeError('httpCache: "storeSetCookie" was replaced by setCookie: \'bypass\' | \'strip\' | \'store\' (storeSetCookie: true stripped the header: use \'strip\')');
+  const setCookie = o.setCookie ?? 'bypass';
+  if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`httpCache: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
+  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes');
+  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes');
+  if (shareWindowBytes === 0) throw new RangeError('httpCache: shareWindowBytes must be at least 1');
+  const maxVariants = o.maxVariants ?? 100;
+  if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`httpCache: maxVariants must be a positive integer, got ${maxVariants}`);
+  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
+  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
+    throw new TypeError('httpCache: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false');
+  }
   const fraction = o.heuristic === false ? 0 : o.heuristic?.fraction ?? 0.1;
   if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`httpCache: heuristic.fraction must be within [0, 1], got ${fraction}`);
   const name = o.name ?? 'cachette';
@@ -93,6 +157,8 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
     // would cost more than it saves; pass your own `cache` to choose otherwise.
     compression: false,
+    // The store was passed in: it belongs to the caller, who closes it.
+    closeStore: false,
   });
   return {
     cache,
@@ -104,8 +170,14 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
       heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', 'httpCache: heuristic.max'),
     },
     maxBodyBytes,
+    shareWindowBytes,
+    maxVariants,
+    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
+    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', 'httpCache: originIdleTimeout'),
+    targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),
+    storePartial: o.storePartial === true,
     retainStaleMs: toMs(o.retainStale ?? '10m', 'httpCache: retainStale'),
-    storeSetCookie: o.storeSetCookie === true,
+    setCookie,
     tags: o.tags,
     bypass: o.bypass,
     name,
@@ -114,4 +186,16 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     now: o.now ?? Date.now,
     onError: o.onError ?? (() => {}),
   };
+}
+
+function byteCount(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`httpCache: ${name} must be a non-negative number of bytes, got ${String(n)}`);
+  return n;
+}
+
+function positiveMs(value: Duration, name: string): number {
+  const ms = toMs(value, name);
+  if (ms === 0) throw new RangeError(`${name} must be greater than 0 (Infinity waits for ever)`);
+  return ms;
 }

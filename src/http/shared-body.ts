@@ -1,37 +1,91 @@
 /**
  * One origin body, read once, given to any number of clients while a copy is collected for
- * the store. A client that joins late first receives what was already read, then follows live.
+ * the store. Every client reads the same chunks at its own pace; nothing is copied per client.
  *
- * While the copy is being collected the source is read as fast as it arrives (the copy is
- * bounded by `limit`). Past the limit the copy is dropped, nobody new may join, and reading
- * follows the clients' demand, so a slow client slows the origin instead of filling memory.
+ * Memory is bounded per body, whatever the clients do:
+ * - while the copy for the store is collected, the source is read as fast as it arrives, up
+ *   to `limit` bytes (the copy itself);
+ * - past the limit the copy is dropped and nobody new may join; the chunks kept are only those
+ *   some client has yet to read, at most `window` bytes between the slowest and the fastest.
+ *   The source is read only when a client asks for more within that window, so clients slow
+ *   the origin instead of filling memory;
+ * - a client that falls a whole window behind the others is moved onto its own path (`resume`:
+ *   a request for the rest of the body from its offset), so that it neither holds memory nor
+ *   holds the others back. When no such path exists, the others wait for it instead.
+ * - a source that sends nothing for `idleTimeoutMs` fails the body: every client's stream
+ *   errors, and nothing is stored.
+ * - when no client is left and nothing will be stored, the source is cancelled.
  */
+
+/** How a shared body is bounded. */
+export interface SharedBodyOptions {
+  /** Largest copy collected for the store, bytes; past it the copy is dropped. */
+  limit: number;
+  /** Once nothing is collected: most bytes kept between the slowest and the fastest client. */
+  window: number;
+  /** A source read that delivers nothing for this long fails the body, ms; Infinity for none. */
+  idleTimeoutMs: number;
+  /**
+   * Opens the rest of the body from byte `offset`, for a client that fell behind; it must
+   * resolve with a stream of exactly those bytes or reject. Without it, a slow client holds the
+   * others back instead.
+   */
+  resume?: (offset: number) => Promise<ReadableStream<Uint8Array>>;
+}
+
+/** Raised into the clients' streams when the origin sent nothing for too long. */
+export class OriginIdleError extends Error {
+  override readonly name = 'OriginIdleError';
+}
+
+/** One client's position in the shared chunks, or its own path once it fell behind. */
+interface Reader {
+  /** Absolute index of the next chunk to deliver. */
+  next: number;
+  /** Bytes delivered so far. */
+  offset: number;
+  /** Set while the client waits for a chunk not read yet. */
+  waiting: (() => void) | undefined;
+  /** Set once it fell behind: it then reads from its own path, opened on its next read. */
+  moved: boolean;
+  own: Promise<ReadableStreamDefaultReader<Uint8Array>> | undefined;
+}
+
 export class SharedBody {
+  /** Chunks kept; `#chunks[i]` has the absolute index `#dropped + i`. */
   #chunks: Uint8Array[] = [];
+  #dropped = 0;
+  /** Bytes in `#chunks`. */
+  #held = 0;
   #size = 0;
   #collecting = true;
   #done = false;
-  #error: unknown = undefined;
   #failed = false;
-  #consumers = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  #error: unknown = undefined;
+  #settled = false;
+  /** Clients reading from the shared chunks (not those moved onto their own path). */
+  readonly #readers = new Set<Reader>();
   #wake: (() => void) | undefined;
   #resolve!: (body: Uint8Array | undefined) => void;
+  readonly #options: SharedBodyOptions;
   /** The complete body once read within the limit; undefined when it was too large, failed or was abandoned. */
   readonly complete: Promise<Uint8Array | undefined>;
 
-  constructor(source: ReadableStream<Uint8Array> | null, readonly limit: number) {
+  /** Reads `source` (a body already in memory when it is bytes, e.g. a freshened stored response). */
+  constructor(source: ReadableStream<Uint8Array> | Uint8Array | null, options: SharedBodyOptions) {
+    this.#options = options;
     this.complete = new Promise((resolve) => (this.#resolve = resolve));
-    if (source === null) this.#finish();
-    else void this.#pump(source.getReader());
-  }
-
-  /** A body already complete in memory (a stored or freshened response). */
-  static of(bytes: Uint8Array): SharedBody {
-    const body = new SharedBody(null, Infinity);
-    body.#chunks = [bytes];
-    body.#size = bytes.length;
-    body.#resolve(bytes);
-    return body;
+    void this.complete.then(() => (this.#settled = true));
+    if (source instanceof Uint8Array) {
+      this.#chunks = [source];
+      this.#size = source.byteLength;
+      this.#held = source.byteLength;
+      this.#finish();
+    } else if (source === null) {
+      this.#finish();
+    } else {
+      void this.#pump(source.getReader());
+    }
   }
 
   /** True while a new client can still receive the whole body. */
@@ -39,86 +93,205 @@ export class SharedBody {
     return this.#collecting && !this.#failed;
   }
 
-  /** A new stream of the whole body; call only while {@link joinable}. */
-  stream(): ReadableStream<Uint8Array> {
-    let self: ReadableStreamDefaultController<Uint8Array>;
-    return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        self = controller;
-        for (const chunk of this.#chunks) controller.enqueue(chunk);
-        if (this.#failed) controller.error(this.#error);
-        else if (this.#done) controller.close();
-        else this.#consumers.add(controller);
-      },
-      pull: () => this.#notify(),
-      cancel: () => {
-        this.#consumers.delete(self);
-        this.#notify();
-      },
-    });
+  /** True once it is known whether the whole body was collected (see {@link complete}). */
+  get settled(): boolean {
+    return this.#settled;
   }
 
-  async #pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  /** Bytes read from the origin so far. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Bytes held in memory for the clients and the store copy. */
+  get buffered(): number {
+    return this.#held;
+  }
+
+  /** How many clients read from the shared chunks now (not counting those on their own path). */
+  get readers(): number {
+    return this.#readers.size;
+  }
+
+  /** A new stream of the whole body; call only while {@link joinable}. */
+  stream(): ReadableStream<Uint8Array> {
+    const reader: Reader = { next: this.#dropped, offset: 0, waiting: undefined, moved: false, own: undefined };
+    this.#readers.add(reader);
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => this.#pull(reader, controller),
+      cancel: (reason) => {
+        this.#leave(reader);
+        void reader.own?.then((own) => own.cancel(reason)).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  async #pull(r: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    for (;;) {
+      if (r.moved) return this.#pullOwn(r, controller);
+      const index = r.next - this.#dropped;
+      if (index < this.#chunks.length) {
+        const chunk = this.#chunks[index]!;
+        r.next++;
+        r.offset += chunk.byteLength;
+        controller.enqueue(chunk);
+        this.#trim();
+        this.#poke();
+        return;
+      }
+      if (this.#failed) {
+        this.#leave(r);
+        return controller.error(this.#error);
+      }
+      if (this.#done) {
+        this.#leave(r);
+        return controller.close();
+      }
+      await new Promise<void>((resolve) => {
+        r.waiting = resolve;
+        this.#poke();
+      });
+      r.waiting = undefined;
+    }
+  }
+
+  async #pullOwn(r: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    try {
+      r.own ??= this.#options.resume!(r.offset).then((stream) => stream.getReader());
+      const { done, value } = await (await r.own).read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    } catch (error) {
+      controller.error(error);
+    }
+  }
+
+  async #pump(source: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     try {
       for (;;) {
-        if (!this.#collecting) {
-          await this.#demand();
-          if (this.#consumers.size === 0) {
-            await reader.cancel();
-            return;
-          }
+        if (!this.#collecting && !(await this.#demand())) {
+          // No client is left and nothing will be stored: stop the origin's transfer.
+          await source.cancel().catch(() => {});
+          this.#done = true;
+          return;
         }
-        const { done, value } = await reader.read();
+        const { done, value } = await this.#read(source);
         if (done) break;
-        this.#size += value.byteLength;
-        if (this.#collecting) {
-          if (this.#size > this.limit) this.#abandon();
-          else this.#chunks.push(value);
-        }
-        for (const c of this.#consumers) c.enqueue(value);
+        this.#append(value);
       }
       this.#finish();
     } catch (error) {
-      this.#failed = true;
-      this.#error = error;
-      for (const c of this.#consumers) c.error(error);
-      this.#consumers.clear();
-      this.#abandon();
+      this.#fail(error);
+      await source.cancel(error).catch(() => {});
     }
+  }
+
+  /** One source read, failed by the idle timeout. */
+  #read(source: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const ms = this.#options.idleTimeoutMs;
+    if (!Number.isFinite(ms)) return source.read();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new OriginIdleError(`the origin sent no body bytes for ${ms} ms`)), ms);
+    });
+    return Promise.race([source.read(), idle]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Waits until a client wants a chunk not read yet and the window allows reading it; moves
+   * clients that fell a window behind onto their own path. False when no client is left.
+   */
+  async #demand(): Promise<boolean> {
+    for (;;) {
+      if (this.#readers.size === 0) return false;
+      let wanted = false;
+      let slowest = Infinity;
+      for (const r of this.#readers) {
+        if (r.waiting) wanted = true;
+        slowest = Math.min(slowest, r.offset);
+      }
+      if (wanted) {
+        if (this.#size - slowest < this.#options.window) return true;
+        if (this.#moveLaggards()) continue;
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /**
+   * Moves the clients a whole window behind onto their own path, which opens when such a client
+   * next reads (one that never reads again costs the origin nothing); false when there is no
+   * path to move them to.
+   */
+  #moveLaggards(): boolean {
+    if (!this.#options.resume) return false;
+    let moved = false;
+    for (const r of this.#readers) {
+      if (r.waiting || this.#size - r.offset < this.#options.window) continue;
+      r.moved = true;
+      this.#readers.delete(r);
+      moved = true;
+    }
+    if (moved) this.#trim();
+    return moved;
+  }
+
+  #append(chunk: Uint8Array): void {
+    this.#size += chunk.byteLength;
+    this.#held += chunk.byteLength;
+    this.#chunks.push(chunk);
+    if (this.#collecting && this.#size > this.#options.limit) {
+      this.#collecting = false;
+      this.#resolve(undefined);
+    }
+    for (const r of this.#readers) r.waiting?.();
+    this.#trim();
+  }
+
+  /** Once nothing is collected, drops the chunks every client has read. */
+  #trim(): void {
+    if (this.#collecting) return;
+    let first = this.#dropped + this.#chunks.length;
+    for (const r of this.#readers) first = Math.min(first, r.next);
+    const drop = first - this.#dropped;
+    if (drop <= 0) return;
+    for (const chunk of this.#chunks.splice(0, drop)) this.#held -= chunk.byteLength;
+    this.#dropped = first;
+  }
+
+  #leave(r: Reader): void {
+    this.#readers.delete(r);
+    this.#trim();
+    this.#poke();
   }
 
   #finish(): void {
     this.#done = true;
-    for (const c of this.#consumers) c.close();
-    this.#consumers.clear();
+    for (const r of this.#readers) r.waiting?.();
     if (!this.#collecting) return;
     const chunks = this.#chunks;
     if (chunks.length === 1) return this.#resolve(chunks[0]!);
+    // The clients keep reading the chunks; the store gets one contiguous copy.
     const out = new Uint8Array(this.#size);
     let at = 0;
     for (const c of chunks) {
       out.set(c, at);
       at += c.byteLength;
     }
-    this.#chunks = [out];
     this.#resolve(out);
   }
 
-  #abandon(): void {
-    if (!this.#collecting) return;
+  #fail(error: unknown): void {
+    this.#failed = true;
+    this.#error = error;
     this.#collecting = false;
-    this.#chunks = [];
     this.#resolve(undefined);
+    for (const r of this.#readers) r.waiting?.();
+    this.#chunks = [];
+    this.#held = 0;
   }
 
-  /** Resolves when some client wants more, or when none is left. */
-  #demand(): Promise<void> {
-    if (this.#consumers.size === 0) return Promise.resolve();
-    for (const c of this.#consumers) if ((c.desiredSize ?? 0) > 0) return Promise.resolve();
-    return new Promise((resolve) => (this.#wake = resolve));
-  }
-
-  #notify(): void {
+  #poke(): void {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();

@@ -1,14 +1,18 @@
 /**
  * What the HTTP cache keeps per response. It goes through the engine (createCache) as a CBOR
  * value: CBOR carries the body as a byte string, with no base64 and no copy per hit.
+ *
+ * Stored bytes are untrusted (DESIGN.md, "Security boundaries"): whoever can write to the store
+ * can write an entry of the right shape with a header that would make every hit throw, or a
+ * status no response may have. {@link storedResponseProblem} checks each entry on read.
  */
 import type { Freshness } from './freshness.ts';
-import type { HeaderPair } from './headers.ts';
+import { FIELD_NAME, isFieldName, type HeaderPair } from './headers.ts';
 
 /** Everything known about a stored response except its body. */
 export interface ResponseMeta extends Freshness {
   status: number;
-  /** End-to-end header lines, in order, without Age (computed per reply) and without Set-Cookie. */
+  /** End-to-end header lines, in order, without Age (computed per reply); Set-Cookie only under `setCookie: 'store'`. */
   headers: HeaderPair[];
   /** When the request that produced it was sent and the response received (the cache's clock), ms. */
   requestTime: number;
@@ -16,16 +20,26 @@ export interface ResponseMeta extends Freshness {
   /** Validators, copied out of `headers` so a hit needs no header scan. */
   etag: string | null;
   lastModified: string | null;
-  /** The lowercase field names its `Vary` lists, and the request values it was stored for. */
+  /** The lowercase field names its `Vary` lists, and the (normalised) request values it was stored for. */
   vary: string[];
   varyValues: Array<string | null>;
   /** Surrogate keys for `purge({ tag })`. */
   tags: string[];
 }
 
-/** A stored response: its meta and its complete body. */
+/** The byte spans a stored partial response (206) holds of its representation. */
+export interface PartialContent {
+  /** The representation's complete length, from Content-Range. */
+  length: number;
+  /** `[start, end)` spans in ascending order, not touching; `body` is their bytes concatenated. */
+  spans: Array<[start: number, end: number]>;
+}
+
+/** A stored response: its meta and its body. */
 export interface StoredResponse extends ResponseMeta {
   body: Uint8Array;
+  /** Present on a stored 206 (`storePartial`): which parts of the representation `body` holds. */
+  partial?: PartialContent;
 }
 
 /**
@@ -38,6 +52,13 @@ export interface VaryMarker {
   epoch: string;
   /** Store-clock time until which some variant may live, so the marker never dies first. */
   until: number;
+  /** The variants stored in this epoch and until when each may live, for the per-URL cap (absent in markers written before the cap existed). */
+  variants?: Array<[digest: string, until: number]>;
+}
+
+/** Files a variant under a language it answers (language selection, vary.ts): the variant key it points to. */
+export interface LanguageAlias {
+  variantKey: string;
 }
 
 /** True when `v` has the shape of a stored response (a payload written by anything else is a miss). */
@@ -48,8 +69,56 @@ export function isStoredResponse(v: unknown): v is StoredResponse {
     && Array.isArray(o.vary) && Array.isArray(o.varyValues) && Array.isArray(o.tags);
 }
 
-/** True when `v` is a {@link VaryMarker}. */
+/** True when `v` is a {@link VaryMarker} whose field names can be looked up (stored bytes are untrusted). */
 export function isVaryMarker(v: unknown): v is VaryMarker {
   const o = v as VaryMarker | null;
-  return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string';
+  return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string'
+    && o.varyBy.every((name) => typeof name === 'string' && isFieldName(name));
+}
+
+/** True when `v` is a {@link LanguageAlias}. */
+export function isLanguageAlias(v: unknown): v is LanguageAlias {
+  const o = v as LanguageAlias | null;
+  return typeof o === 'object' && o !== null && typeof o.variantKey === 'string';
+}
+
+/** Characters a field value may never hold (RFC 9110 §5.5): CR, LF and NUL. */
+const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
+/** Statuses a stored response may have: final ones a Response can carry; 304 is never stored. */
+const isStoredStatus = (status: number) => Number.isInteger(status) && status >= 200 && status <= 599 && status !== 304;
+const isTime = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
+const isStringList = (list: unknown[]) => list.every((item) => typeof item === 'string');
+
+/**
+ * Why a stored response cannot be served as it is (a header no platform would send, a status
+ * a response may not have, numbers that are not numbers), or undefined when it is sound. Such
+ * an entry is a corrupt miss: it would otherwise fail every hit until it expired.
+ */
+export function storedResponseProblem(e: StoredResponse): string | undefined {
+  if (!isStoredStatus(e.status)) return `status ${String(e.status)} cannot be served`;
+  for (const pair of e.headers) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return 'a header line is not a [name, value] pair of strings';
+    // On every hit: the regular expressions inline, no call per header.
+    if (!FIELD_NAME.test(pair[0])) return `bad header name ${JSON.stringify(pair[0])}`;
+    if (FORBIDDEN_IN_VALUE.test(pair[1])) return `the value of "${pair[0]}" holds CR, LF or NUL`;
+  }
+  if (!isTime(e.requestTime) || !isTime(e.responseTime) || !isTime(e.lifetime) || !isTime(e.initialAge) || !isTime(e.swr) || !isTime(e.sie)) return 'a time is not a finite number';
+  if (!isStringList(e.vary) || !isStringList(e.tags) || e.varyValues.length !== e.vary.length) return 'bad vary or tag lists';
+  if ((e.status === 206) !== (e.partial !== undefined)) return 'a 206 must describe its spans, and only a 206 may';
+  if (e.partial !== undefined && !partialIsSound(e.partial, e.body.byteLength)) return 'the partial spans do not match the body';
+  return undefined;
+}
+
+function partialIsSound(p: PartialContent, bodyBytes: number): boolean {
+  if (!Number.isSafeInteger(p.length) || !Array.isArray(p.spans)) return false;
+  let covered = 0;
+  let previousEnd = -1;
+  for (const span of p.spans) {
+    if (!Array.isArray(span)) return false;
+    const [start, end] = span;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= previousEnd || end <= start || end > p.length) return false;
+    covered += end - start;
+    previousEnd = end;
+  }
+  return covered === bodyBytes;
 }

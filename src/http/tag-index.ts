@@ -9,6 +9,7 @@
  * interface once the engine has them.
  */
 import type { Cache } from '../cache/create-cache.ts';
+import { KeyedQueue } from './keyed-queue.ts';
 
 /** Records which entries carry which tags, and purges by tag. */
 export interface TagIndex {
@@ -29,12 +30,12 @@ const MAX_KEYS_PER_TAG = 10_000;
 
 /** A {@link TagIndex} kept as one key list per tag on the cache engine. */
 export class ListTagIndex implements TagIndex {
-  #queues = new Map<string, Promise<unknown>>();
+  readonly #queue = new KeyedQueue();
 
   constructor(private readonly cache: Cache) {}
 
   add(tags: readonly string[], key: string, ttlMs: number): Promise<void> {
-    return Promise.all(tags.map((tag) => this.#serial(tag, async () => {
+    return Promise.all(tags.map((tag) => this.#queue.run(tag, async () => {
       const listKey = `t:${tag}`;
       const found = await this.cache.get<TagList>(listKey);
       const keys = isTagList(found) ? found.keys.filter((k) => k !== key) : [];
@@ -46,7 +47,7 @@ export class ListTagIndex implements TagIndex {
   }
 
   purge(tag: string): Promise<number> {
-    return this.#serial(tag, async () => {
+    return this.#queue.run(tag, async () => {
       const listKey = `t:${tag}`;
       const found = await this.cache.get<TagList>(listKey);
       const keys = isTagList(found) ? found.keys : [];
@@ -55,21 +56,12 @@ export class ListTagIndex implements TagIndex {
       return deleted;
     });
   }
-
-  #serial<T>(tag: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(tag) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const tail = run.catch(() => undefined);
-    this.#queues.set(tag, tail);
-    void tail.then(() => {
-      if (this.#queues.get(tag) === tail) this.#queues.delete(tag);
-    });
-    return run;
-  }
 }
 
+/** A tag list as written by {@link ListTagIndex.add}; stored bytes are untrusted, so every key must be a string. */
 function isTagList(v: unknown): v is TagList {
-  return typeof v === 'object' && v !== null && Array.isArray((v as TagList).keys);
+  const keys = typeof v === 'object' && v !== null ? (v as TagList).keys : undefined;
+  return Array.isArray(keys) && keys.every((k) => typeof k === 'string' && k.length > 0);
 }
 
 /** The tags a response names in `Cache-Tag` (comma-separated) and `Surrogate-Key` (space-separated). */

@@ -29,3 +29,24 @@ export function copyBytes(bytes: Uint8Array): Uint8Array {
   out.set(bytes);
   return out;
 }
+
+const utf8Encoder = new TextEncoder();
+
+/**
+ * `text` as UTF-8 bytes. Short texts are encoded straight into a slab (`encodeInto` needs no
+ * allocation of its own, which on Node costs more than the encoding); long ones get their own
+ * buffer.
+ */
+export function utf8Bytes(text: string): Uint8Array {
+  // UTF-8 needs at most 3 bytes per UTF-16 code unit.
+  const room = text.length * 3;
+  if (room > MAX_POOLED) return utf8Encoder.encode(text);
+  if (offset + room > SLAB_BYTES) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    offset = 0;
+  }
+  const written = utf8Encoder.encodeInto(text, new Uint8Array(slab, offset, room)).written;
+  const out = new Uint8Array(slab, offset, written);
+  offset += (written + 7) & ~7;
+  return out;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import { StoreRefusedError } from '../../src/index.ts';
 import { bytes, sleep, text } from '../support/suite-api.ts';
 
 describe('memory store bounds', () => {
@@ -14,14 +15,15 @@ describe('memory store bounds', () => {
     expect(store.size).toBe(3);
   });
 
-  it('evicts by total bytes and never keeps a value larger than the budget', async () => {
+  it('evicts by total bytes and refuses a value larger than the budget', async () => {
     const store = memoryStore({ maxBytes: 1000 });
     await store.set('x', new Uint8Array(400));
     await store.set('y', new Uint8Array(400));
     await store.set('z', new Uint8Array(400));
     expect(await store.get('x')).toBeUndefined();
     expect(store.bytes).toBeLessThanOrEqual(1000);
-    await store.set('huge', new Uint8Array(5000));
+    // Too large to ever fit: refused, so that the caller learns it was not stored.
+    await expect(store.set('huge', new Uint8Array(5000))).rejects.toBeInstanceOf(StoreRefusedError);
     expect(await store.get('huge')).toBeUndefined();
     expect((await store.get('z'))?.length).toBe(400);
   });

@@ -10,7 +10,15 @@ describe('valkey store options', () => {
     ['an object that is not a client', { host: 'localhost' }],
     ['nothing', undefined],
   ])('rejects %s as the connection with a TypeError', (_, connection) => {
-    expect(() => valkeyStore({ connection } as never)).toThrow(/must be a redis:\/\/ URL or an iovalkey client/);
+    expect(() => valkeyStore({ connection } as never)).toThrow(/must be a redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL .* or an iovalkey client/);
+  });
+
+  it.each([
+    ['not a url', /is not a URL; use redis:\/\/host:port/],
+    ['http://127.0.0.1:8079', /"http:" URLs are not Valkey\/Redis URLs.*upstashStore/],
+    ['mysql://db', /"mysql:" URLs are not Valkey\/Redis URLs/],
+  ])('rejects the URL %s with a message naming the accepted forms', (url, message) => {
+    expect(() => valkeyStore(url)).toThrow(message);
   });
 
   it.runIf(requireRedis())('uses a client you pass in and leaves it open on close()', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Bridge } from '../../runtimes/upstash-bridge/index.ts';
+import type { Bridge } from '../../runtimes/node/bridge/index.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { openBridge, post, uniqueName } from './bridge-client.ts';
 
@@ -24,7 +24,7 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
       ['SET', k('p'), 'one'],
       ['INCR', k('p')],
       ['GET', k('p')],
-      ['NOSUCHCOMMAND'],
+      ['GET'],
       ['RPUSH', k('x'), 'a', 'b'],
       ['BLPOP', k('x'), 0],
       ['LRANGE', k('x'), 0, -1],
@@ -35,7 +35,7 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
     assert.deepEqual(slots[0], { result: 'OK' });
     assert.match((slots[1] as { error: string }).error, /not an integer/);
     assert.deepEqual(slots[2], { result: 'one' }, 'a failed command does not stop the next');
-    assert.match((slots[3] as { error: string }).error, /unknown command/);
+    assert.match((slots[3] as { error: string }).error, /wrong number of arguments/);
     assert.deepEqual(slots[4], { result: 2 });
     assert.match((slots[5] as { error: string }).error, /not available through the bridge/, 'a refused command fails only its slot');
     assert.deepEqual(slots[6], { result: ['a', 'b'] });
@@ -61,9 +61,9 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
 
   it('aborts the whole transaction when a command is rejected while queueing (400, nothing applied)', async () => {
     await post(bridge, '/', ['SET', k('ab'), 'before']);
-    const a = await post(bridge, '/multi-exec', [['SET', k('ab'), 'after'], ['NOSUCHCOMMAND', 'x']]);
+    const a = await post(bridge, '/multi-exec', [['SET', k('ab'), 'after'], ['GET']]);
     assert.equal(a.status, 400);
-    assert.match((a.body as { error: string }).error, /EXECABORT.*unknown command/);
+    assert.match((a.body as { error: string }).error, /EXECABORT.*wrong number of arguments/);
     assert.deepEqual((await post(bridge, '/', ['GET', k('ab')])).body, { result: 'before' });
   });
 

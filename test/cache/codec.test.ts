@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { memoryStore } from '../../adapters/memory/index.ts';
+import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { createCache, CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, VERSION } from '../../src/index.ts';
+import { createCache, CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, ValueTooLargeError, VERSION } from '../../src/index.ts';
 
 const base = { serializerId: 1, compressionId: 0, createdAt: 1_700_000_000_000, freshFor: 1000, staleFor: 500, payload: new Uint8Array([1, 2, 3]) };
 
@@ -11,7 +11,29 @@ describe('entry envelope', () => {
     const bytes = encodeEnvelope(env);
     expect(bytes[0]).toBe(MAGIC);
     expect(bytes[1]).toBe(VERSION);
-    expect(decodeEnvelope(bytes)).toEqual(env);
+    expect(decodeEnvelope(bytes)).toEqual({ ...env, size: 3, stamp: expect.any(Number) });
+  });
+
+  it('stamps every write differently, so two writes of one millisecond are told apart', () => {
+    const stamps = new Set(Array.from({ length: 100 }, () => decodeEnvelope(encodeEnvelope({ ...base, tags: [] })).stamp));
+    expect(stamps.size).toBeGreaterThan(95);
+  });
+
+  it('reads an uncompressed version 1 entry (cachette 0.1), and refuses a compressed one', () => {
+    const v1 = (compressionId: number) => {
+      const b = new Uint8Array(29 + 3);
+      const view = new DataView(b.buffer);
+      b[0] = MAGIC;
+      b[1] = 1;
+      b[2] = 1 | (compressionId << 4);
+      view.setFloat64(3, base.createdAt);
+      view.setFloat64(11, 1000);
+      view.setFloat64(19, 0);
+      b.set([1, 2, 3], 29);
+      return b;
+    };
+    expect(decodeEnvelope(v1(0))).toMatchObject({ size: 3, stamp: 0, payload: new Uint8Array([1, 2, 3]) });
+    expect(() => decodeEnvelope(v1(1))).toThrow(CorruptEntryError);
   });
 
   it('cannot be mistaken for a decimal counter', () => {
@@ -25,6 +47,7 @@ describe('entry envelope', () => {
     ['an unknown version', (() => { const b = encodeEnvelope({ ...base, tags: [] }); b[1] = 99; return b; })()],
     ['a truncated header', encodeEnvelope({ ...base, tags: [] }).subarray(0, 20)],
     ['a truncated tag list', encodeEnvelope({ ...base, tags: [{ tag: 'abcdef', generation: 1 }] }).subarray(0, 33)],
+    ['a size that disagrees with an uncompressed payload', encodeEnvelope({ ...base, size: 99, tags: [] })],
     ['negative offsets', (() => { const b = encodeEnvelope({ ...base, tags: [] }); new DataView(b.buffer, b.byteOffset, b.byteLength).setFloat64(11, -1); return b; })()],
   ])('rejects %s with CorruptEntryError', (_, bytes) => {
     expect(() => decodeEnvelope(bytes)).toThrow(CorruptEntryError);
@@ -34,18 +57,18 @@ describe('entry envelope', () => {
 describe('serializers and compression', () => {
   it('compresses a large compressible value and records it in the flags', async () => {
     const store = memoryStore();
-    const cache = createCache({ store, prefix: 'c' });
+    const cache = createCache({ store, prefix: 'c', compression: true });
     const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `user ${i}`, active: true }));
     await cache.set('rows', rows);
     const env = decodeEnvelope((await store.get('c:rows'))!);
     expect(env.compressionId).toBe(1);
-    expect(decompress(env.payload, env.compressionId).length).toBeGreaterThan(env.payload.length * 2);
+    expect(decompress(env.payload, env.compressionId, env.size).length).toBeGreaterThan(env.payload.length * 2);
     expect(await cache.get('rows')).toEqual(rows);
   });
 
   it('leaves small and incompressible values uncompressed', async () => {
     const store = memoryStore();
-    const cache = createCache({ store, prefix: 'c', serializer: 'raw' });
+    const cache = createCache({ store, prefix: 'c', serializer: 'raw', compression: true });
     const noise = crypto.getRandomValues(new Uint8Array(4096));
     await cache.set('noise', noise);
     await cache.set('small', 'tiny');
@@ -84,6 +107,105 @@ describe('serializers and compression', () => {
   });
 });
 
+describe('the default serializer ("auto")', () => {
+  const store = memoryStore();
+  const cache = createCache({ store, prefix: 'auto' });
+  const idOf = async (key: string) => decodeEnvelope((await store.get(`auto:${key}`))!).serializerId;
+
+  it('writes plain JSON values as JSON (id 2)', async () => {
+    const value = { id: 7, name: 'é ü 𝄞', tags: ['a', 'b'], nested: { n: null, f: 1.5, t: true } };
+    await cache.set('plain', value);
+    expect(await idOf('plain')).toBe(2);
+    expect(await cache.get('plain')).toEqual(value);
+  });
+
+  it.each([
+    ['a Date', { at: new Date(1_700_000_000_000) }],
+    ['a Map', { m: new Map([[1, 'a']]) }],
+    ['a Set', new Set(['x'])],
+    ['a BigInt', { big: 2n ** 70n }],
+    ['a typed array', { bytes: new Uint8Array([0, 255]) }],
+    ['undefined in an object', { gone: undefined, kept: 1 }],
+    ['a hole in an array', [1, undefined, 3]],
+    ['NaN', { n: Number.NaN }],
+    ['Infinity', [Infinity]],
+  ])('writes %s as CBOR (id 1), which gives it back exactly', async (_, value) => {
+    await cache.set('rich', value);
+    expect(await idOf('rich')).toBe(1);
+    expect(await cache.get('rich')).toEqual(value);
+  });
+
+  it('hands an object with a toJSON to CBOR, which keeps its fields instead of its JSON form', async () => {
+    const value = { a: 1, toJSON: () => 'replaced' };
+    await expect(cache.set('tojson', value)).rejects.toThrow(TypeError); // a function cannot be encoded: said, not lost
+  });
+
+  it('refuses a cyclic value with a TypeError naming the key', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(cache.set('cyclic', cyclic)).rejects.toThrow(/cannot encode the value for key "cyclic"/);
+  });
+});
+
+describe('compression defaults and limits', () => {
+  const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `user ${i}`, active: true }));
+
+  it('follows the store: never for process memory unless asked', async () => {
+    const store = memoryStore();
+    await createCache({ store, prefix: 'm' }).set('rows', rows);
+    expect(decodeEnvelope((await store.get('m:rows'))!).compressionId).toBe(0);
+  });
+
+  it('compresses from the threshold the store declares', async () => {
+    const store = new (class extends MemoryStore {
+      readonly compressionThreshold = 32 * 1024;
+    })();
+    const memory = store;
+    const cache = createCache({ store, prefix: 't' });
+    await cache.set('big', rows); // ~60 KB of JSON
+    await cache.set('small', rows.slice(0, 200)); // ~6 KB
+    expect(decodeEnvelope((await memory.get('t:big'))!).compressionId).toBe(1);
+    expect(decodeEnvelope((await memory.get('t:small'))!).compressionId).toBe(0);
+    expect(await cache.get('big')).toEqual(rows);
+  });
+
+  it('refuses to inflate an entry that declares more than maxValueBytes: a corrupt miss', async () => {
+    const store = memoryStore();
+    const writer = createCache({ store, prefix: 'b', compression: true });
+    const reader = createCache({ store, prefix: 'b', maxValueBytes: 1024 });
+    await writer.set('bomb', 'a'.repeat(1_000_000)); // ~1 KB stored, 1 MB inflated
+    expect((await store.get('b:bomb'))!.length).toBeLessThan(5000);
+    expect(await reader.get('bomb')).toBeUndefined();
+    expect(reader.stats().corrupt).toBe(1);
+  });
+
+  it('stops inflating an entry that lies about its size: a corrupt miss', async () => {
+    const store = memoryStore();
+    const writer = createCache({ store, prefix: 'l', compression: true });
+    await writer.set('liar', 'a'.repeat(1_000_000));
+    const stored = (await store.get('l:liar'))!.slice();
+    new DataView(stored.buffer).setUint32(27, 100); // claims 100 bytes
+    await store.set('l:liar', stored);
+    const reader = createCache({ store, prefix: 'l' });
+    expect(await reader.get('liar')).toBeUndefined();
+    expect(reader.stats().corrupt).toBe(1);
+  });
+
+  it('serves a value above maxValueBytes without storing it, and says so', async () => {
+    const store = memoryStore();
+    const cache = createCache({ store, prefix: 'x', maxValueBytes: 100 });
+    const errors: unknown[] = [];
+    cache.events.addEventListener('error', (e) => errors.push(e.detail.error));
+    expect(await cache.set('big', 'z'.repeat(500))).toBe(false);
+    expect(await cache.getOrSet('big', () => 'z'.repeat(500))).toBe('z'.repeat(500));
+    await cache.idle();
+    expect(store.size).toBe(0);
+    expect(cache.stats().tooLarge).toBe(2);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toBeInstanceOf(ValueTooLargeError);
+  });
+});
+
 describe('options', () => {
   const store = memoryStore();
   it.each([
@@ -95,6 +217,11 @@ describe('options', () => {
     ['an unknown serializer', { store, serializer: 'yaml' }, /unknown serializer/],
     ['a bad compression level', { store, compression: { level: 12 } }, /compression.level/],
     ['a bad breaker threshold', { store, circuitBreaker: { threshold: 0 } }, /threshold/],
+    ['a ttl of 0', { store, ttl: 0 }, /ttl must be greater than 0/],
+    ['a ttl too large for any store', { store, ttl: 1e308 }, /too large for any store; use Infinity/],
+    ['a misspelt option', { store, tll: '1m' }, /unknown option "tll" \(did you mean "ttl"\?\)/],
+    ['a misspelt breaker option', { store, circuitBreaker: { treshold: 3 } }, /unknown option "treshold" \(did you mean "threshold"\?\)/],
+    ['a logger without warn', { store, logger: { info() {} } }, /logger/],
   ])('%s is a clear error', (_, options, message) => {
     expect(() => createCache(options as never)).toThrow(message);
   });
@@ -103,6 +230,17 @@ describe('options', () => {
     const cache = createCache({ store, ttl: '2s', grace: '1m', timeout: '250ms' });
     await cache.set('d', 1);
     expect(await cache.get('d')).toBe(1);
+  });
+
+  it('checks per-call options before any side effect: the factory never runs', async () => {
+    const cache = createCache({ store });
+    let ran = 0;
+    await expect(cache.getOrSet('v', () => ++ran, { ttl: -5 })).rejects.toThrow(RangeError);
+    await expect(cache.getOrSet('v', () => ++ran, { ttl: 1e308 })).rejects.toThrow(/too large/);
+    await expect(cache.getOrSet('v', () => ++ran, { ttl: 0 })).rejects.toThrow(/would store nothing/);
+    await expect(cache.set('v', 1, { ttl: 0, grace: 0 })).rejects.toThrow(/would store nothing/);
+    expect(ran).toBe(0);
+    expect(await cache.set('v', 1, { ttl: 0, grace: '1m' })).toBe(true); // stale at once, kept for revalidation
   });
 
   it('rejects an empty key', async () => {

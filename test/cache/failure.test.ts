@@ -1,7 +1,7 @@
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { CircuitOpenError, createCache, encodeEnvelope, StoreTimeoutError, type Cache } from '../../src/index.ts';
+import { createCache, encodeEnvelope, StoreTimeoutError, StoreUnavailableError, type Cache } from '../../src/index.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { sleep } from '../support/suite-api.ts';
@@ -9,7 +9,7 @@ import { uniqueNamespace } from './targets.ts';
 
 const errorsOf = (cache: Cache) => {
   const seen: Array<{ source: string; operation: string; error: unknown }> = [];
-  cache.events.addEventListener('error', (e) => seen.push((e as CustomEvent).detail));
+  cache.events.addEventListener('error', (e) => seen.push(e.detail));
   return seen;
 };
 
@@ -70,18 +70,22 @@ describe.runIf(requireRedis())('a redis-server that goes away mid-test', () => {
   beforeAll(async () => {
     server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
     store = valkeyStore(server.url);
-    cache = createCache({ store, timeout: 300, circuitBreaker: { threshold: 3, cooldownMs: 200 } });
+    // A timeout of a minute: every call below must fail at once, never wait for it.
+    cache = createCache({ store, timeout: '60s', circuitBreaker: { threshold: 3, cooldownMs: 200 } });
   });
   afterAll(async () => {
-    await store.close();
+    await cache.close();
     await server.stop();
   });
 
-  it('turns failures into misses and error events, opens the breaker, and recovers', async () => {
+  it('is a miss at once (the connection is known down), goes down once, and recovers', async () => {
     expect(await cache.set('k', 'before')).toBe(true);
     expect(await cache.get('k')).toBe('before');
     const errors = errorsOf(cache);
+    const health: string[] = [];
+    cache.events.addEventListener('health', (e) => health.push(`${e.detail.kind} ${e.detail.state}`));
     await server.stop();
+    await sleep(50); // the client notices the closed socket
 
     expect(await cache.get('k')).toBeUndefined();
     expect(await cache.set('k2', 'during')).toBe(false);
@@ -89,14 +93,19 @@ describe.runIf(requireRedis())('a redis-server that goes away mid-test', () => {
     expect(await cache.incr('n')).toBeUndefined();
     expect(await cache.delete('k')).toBe(0);
     expect(await cache.has('k')).toBe(false);
+    for (let i = 0; i < 20; i++) await cache.get(`more${i}`);
     expect(errors.length).toBeGreaterThanOrEqual(3);
     expect(errors.every((e) => e.source === 'store')).toBe(true);
-    // After `threshold` failures the breaker skips the store instead of waiting on it.
-    expect(errors.some((e) => e.error instanceof CircuitOpenError)).toBe(true);
+    // Each names the store, its address and the cause, not the client library's retry text.
+    for (const e of errors) expect(String((e.error as Error).message)).toMatch(new RegExp(`^valkey 127\\.0\\.0\\.1:${server.port}: `));
+    expect(errors.some((e) => e.error instanceof StoreUnavailableError)).toBe(true);
     expect(cache.stats().storeErrors).toBe(errors.length);
+    expect(cache.stats().storeSkipped).toBeGreaterThan(0);
+    expect(health.sort()).toEqual(['read down', 'write down']);
+    expect(cache.health()).toEqual({ reads: 'down', writes: 'down' });
 
     server = await startRedis({ bin: process.env.REDIS_SERVER_BIN, port: server.port });
-    // Recovery: the client reconnects by itself and the breaker closes after its cool-down.
+    // Recovery: the client reconnects by itself and one probe per cool-down finds the store back.
     let recovered = false;
     for (let i = 0; i < 50 && !recovered; i++) {
       await sleep(100);
@@ -104,6 +113,39 @@ describe.runIf(requireRedis())('a redis-server that goes away mid-test', () => {
     }
     expect(recovered).toBe(true);
     expect(await cache.get('k4')).toBe('after');
+    expect(health.slice(2).sort()).toEqual(['read up', 'write up']);
+  });
+});
+
+describe.runIf(requireRedis())('a full server (maxmemory, noeviction)', () => {
+  let server: RedisServer;
+  let admin: Valkey;
+  let store: ValkeyStore;
+  beforeAll(async () => {
+    server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
+    admin = new Valkey(server.url);
+    store = valkeyStore(server.url);
+  });
+  afterAll(async () => {
+    admin.disconnect();
+    await store.close();
+    await server.stop();
+  });
+
+  it('refuses writes and still serves every read: reads stay up while writes go down', async () => {
+    const cache = createCache({ store, closeStore: false, circuitBreaker: { threshold: 3 } });
+    for (let i = 0; i < 20; i++) await cache.set(`hot${i}`, { i, pad: 'x'.repeat(100) });
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', String(used + 64 * 1024));
+    const errors = errorsOf(cache);
+    let refused = 0;
+    for (let i = 0; i < 200; i++) if (!(await cache.set(`fill${i}`, 'y'.repeat(2048)))) refused++;
+    expect(refused).toBeGreaterThan(100);
+    expect(errors.some((e) => /OOM/.test(String((e.error as Error).message)))).toBe(true);
+    expect(cache.health()).toEqual({ reads: 'up', writes: 'down' });
+    const hits = await Promise.all(Array.from({ length: 20 }, (_, i) => cache.get(`hot${i}`)));
+    expect(hits.every((h, i) => (h as { i: number }).i === i)).toBe(true);
   });
 });
 

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCache, type Cache } from '../../src/index.ts';
 import type { Store } from '../../src/store/types.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { sleep } from '../support/suite-api.ts';
 import { engineTargets, uniqueNamespace } from './targets.ts';
 
 describe.each(engineTargets)('getOrSet on $name', ({ open }) => {
   let store: Store;
   let cache: Cache;
+  const clock = new FakeClock();
   beforeAll(() => {
     store = open();
-    cache = createCache({ store, namespace: uniqueNamespace('gos') });
+    cache = createCache({ store, namespace: uniqueNamespace('gos'), clock });
   });
   afterAll(async () => {
     await cache.clear();
@@ -48,8 +50,9 @@ describe.each(engineTargets)('getOrSet on $name', ({ open }) => {
   });
 
   it('serves stale inside grace while exactly one background refresh runs', async () => {
-    await cache.getOrSet('graceful', () => 'v1', { ttl: 40, grace: 60_000 });
-    await sleep(60);
+    await cache.getOrSet('graceful', () => 'v1', { ttl: 40_000, grace: 60_000 });
+    await cache.idle();
+    clock.advance(40_001);
     expect(await cache.get('graceful')).toBeUndefined(); // get serves fresh values only
     let refreshes = 0;
     let release!: () => void;
@@ -64,31 +67,32 @@ describe.each(engineTargets)('getOrSet on $name', ({ open }) => {
     expect(served).toEqual(Array(10).fill('v1'));
     expect(refreshes).toBe(1);
     release();
-    await cache.close(); // waits for background refreshes
+    await cache.idle(); // waits for background refreshes and their writes
     expect(await cache.getOrSet('graceful', refresh)).toBe('v2');
     expect(refreshes).toBe(1);
   });
 
   it('keeps serving the stale value when the refresh fails, and reports the error', async () => {
-    await cache.getOrSet('sie', () => 'old', { ttl: 30, grace: 60_000 });
-    await sleep(50);
+    await cache.getOrSet('sie', () => 'old', { ttl: 30_000, grace: 60_000 });
+    await cache.idle();
+    clock.advance(30_001);
     const errors: unknown[] = [];
     const onError = (e: Event) => errors.push((e as CustomEvent).detail);
     cache.events.addEventListener('error', onError);
     try {
       expect(await cache.getOrSet('sie', () => Promise.reject(new Error('still down')))).toBe('old');
-      await cache.close();
+      await cache.idle();
       expect(errors).toMatchObject([{ source: 'factory', operation: 'refresh', keys: ['sie'] }]);
       expect(await cache.getOrSet('sie', () => Promise.reject(new Error('again')))).toBe('old');
-      await cache.close();
+      await cache.idle();
     } finally {
       cache.events.removeEventListener('error', onError);
     }
   });
 
   it('treats entries past grace as misses', async () => {
-    await cache.set('gone', 'x', { ttl: 20, grace: 20 });
-    await sleep(60);
+    await cache.set('gone', 'x', { ttl: 20_000, grace: 20_000 });
+    clock.advance(40_001);
     expect(await cache.getOrSet('gone', () => 'fresh')).toBe('fresh');
   });
 

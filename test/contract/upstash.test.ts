@@ -3,7 +3,7 @@ import { Redis } from '@upstash/redis';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { BINARY_MARKER, decodeValue, encodeValue, upstashStore, type UpstashConnectionOptions, type UpstashStore } from '../../adapters/upstash/index.ts';
-import { startBridge, type Bridge } from '../../runtimes/upstash-bridge/index.ts';
+import { startBridge, type Bridge } from '../../runtimes/node/bridge/index.ts';
 import { bytes } from '../support/suite-api.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { storeContract } from './store-contract.ts';

@@ -1,6 +1,6 @@
 /** The Node targets of the HTTP behaviour suite: the reverse proxy and the Hono middleware, each over real loopback HTTP. */
 import { Hono } from 'hono';
-import { startProxy } from '../../examples/proxy/proxy.ts';
+import { startProxy } from '../../runtimes/node/proxy/index.ts';
 import { cache } from '../../src/hono/index.ts';
 import type { Store } from '../../src/index.ts';
 import type { HttpTarget } from './http-behaviour.ts';
@@ -11,17 +11,21 @@ function clientFetch(base: string) {
   return (path: string, init?: RequestInit) => fetch(base + path, { redirect: 'manual', ...init });
 }
 
-/** The reverse proxy from examples/proxy in front of the origin served over node:http. */
+/** The caching reverse proxy (cachette/node/proxy) in front of the origin served over node:http. */
 export function proxyTarget(store: () => Store): HttpTarget {
   return {
     name: 'proxy',
     async start(origin, options) {
       const served = await serveFetch(origin);
-      const proxy = await startProxy({ origin: served.url, store: store(), ...options });
+      const opened = store();
+      // The proxy names its origin timeouts in one object; the suite speaks the cache's option names.
+      const { originTimeout: headers, originIdleTimeout: bodyIdle, ...rest } = options;
+      const proxy = await startProxy({ origin: served.url, store: opened, ...rest, originTimeout: { headers, bodyIdle } });
       return {
+        store: opened,
         fetch: clientFetch(proxy.url),
-        purge: (target) => proxy.handler.purge(target),
-        idle: () => proxy.handler.idle(),
+        purge: (target) => proxy.purge(target),
+        idle: () => proxy.idle(),
         async close() {
           await proxy.close();
           await served.close();
@@ -37,11 +41,13 @@ export function honoTarget(store: () => Store): HttpTarget {
     name: 'hono',
     async start(origin, options) {
       const app = new Hono();
-      const middleware = cache({ store: store(), ...options, app });
+      const opened = store();
+      const middleware = cache({ store: opened, ...options, app });
       app.use('*', middleware);
       app.all('*', (c) => origin(c.req.raw));
       const served = await serveFetch((request) => app.fetch(request));
       return {
+        store: opened,
         fetch: clientFetch(served.url),
         purge: (target) => middleware.purge(target),
         idle: () => middleware.idle(),

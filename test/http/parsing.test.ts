@@ -4,7 +4,7 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { deltaSeconds, parseDirectives, requestDirectives } from '../../src/http/cache-control.ts';
 import { parseHttpDate } from '../../src/http/http-date.ts';
 import { httpCache } from '../../src/http/index.ts';
-import { parseVary } from '../../src/http/key.ts';
+import { parseVary } from '../../src/http/vary.ts';
 
 describe('Cache-Control parsing', () => {
   it('reads tokens and quoted arguments, case-insensitively, keeping the first of duplicates', () => {
@@ -74,6 +74,14 @@ describe('httpCache options', () => {
     assert.throws(() => httpCache(handler, { store: memoryStore(), heuristic: { fraction: 2 } }), /heuristic.fraction/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), name: 'bad name' }), /"name"/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), ignoreQuery: 'utm' as never }), /ignoreQuery/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), storeSetCookie: true } as never), /replaced by setCookie.*'strip'/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), setCookie: 'keep' as never }), /"setCookie" must be 'bypass', 'strip' or 'store'/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), targetedFields: ['bad name'] }), /targetedFields/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), targetedFields: 'CDN-Cache-Control' as never }), /targetedFields/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), maxVariants: 0 }), /maxVariants/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), shareWindowBytes: 0 }), /shareWindowBytes/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), originTimeout: 0 }), /originTimeout must be greater than 0/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), originIdleTimeout: '-1s' as never }), /originIdleTimeout/);
   });
 
   it('rejects a custom key function that returns no key, and a bad purge target', async () => {

@@ -53,6 +53,8 @@ export class ScriptedOrigin {
     const script = this.#routes.get(path);
     if (!script) return new Response('no script for this path', { status: 599 });
     const res = await script(request, this.count(path));
+    // A status no standard Response may carry cannot be copied: such a script's response goes out as it is.
+    if (res.status < 200 || res.status > 599) return res;
     const headers = new Headers(res.headers);
     if (!headers.has('date')) headers.set('date', formatHttpDate(this.clock.now()));
     else if (headers.get('date') === '') headers.delete('date');

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startProxy } from '../../examples/proxy/proxy.ts';
+import { startProxy } from '../../runtimes/node/proxy/index.ts';
 import { cache } from '../../src/hono/index.ts';
 import { httpCache } from '../../src/http/index.ts';
 import { freePort } from '../support/redis-server.ts';

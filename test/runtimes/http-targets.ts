@@ -29,8 +29,10 @@ export function serveTarget(runtime: string, serve: ServeFn, store: LazyStore): 
   return {
     name: `${runtime} serve`,
     async start(origin, options) {
-      const server = await serve(origin, { ...options, store: await store(), port: 0, log: false });
+      const opened = await store();
+      const server = await serve(origin, { port: 0, cache: { ...options, store: opened, log: false } });
       return {
+        store: opened,
         // Redirects are the client's to see, not to follow.
         fetch: (path, init) => fetch(server.url + path, { redirect: 'manual', ...init }),
         purge: (target) => server.cache.purge(target),

@@ -12,13 +12,13 @@ export interface TargetEnv {
 
 /**
  * The stores one runtime can reach, as contract targets: memory everywhere, Valkey where the
- * runtime speaks TCP and REDIS_URL names a server, Upstash wherever fetch works once
- * UPSTASH_REDIS_REST_URL/_TOKEN name an endpoint (scripts/test starts the local bridge and sets
- * them). Adapters load lazily inside `open()`, so a
+ * runtime speaks TCP and REDIS_URL names a server, SQLite where it has files, Upstash wherever
+ * fetch works once UPSTASH_REDIS_REST_URL/_TOKEN name an endpoint (scripts/test starts the
+ * local bridge and sets them). Adapters load lazily inside `open()`, so a
  * runtime never loads a client it cannot use. With CI=true (or CACHETTE_REQUIRE_ALL=1) a
  * missing server throws instead of shrinking the list quietly.
  */
-export function storeTargets(env: TargetEnv, reach: { tcp: boolean }): ContractTarget[] {
+export function storeTargets(env: TargetEnv, reach: { tcp: boolean; files?: boolean }): ContractTarget[] {
   const strict = env.CI === 'true' || env.CACHETTE_REQUIRE_ALL === '1';
   const targets: ContractTarget[] = [{ name: 'memory', open: () => memoryStore() }];
   if (reach.tcp) {
@@ -26,6 +26,8 @@ export function storeTargets(env: TargetEnv, reach: { tcp: boolean }): ContractT
     if (url) targets.push({ name: 'valkey', open: async () => (await import('../../adapters/valkey/index.ts')).valkeyStore(url) });
     else if (strict) throw new Error('REDIS_URL is not set and CI forbids skipping the Valkey suites');
   }
+  // The embedded SQLite store wherever there is a file system (its binding is the runtime's own).
+  if (reach.files) targets.push({ name: 'sqlite', open: async () => (await import('../adapters/sqlite-temp.ts')).tempSqliteStore() });
   const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = env;
   if (url && token) targets.push({ name: 'upstash', open: async () => (await import('../../adapters/upstash/index.ts')).upstashStore({ url, token }) });
   else if (strict) throw new Error('UPSTASH_REDIS_REST_URL/_TOKEN are not set (scripts/test starts the bridge) and CI forbids skipping the Upstash suites');

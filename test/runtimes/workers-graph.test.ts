@@ -25,11 +25,13 @@ describe('cachette/workers import graph', () => {
   it('holds no node: module and no TCP Redis client, static or dynamic', () => {
     const modules = graph('runtimes/workers/index.ts');
     const offenders = [...modules].flatMap(([file, bare]) =>
-      bare.filter((s) => s.startsWith('node:') || ['iovalkey', 'ioredis', 'redis'].includes(s)).map((s) => `${relative(root, file)} imports ${s}`),
+      bare.filter((s) => s.startsWith('node:') || ['iovalkey', 'ioredis', 'redis', 'better-sqlite3', 'bun:sqlite'].includes(s)).map((s) => `${relative(root, file)} imports ${s}`),
     );
     assert.deepEqual(offenders, []);
     // The walk really reached the stores (guards against a scan that checks nothing).
     const files = [...modules.keys()].map((f) => relative(root, f));
     for (const f of ['adapters/cloudflare-kv/index.ts', 'adapters/upstash/index.ts', 'src/http/index.ts']) assert.ok(files.includes(f), f);
+    // Nor the embedded SQLite store: an edge bundle must never see a SQLite binding.
+    assert.ok(!files.some((f) => f.startsWith('adapters/sqlite/')), 'cachette/workers reaches adapters/sqlite');
   });
 });

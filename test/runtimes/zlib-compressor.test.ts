@@ -50,7 +50,7 @@ describe('pluggable compression', () => {
     ['an id of 0', { compressor: { id: 0, name: 'x', compress: (b: Uint8Array) => b, decompress: (b: Uint8Array) => b } }, /id must be an integer from 1 to 15/],
     ['an id of 16', { compressor: { id: 16, name: 'x', compress: (b: Uint8Array) => b, decompress: (b: Uint8Array) => b } }, /id must be an integer from 1 to 15/],
     ['a compressor without decompress', { compressor: { id: 3, name: 'x', compress: (b: Uint8Array) => b } }, /compress\(\) and decompress\(\)/],
-    ['a level next to a compressor', { compressor: fflateDeflate(), level: 5 }, /level applies to the built-in deflate only/],
+    ['a level next to a compressor', { compressor: fflateDeflate(), level: 5 }, /level applies to the default deflate only/],
   ])('rejects %s', (_, compression, message) => {
     expect(() => createCache({ store: memoryStore(), compression: compression as never })).toThrow(message);
   });

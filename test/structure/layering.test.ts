@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
 const IMPORT = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-const STORE_CLIENTS = ['iovalkey', 'ioredis', 'redis', '@upstash/redis', '@cloudflare/workers-types'];
+const STORE_CLIENTS = ['iovalkey', 'ioredis', 'redis', '@upstash/redis', '@cloudflare/workers-types', 'better-sqlite3', 'bun:sqlite'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -9,11 +9,11 @@ export interface BridgeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `npm run bridge` (tsx runtimes/upstash-bridge/main.ts) in front of `redisUrl`. */
+/** Starts `npm run bridge` (`cachette bridge` from the sources, through tsx) in front of `redisUrl`. */
 export async function spawnBridge(redisUrl: string): Promise<BridgeProcess> {
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/upstash-bridge/main.ts', '--port', String(port), '--redis', redisUrl, '--token', token], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'bridge', '--port', String(port), '--redis', redisUrl, '--token', token], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await ready(child);
@@ -34,7 +34,7 @@ function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the bridge did not start within 15 s')), 15_000);
     child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('upstash bridge: http')) {
+      if (chunk.toString().includes('cachette bridge: http')) {
         clearTimeout(timer);
         resolve();
       }

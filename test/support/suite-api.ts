@@ -7,6 +7,11 @@ export interface SuiteApi {
   it(name: string, body: () => Promise<void> | void): void;
   beforeAll(body: () => Promise<void> | void): void;
   afterAll(body: () => Promise<void> | void): void;
+  /**
+   * Declares a test that cannot run here (a service it needs is missing), so the runner counts
+   * it as skipped and scripts/test lists it as NOT RUN. Runners without it drop the test.
+   */
+  skip?(name: string): void;
 }
 
 /** Waits `ms` milliseconds. */

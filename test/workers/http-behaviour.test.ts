@@ -13,10 +13,12 @@ function workerTarget(store: LazyStore): HttpTarget {
   return {
     name: 'workers withCache',
     async start(origin, options) {
-      const worker = withCache((request: Request) => origin(request), { ...options, store: await store(), log: false });
+      const opened = await store();
+      const worker = withCache((request: Request) => origin(request), { ...options, store: opened, log: false });
       const workerEnv = {};
       const pending: Array<ReturnType<typeof createExecutionContext>> = [];
       return {
+        store: opened,
         async fetch(path, init) {
           const request = new Request(`http://127.0.0.1:8787${path}`, init);
           const ctx = createExecutionContext();

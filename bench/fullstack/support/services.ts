@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findRedisServer, freePort } from '../../../test/support/redis-server.ts';
-import { BRIDGE_MAIN } from './bridge.ts';
+import { BRIDGE_COMMAND } from './bridge.ts';
 import { launch, waitForPort, type Launched } from './launch.ts';
 
 /** The repository root: commands of the bench run from there. */
@@ -48,7 +48,7 @@ export async function startBridgeService(redisUrl: string, cpus?: string): Promi
   const token = randomBytes(16).toString('hex');
   const launched = launch({
     name: 'upstash bridge',
-    command: [process.execPath, '--import', 'tsx', join(ROOT, BRIDGE_MAIN), '--port', String(port), '--redis', redisUrl, '--token', token],
+    command: [process.execPath, '--import', 'tsx', join(ROOT, BRIDGE_COMMAND[0]), ...BRIDGE_COMMAND.slice(1), '--port', String(port), '--redis', redisUrl, '--token', token],
     cwd: ROOT,
     cpus,
   });

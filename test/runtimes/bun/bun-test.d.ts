@@ -2,7 +2,10 @@
 declare module 'bun:test' {
   type Body = () => Promise<void> | void;
   export function describe(name: string, body: () => void): void;
-  export function it(name: string, body: Body): void;
+  export const it: {
+    (name: string, body: Body): void;
+    skip(name: string, body: Body): void;
+  };
   export function beforeAll(body: Body): void;
   export function afterAll(body: Body): void;
 }

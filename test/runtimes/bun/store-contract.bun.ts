@@ -3,4 +3,4 @@ import { afterAll, beforeAll, describe, it } from 'bun:test';
 import { storeContract } from '../../contract/store-contract.ts';
 import { storeTargets } from '../store-targets.ts';
 
-for (const target of storeTargets(process.env, { tcp: true })) storeContract({ describe, it, beforeAll, afterAll }, target);
+for (const target of storeTargets(process.env, { tcp: true, files: true })) storeContract({ describe, it, beforeAll, afterAll }, target);

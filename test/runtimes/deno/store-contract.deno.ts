@@ -3,4 +3,4 @@ import { storeContract } from '../../contract/store-contract.ts';
 import { storeTargets } from '../store-targets.ts';
 import { denoSuiteApi } from './suite-api.ts';
 
-for (const target of storeTargets(process.env, { tcp: true })) storeContract(denoSuiteApi(), target);
+for (const target of storeTargets(process.env, { tcp: true, files: true })) storeContract(denoSuiteApi(), target);

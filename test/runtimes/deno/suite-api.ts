@@ -2,7 +2,7 @@ import type { SuiteApi } from '../../support/suite-api.ts';
 
 /** The slice of the Deno namespace this adapter uses (the repo's tsconfig has no Deno types). */
 declare const Deno: {
-  test(definition: { name: string; fn: () => Promise<void>; sanitizeOps: boolean; sanitizeResources: boolean }): void;
+  test(definition: { name: string; fn: () => Promise<void>; sanitizeOps: boolean; sanitizeResources: boolean; ignore?: boolean }): void;
 };
 
 type Hook = () => Promise<void> | void;
@@ -35,11 +35,13 @@ interface Leaf {
  */
 export function denoSuiteApi(): SuiteApi {
   const root: Scope = newScope('');
+  const parents = new Map<Scope, Scope>();
   let current = root;
   return {
     describe(name, body) {
       const parent = current;
       const scope = newScope(name);
+      parents.set(scope, parent);
       parent.children.push(scope);
       current = scope;
       try {
@@ -59,6 +61,12 @@ export function denoSuiteApi(): SuiteApi {
     },
     afterAll(body) {
       current.after.push(body);
+    },
+    skip(name) {
+      // Ignored tests run no hooks, so they need no place in the scope bookkeeping.
+      const chain: string[] = [];
+      for (let scope: Scope | undefined = current; scope && scope !== root; scope = parents.get(scope)) chain.unshift(scope.name);
+      Deno.test({ name: [...chain, name].join(' > '), ignore: true, sanitizeOps: false, sanitizeResources: false, fn: async () => {} });
     },
   };
 }

@@ -1,0 +1,66 @@
+import { defaultBinding, type SqliteBindingName } from './binding.ts';
+
+/** Which entries go first when the store is over `maxEntries` or `maxBytes`. */
+export type EvictionPolicy = 'least-recently-stored' | 'least-recently-used' | 'least-frequently-used';
+
+/** Options of {@link sqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file; its directory is created when missing. `-wal` and `-shm` files live beside it. */
+  path: string;
+  /** Most bytes of values plus keys kept; the policy's first entries go beyond it. Default 1 GiB. */
+  maxBytes?: number;
+  /** Most entries kept. Default: no bound other than `maxBytes`. */
+  maxEntries?: number;
+  /**
+   * Eviction order. `least-recently-stored` (default) costs nothing on read.
+   * `least-recently-used` and `least-frequently-used` turn every hit into a small write
+   * (the access time or count is updated in a write transaction, appended to the WAL and
+   * serialised with every other writer), so reads cost about as much as writes.
+   */
+  policy?: EvictionPolicy;
+  /**
+   * How long a call keeps retrying while another connection holds the write lock
+   * (SQLITE_BUSY) before it fails; retries wait on timers, never block the event loop.
+   * Also the pause before a store whose file could not be opened tries again. Default 1000 ms.
+   */
+  timeoutMs?: number;
+  /** SQLite binding; default: bun:sqlite on Bun, node:sqlite on Deno, better-sqlite3 elsewhere. */
+  binding?: SqliteBindingName;
+  /**
+   * Values of at least this many bytes go to their own file in `<path>-values/`, with a row
+   * naming it: SQLite writes a 1 MB value 5–10× slower than a plain file (bench/EMBEDDED.md),
+   * while at 64 KB it keeps up. `Infinity` keeps every value inside the database. Default 128 KiB.
+   */
+  fileThreshold?: number;
+}
+
+/** Options after validation, with defaults applied. */
+export interface ResolvedSqliteOptions {
+  path: string;
+  maxBytes: number;
+  maxEntries: number;
+  policy: EvictionPolicy;
+  timeoutMs: number;
+  binding: SqliteBindingName;
+  fileThreshold: number;
+}
+
+const POLICIES: readonly EvictionPolicy[] = ['least-recently-stored', 'least-recently-used', 'least-frequently-used'];
+const BINDINGS: readonly SqliteBindingName[] = ['better-sqlite3', 'bun:sqlite', 'node:sqlite'];
+
+/** Validates the options once, at creation; a bad one is a TypeError or RangeError naming it. */
+export function resolveOptions(input: SqliteStoreOptions | string): ResolvedSqliteOptions {
+  const options = typeof input === 'string' ? { path: input } : input;
+  if (options === null || typeof options !== 'object') throw new TypeError('sqliteStore: pass a file path or { path, … }');
+  const { path, maxBytes = 1024 ** 3, maxEntries = Infinity, policy = 'least-recently-stored', timeoutMs = 1000, fileThreshold = 128 * 1024 } = options;
+  if (typeof path !== 'string' || path.trim() === '') throw new TypeError(`sqliteStore: "path" must be a non-empty file path, got ${JSON.stringify(path)}`);
+  if (path.includes('\0')) throw new TypeError('sqliteStore: "path" must not contain a NUL character');
+  if (typeof maxBytes !== 'number' || !(maxBytes >= 1)) throw new RangeError(`sqliteStore: maxBytes must be a positive number, got ${String(maxBytes)}`);
+  if (maxEntries !== Infinity && (!Number.isInteger(maxEntries) || maxEntries < 1)) throw new RangeError(`sqliteStore: maxEntries must be a positive integer, got ${String(maxEntries)}`);
+  if (!POLICIES.includes(policy)) throw new TypeError(`sqliteStore: policy must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(policy)}`);
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) throw new RangeError(`sqliteStore: timeoutMs must be a finite number ≥ 0, got ${String(timeoutMs)}`);
+  if (typeof fileThreshold !== 'number' || !(fileThreshold >= 1)) throw new RangeError(`sqliteStore: fileThreshold must be a positive number of bytes (Infinity: never), got ${String(fileThreshold)}`);
+  const binding = options.binding ?? defaultBinding();
+  if (!BINDINGS.includes(binding)) throw new TypeError(`sqliteStore: binding must be one of ${BINDINGS.join(', ')}, got ${JSON.stringify(binding)}`);
+  return { path, maxBytes, maxEntries, policy, timeoutMs, binding, fileThreshold };
+}

@@ -1,0 +1,178 @@
+/**
+ * The libraries the embedded benchmark compares, each through its public API only: what a
+ * user of that library would get. Values are the same bytes everywhere; libraries that store
+ * strings (Keyv) get the same characters as a string, converted before the clock starts.
+ */
+import { join } from 'node:path';
+import Keyv from 'keyv';
+import { open as openLmdb } from 'lmdb';
+import { LRUCache } from 'lru-cache';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { sqliteStore } from '../../adapters/sqlite/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache } from '../../src/index.ts';
+import { importBenchPeer } from '../support/bench-peers.ts';
+
+/** A library opened for one workload. */
+export interface EmbeddedKv {
+  /** The value under `key`; undefined or null when absent. */
+  get(key: string): Promise<unknown>;
+  set(key: string, value: Uint8Array | string): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Ends the connection; files stay, so their size can be measured. */
+  close(): Promise<void>;
+}
+
+/** How to open a contender, and what the report must say about it. */
+export interface EmbeddedSpec {
+  id: string;
+  label: string;
+  /** `string` when the library stores text, so the harness hands it the value as a string. */
+  takes: 'bytes' | 'string';
+  /** Keeps its data in files under the directory it is given (on-disk size is reported). */
+  persistent: boolean;
+  /** Several processes may open the same files at once (the concurrency section). */
+  multiProcess: boolean;
+  /**
+   * Runs a fraction of every count (see `SLOW_SHARE`): a write costs it milliseconds (one
+   * fsynced transaction each), and the issue's counts would take it most of an hour. Its
+   * rates stay comparable; the report says which rows are shortened.
+   */
+  slow?: boolean;
+  /** Opens it with its files under `dir`; `redisUrl` for the one that needs a server. */
+  open(dir: string, redisUrl: string | undefined): Promise<EmbeddedKv>;
+}
+
+// The SQLite store's busy timeout here: on a shared machine a process holding the write lock can
+// be descheduled for longer than the default 1 s, and a failed write would abort the section.
+export const BENCH_TIMEOUT_MS = 10_000;
+
+// Big enough that no in-memory contender evicts during a workload (the hit-ratio one holds 100,000 keys).
+const MEMORY_BOUNDS = { maxEntries: 2_000_000, maxBytes: 4 * 1024 ** 3 };
+
+/** A cachette store as a contender. */
+export const storeKv = (store: { get(k: string): Promise<unknown>; set(k: string, v: Uint8Array): Promise<void>; delete(keys: string[]): Promise<number>; close(): Promise<void> }): EmbeddedKv => ({
+  get: (key) => store.get(key),
+  set: (key, value) => store.set(key, value as Uint8Array),
+  delete: async (key) => void (await store.delete([key])),
+  close: () => store.close(),
+});
+
+/** The share of each count a `slow` contender runs. */
+export const SLOW_SHARE = 0.1;
+
+/** `n` for most contenders, its SLOW_SHARE (at least 10) for a slow one. */
+export const countFor = (spec: EmbeddedSpec, n: number): number => (spec.slow ? Math.max(10, Math.round(n * SLOW_SHARE)) : n);
+
+/** Every contender, in the report's row order. */
+export const EMBEDDED_CONTENDERS: readonly EmbeddedSpec[] = [
+  {
+    id: 'sqlite',
+    label: 'cachette sqliteStore (direct, defaults)',
+    takes: 'bytes',
+    persistent: true,
+    multiProcess: true,
+    open: async (dir) => storeKv(sqliteStore({ path: join(dir, 'cache.db'), timeoutMs: BENCH_TIMEOUT_MS })),
+  },
+  {
+    id: 'sqlite-cache',
+    label: 'cachette createCache + sqliteStore',
+    takes: 'bytes',
+    persistent: true,
+    multiProcess: true,
+    open: async (dir) => {
+      const store = sqliteStore({ path: join(dir, 'cache.db'), timeoutMs: BENCH_TIMEOUT_MS });
+      const cache = createCache({ store });
+      return {
+        get: (key) => cache.get(key),
+        set: async (key, value) => {
+          if (!(await cache.set(key, value))) throw new Error(`cache.set(${key}) failed`);
+        },
+        delete: async (key) => void (await cache.delete(key)),
+        close: async () => {
+          await cache.close();
+          await store.close();
+        },
+      };
+    },
+  },
+  {
+    id: 'memory',
+    label: 'cachette memoryStore',
+    takes: 'bytes',
+    persistent: false,
+    multiProcess: false,
+    open: async () => storeKv(memoryStore(MEMORY_BOUNDS)),
+  },
+  {
+    id: 'valkey',
+    label: 'cachette valkeyStore (loopback redis-server)',
+    takes: 'bytes',
+    persistent: false,
+    multiProcess: false,
+    open: async (_dir, redisUrl) => {
+      if (!redisUrl) throw new Error('the valkey contender needs a redis-server');
+      return storeKv(valkeyStore(redisUrl));
+    },
+  },
+  {
+    id: 'keyv-sqlite',
+    label: 'Keyv + @keyv/sqlite',
+    takes: 'string',
+    persistent: true,
+    multiProcess: true,
+    slow: true,
+    open: async (dir) => {
+      // @keyv/sqlite builds sqlite3 from source here: installed on first use, not by npm ci.
+      const { default: KeyvSqlite } = await importBenchPeer<{ default: new (options: { uri: string; busyTimeout: number }) => ConstructorParameters<typeof Keyv>[0] }>('@keyv/sqlite', '4.0.8');
+      const store = new KeyvSqlite({ uri: `sqlite://${join(dir, 'keyv.sqlite')}`, busyTimeout: 10_000 });
+      const keyv = new Keyv({ store });
+      keyv.on('error', () => {}); // failures surface as rejected calls, which abort the run
+      return {
+        get: (key) => keyv.get(key),
+        set: async (key, value) => void (await keyv.set(key, value)),
+        delete: async (key) => void (await keyv.delete(key)),
+        close: () => keyv.disconnect(),
+      };
+    },
+  },
+  {
+    id: 'lmdb',
+    label: 'lmdb-js (binary encoding)',
+    takes: 'bytes',
+    persistent: true,
+    multiProcess: true,
+    open: async (dir) => {
+      const db = openLmdb({ path: join(dir, 'lmdb'), encoding: 'binary' });
+      return {
+        get: async (key) => db.get(key),
+        set: async (key, value) => void (await db.put(key, value as Uint8Array)),
+        delete: async (key) => void (await db.remove(key)),
+        close: () => db.close(),
+      };
+    },
+  },
+  {
+    id: 'lru-cache',
+    label: 'lru-cache (in-memory reference)',
+    takes: 'bytes',
+    persistent: false,
+    multiProcess: false,
+    open: async () => {
+      const lru = new LRUCache<string, Uint8Array | string>({ max: MEMORY_BOUNDS.maxEntries });
+      return {
+        get: async (key) => lru.get(key),
+        set: async (key, value) => void lru.set(key, value),
+        delete: async (key) => void lru.delete(key),
+        close: async () => lru.clear(),
+      };
+    },
+  },
+];
+
+/** The contender with this id; throws on an unknown one. */
+export function contender(id: string): EmbeddedSpec {
+  const spec = EMBEDDED_CONTENDERS.find((c) => c.id === id);
+  if (!spec) throw new RangeError(`unknown contender "${id}"; known: ${EMBEDDED_CONTENDERS.map((c) => c.id).join(', ')}`);
+  return spec;
+}

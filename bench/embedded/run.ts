@@ -1,0 +1,179 @@
+/**
+ * `npm run bench:embedded`: issue 14's workloads (classic mix, value sizes, hit ratio, 1/2/4
+ * processes on one file) against the SQLite store and its peers, raw results as JSON under
+ * bench/results/, and (full runs only) bench/EMBEDDED.md with its chart.
+ *
+ *   npm run bench:embedded                    full run (the issue's counts)
+ *   npm run bench:embedded -- --quick         smoke run, writes results/embedded-quick.json only
+ *   npm run bench:embedded -- --report-only   rebuild EMBEDDED.md and the chart from results/embedded.json
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeEnvironment, installedVersion } from '../support/environment.ts';
+import { openServer } from '../support/server.ts';
+import { embeddedConfig } from './config.ts';
+import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
+import { runProcesses } from './processes.ts';
+import { PLACEMENTS } from './value-placement.ts';
+import { writeEmbeddedReport, type EmbeddedResults, type Row } from './report.ts';
+import { classicMix, hitRatios, valueSizes, type MixResult } from './workloads.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const benchDir = join(here, '..');
+const resultsDir = join(benchDir, 'results');
+const started = performance.now();
+const log = (line: string) => console.error(`[${Math.round((performance.now() - started) / 1000)} s] ${line}`);
+const LIBRARIES = ['better-sqlite3', 'keyv', '@keyv/sqlite', 'sqlite3', 'lmdb', 'lru-cache', 'iovalkey', 'cbor-x', 'fflate', 'tsx', 'bun', 'deno'];
+
+/** Bytes of every file under `dir` (database, WAL, LMDB environment, value files). */
+function diskBytes(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    total += stat.isDirectory() ? diskBytes(path) : stat.size;
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--report-only')) {
+    writeEmbeddedReport(benchDir, JSON.parse(readFileSync(join(resultsDir, 'embedded.json'), 'utf8')) as EmbeddedResults, 'results/embedded.json');
+    log('EMBEDDED.md and its chart rebuilt from results/embedded.json');
+    return;
+  }
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const cfg = embeddedConfig(args.includes('--quick'));
+  const loadAtStart = loadavg()[0]!;
+  const work = mkdtempSync(join(tmpdir(), 'cachette-bench-embedded-'));
+  const server = await openServer();
+  const contenders = EMBEDDED_CONTENDERS.filter((c) => !only || only.includes(c.id));
+  log(`${cfg.quick ? 'quick' : 'full'} run in ${work}; redis-server ${server.version}; contenders: ${contenders.map((c) => c.id).join(', ')}`);
+
+  /** Opens `spec` on a fresh directory, runs `body`, closes it and measures what stayed on disk. */
+  const withContender = async <T>(spec: EmbeddedSpec, section: string, body: (kv: Awaited<ReturnType<EmbeddedSpec['open']>>) => Promise<T>): Promise<Row<T>> => {
+    const dir = join(work, `${section}-${spec.id}`);
+    mkdirSync(dir, { recursive: true });
+    if (spec.id === 'valkey') await server.monitor.flush();
+    try {
+      const kv = await spec.open(dir, server.url);
+      try {
+        const result = await body(kv);
+        return { id: spec.id, label: spec.label, result };
+      } finally {
+        await kv.close();
+      }
+    } catch (error) {
+      log(`${section} ${spec.id} FAILED: ${(error as Error).message}`);
+      return { id: spec.id, label: spec.label, error: (error as Error).message };
+    } finally {
+      const bytes = spec.persistent ? diskBytes(dir) : undefined;
+      rmSync(dir, { recursive: true, force: true });
+      if (bytes !== undefined) lastDisk.set(`${section}-${spec.id}`, bytes);
+    }
+  };
+  const lastDisk = new Map<string, number>();
+  const withDisk = <T>(section: string, row: Row<T>): Row<T> => ({ ...row, diskBytes: lastDisk.get(`${section}-${row.id}`) });
+
+  try {
+    log('section 1/5: classic mix');
+    const mix: Array<Row<MixResult>> = [];
+    for (const spec of contenders) {
+      const row = withDisk('mix', await withContender(spec, 'mix', (kv) => classicMix(kv, spec.takes, { ops: countFor(spec, cfg.mixOps), warmup: countFor(spec, cfg.mixWarmup), seed: 1, check: true })));
+      if (row.result) log(`mix ${spec.id}: ${row.result.opsPerSec.toLocaleString('en-US')} ops/s, get p50 ${row.result.get.p50} µs, set p50 ${row.result.set.p50} µs, delete p50 ${row.result.delete.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
+      mix.push(row);
+    }
+
+    log('section 2/5: the classic mix on each runtime\'s binding');
+    const runtimes: EmbeddedResults['runtimes'] = [];
+    for (const [runtime, command] of [['node', [process.execPath, '--import', 'tsx']], ['bun', [join(benchDir, '../node_modules/.bin/bun')]], ['deno', [join(benchDir, '../node_modules/.bin/deno'), 'run', '--allow-all', '--no-check']]] as const) {
+      const dir = join(work, `runtime-${runtime}`);
+      mkdirSync(dir, { recursive: true });
+      const [bin, ...rest] = command;
+      const run = spawnSync(bin, [...rest, join(here, 'runtime-mix.ts'), JSON.stringify({ dir, ops: cfg.mixOps, warmup: cfg.mixWarmup })], { encoding: 'utf8', timeout: 10 * 60_000 });
+      const last = run.stdout.trim().split('\n').pop() ?? '';
+      if (run.status === 0 && last.startsWith('{')) {
+        const parsed = JSON.parse(last) as { binding: string; result: MixResult };
+        runtimes.push({ runtime, ...parsed });
+        log(`runtime ${runtime} (${parsed.binding}): ${parsed.result.opsPerSec.toLocaleString('en-US')} ops/s, get p50 ${parsed.result.get.p50} µs, set p50 ${parsed.result.set.p50} µs`);
+      } else {
+        log(`runtime ${runtime} FAILED: ${run.stderr.slice(-1000)}`);
+        runtimes.push({ runtime, error: run.stderr.slice(-500) || `exit ${run.status}` });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    log('section 3/5: value sizes');
+    const sizes: EmbeddedResults['sizes'] = [];
+    for (const spec of [...contenders, ...PLACEMENTS.filter((p) => !only || only.includes(p.id))]) {
+      for (const size of cfg.sizes) {
+        // The placements only matter where files might pay: 64 KB and up.
+        if (PLACEMENTS.includes(spec) && size.size < 64 * 1024) continue;
+        const section = `size${size.size}`;
+        const row = withDisk(section, await withContender(spec, section, (kv) => valueSizes(kv, spec.takes, size.size, countFor(spec, size.sets), size.keys)));
+        if (row.result) log(`size ${size.size} ${spec.id}: set p50 ${row.result.set.p50} µs, get p50 ${row.result.get.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
+        sizes.push({ ...row, size: size.size });
+      }
+    }
+
+    log('section 4/5: hit ratio');
+    const hits: EmbeddedResults['hitRatio'] = [];
+    for (const spec of contenders) {
+      const row = withDisk('hits', await withContender(spec, 'hits', (kv) => hitRatios(kv, spec.takes, countFor(spec, cfg.hitKeys), countFor(spec, cfg.hitGets), cfg.hitTargets)));
+      if (row.result) log(`hit ratio ${spec.id}: ${row.result.map((r) => `${r.target * 100} % → p50 ${r.get.p50} µs, ${r.opsPerSec.toLocaleString('en-US')} ops/s`).join('; ')}`);
+      hits.push(row);
+    }
+
+    log('section 5/5: 1, 2 and 4 processes on one file');
+    const processes: EmbeddedResults['processes'] = [];
+    for (const spec of contenders.filter((c) => c.multiProcess)) {
+      for (const count of cfg.processCounts) {
+        const dir = join(work, `processes-${spec.id}-${count}`);
+        try {
+          const result = await runProcesses(spec.id, dir, count, countFor(spec, cfg.processOps), countFor(spec, cfg.mixWarmup));
+          log(`processes ${spec.id} × ${count}: ${result.opsPerSec.toLocaleString('en-US')} ops/s together`);
+          processes.push({ id: spec.id, label: spec.label, result });
+        } catch (error) {
+          log(`processes ${spec.id} × ${count} FAILED: ${(error as Error).message}`);
+          processes.push({ id: spec.id, label: spec.label, error: (error as Error).message });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    }
+
+    const environment = describeEnvironment(server.version);
+    const results: EmbeddedResults = {
+      date: new Date().toISOString(),
+      durationS: Math.round((performance.now() - started) / 1000),
+      config: cfg,
+      environment: { ...environment, libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },
+      loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+      mix,
+      runtimes,
+      sizes,
+      hitRatio: hits,
+      processes,
+    };
+    mkdirSync(resultsDir, { recursive: true });
+    const file = cfg.quick ? 'embedded-quick.json' : 'embedded.json';
+    writeFileSync(join(resultsDir, file), `${JSON.stringify(results, null, 1)}\n`);
+    log(`results written to bench/results/${file}`);
+    if (!cfg.quick && !only) {
+      writeEmbeddedReport(benchDir, results, `results/${file}`);
+      log('bench/EMBEDDED.md and its chart regenerated');
+    }
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,131 @@
+/**
+ * `cachette proxy` (and `npm run proxy --`): the caching reverse proxy from the command line.
+ *
+ *   cachette proxy --origin http://127.0.0.1:8000 [--port 8082] [--store memory|valkey] …
+ */
+import type { Store } from '../../../src/store/types.ts';
+import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
+import { parseOrigin, type ProxyOptions } from './options.ts';
+
+const DEFAULT_PORT = 8082;
+
+const HELP = `Usage: cachette proxy --origin <url> [options]
+
+A caching reverse proxy: node:http in front of an HTTP origin, with cachette's shared
+HTTP cache (RFC 9111) between the two.
+
+Options:
+  --origin <url>              the origin's base URL, http:// or https:// (required)
+  --port <n>                  port to listen on (default: $PORT, else ${DEFAULT_PORT}; 0 picks a free one)
+  --host <address>            address to listen on (default 127.0.0.1)
+  --store memory|valkey       where responses are kept (default memory)
+  --valkey-url <url>          the server for --store valkey (default $VALKEY_URL, $REDIS_URL,
+                              else redis://127.0.0.1:6379)
+  --ttl <duration>            freshness for cacheable responses that state none, e.g. 30s
+  --max-body-bytes <n>        larger responses are served, not stored (default 8388608)
+  --x-cache                   also send X-Cache: HIT | MISS | STALE | BYPASS
+  --trust-forwarded           keep clients' X-Forwarded-*, Forwarded, X-Original-URL and
+                              X-Rewrite-URL and key on them; only behind a trusted front
+  --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
+                              prefer the variable: arguments show in ps); 16+ characters
+  --purge-path <path>         the purge endpoint's path (default /.cachette/purge)
+  --headers-timeout <dur>     wait this long for the origin's response headers, then 504 (default 30s)
+  --body-idle-timeout <dur>   fail a body the origin stops sending for this long (default 30s)
+  -h, --help                  show this help`;
+
+const FLAGS = {
+  origin: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  store: { type: 'string' },
+  'valkey-url': { type: 'string' },
+  ttl: { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'x-cache': { type: 'boolean' },
+  'trust-forwarded': { type: 'boolean' },
+  'purge-token': { type: 'string' },
+  'purge-path': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'body-idle-timeout': { type: 'string' },
+} as const;
+
+/** The `proxy` subcommand. */
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: 'a caching reverse proxy in front of an HTTP origin',
+  help: HELP,
+  async run(args, io) {
+    const flags = parseFlags(args, FLAGS);
+    if (flags.origin === undefined) throw new UsageError('--origin is required, e.g. --origin http://127.0.0.1:8000');
+    try {
+      parseOrigin(flags.origin);
+    } catch (error) {
+      throw new UsageError(`--origin: ${(error as Error).message}`);
+    }
+    const portText = flags.port ?? io.env.PORT;
+    const port = portText === undefined ? DEFAULT_PORT : portFrom(portText, flags.port === undefined ? 'PORT' : '--port');
+    const host = flags.host ?? '127.0.0.1';
+    const purgeToken = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
+    if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
+    const storeKind = flags.store ?? 'memory';
+    if (storeKind !== 'memory' && storeKind !== 'valkey') throw new UsageError(`--store must be memory or valkey, got ${JSON.stringify(storeKind)}`);
+    const timeouts: ProxyOptions['originTimeout'] = {};
+    if (flags['headers-timeout'] !== undefined) timeouts.headers = durationFrom(flags['headers-timeout'], '--headers-timeout');
+    if (flags['body-idle-timeout'] !== undefined) timeouts.bodyIdle = durationFrom(flags['body-idle-timeout'], '--body-idle-timeout');
+    const options: Omit<ProxyOptions, 'store'> = {
+      origin: flags.origin,
+      port,
+      host,
+      xCache: flags['x-cache'] === true,
+      trustForwarded: flags['trust-forwarded'] === true,
+      originTimeout: timeouts,
+      ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
+      ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
+      ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),
+      onError: (error) => io.err(`cachette proxy: ${error instanceof Error ? error.message : String(error)}`),
+    };
+    const store = await openStore(storeKind, flags['valkey-url'] ?? io.env.VALKEY_URL ?? io.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    return start(options, store, io);
+  },
+};
+
+async function start(options: Omit<ProxyOptions, 'store'>, store: Store, io: CliIo): Promise<number | Started> {
+  // Loaded here: `cachette --help` must work without the proxy's dependencies loaded.
+  const { startProxy } = await import('./proxy.ts');
+  let proxy;
+  try {
+    proxy = await startProxy({ ...options, store });
+  } catch (error) {
+    await store.close();
+    // A bad option (the purge token's length, say) is a usage error; anything else a start-up failure.
+    if (error instanceof TypeError || error instanceof RangeError) throw new UsageError(error.message);
+    io.err(`cachette proxy: ${startupProblem(error, { port: options.port ?? DEFAULT_PORT, host: options.host ?? '127.0.0.1', portChoice: '--port or the PORT variable' })}`);
+    return 1;
+  }
+  io.out(`cachette proxy: ${proxy.url} → ${options.origin} (store: ${store.name})`);
+  if (options.purge !== undefined) io.out(`  purge: POST ${proxy.url}${options.purge.path ?? '/.cachette/purge'} or PURGE <path>, with "Authorization: Bearer <token>"`);
+  return {
+    async stop() {
+      await proxy.close();
+      await store.close();
+    },
+  };
+}
+
+async function openStore(kind: 'memory' | 'valkey', valkeyUrl: string): Promise<Store> {
+  if (kind === 'memory') {
+    const { memoryStore } = await import('../../../adapters/memory/index.ts');
+    return memoryStore();
+  }
+  let valkey;
+  try {
+    valkey = await import('../../../adapters/valkey/index.ts');
+  } catch (error) {
+    throw new UsageError(`--store valkey needs the iovalkey package (npm install iovalkey): ${(error as Error).message}`);
+  }
+  try {
+    return valkey.valkeyStore(valkeyUrl);
+  } catch (error) {
+    throw new UsageError(`--valkey-url: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The caching reverse proxy: a node:http server in front of any origin, with cachette's
+ * shared HTTP cache between the two. It owns both of its HTTP edges — the request it reads
+ * (inbound.ts) and the one it sends (origin-client.ts) — so that what is keyed and what the
+ * origin receives are one and the same request.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createHttpCache, type HttpCache, type PurgeTarget } from '../../../src/http/index.ts';
+import { closeServer, listen, serverUrl } from '../shared/listen.ts';
+import { varyOnTrustedFields } from './forwarding-headers.ts';
+import { readInbound, toRequest } from './inbound.ts';
+import { interimRelay } from './interim.ts';
+import { resolveProxyOptions, type ProxyOptions } from './options.ts';
+import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
+import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
+import { TimeoutMemo } from './timeout-memo.ts';
+import { textResponse, writeResponse } from './write-response.ts';
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** The proxy's base URL, e.g. "http://127.0.0.1:8082". */
+  readonly url: string;
+  /** The port listened on. */
+  readonly port: number;
+  /** The cache policy in front of the origin (its `cache.events` report store errors). */
+  readonly cache: HttpCache;
+  /** Deletes the responses stored for a URL (every variant) or carrying a tag; resolves how many entries existed. */
+  purge(target: PurgeTarget): Promise<number>;
+  /** Resolves when background cache work (store writes, revalidations) has settled. */
+  idle(): Promise<void>;
+  /** Stops listening, drops connections, waits for background cache work and closes the origin connections. */
+  close(): Promise<void>;
+}
+
+/** Starts the proxy and resolves once it listens. Options are validated first: a bad one throws before anything starts. */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const resolved = resolveProxyOptions(options);
+  const cache = createHttpCache(resolved.cache);
+  let purge: PurgeEndpoint | undefined;
+  try {
+    purge = resolved.purge === undefined ? undefined : purgeEndpoint(resolved.purge, cache);
+  } catch (error) {
+    await cache.close();
+    throw error;
+  }
+  const origin = originClient(resolved.origin, resolved.timeouts);
+  const via = `1.1 ${resolved.cache.name ?? 'cachette'}`;
+  const onError = resolved.cache.onError ?? (() => {});
+
+  const timeouts = new TimeoutMemo(resolved.timeouts.headersMs);
+
+  /**
+   * Calls the origin; its failures become the 502 or 504 they stand for, so that stale-if-error
+   * can answer them. `client` is the waiting client, when there is one: its 1xx relay and when
+   * it arrived.
+   */
+  const forward = async (request: Request, client?: { onInterim: ((interim: InterimResponse) => void) | undefined; since: number }): Promise<Response> => {
+    if (client !== undefined && timeouts.timedOutSince(request.url, client.since)) {
+      return gatewayTimeout(`the origin sent no response headers within ${resolved.timeouts.headersMs} ms, for the request this one waited on`);
+    }
+    let response: Response;
+    try {
+      response = await origin.send(request, client?.onInterim === undefined ? {} : { onInterim: client.onInterim });
+    } catch (error) {
+      if (!(error instanceof OriginError)) throw error;
+      if (error.status === 504) {
+        timeouts.record(request.url, Date.now());
+        return gatewayTimeout(error.message);
+      }
+      return textResponse(502, `Bad Gateway: ${error.message}`);
+    }
+    if (!resolved.trustForwarded) return response;
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers: varyOnTrustedFields(response.headers) });
+  };
+  const revalidate = (request: Request) => forward(request);
+
+  async function answer(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const inbound = readInbound(incoming, { trustForwarded: resolved.trustForwarded, via });
+    if (!inbound.ok) {
+      // The connection's framing may be in doubt (a body nobody will read): it ends here.
+      return writeResponse(outgoing, textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`, { connection: 'close' }), incoming.method ?? 'GET');
+    }
+    let response: Response;
+    if (purge?.handles(inbound)) {
+      response = await purge.handle(inbound, incoming);
+    } else {
+      const client = { onInterim: interimRelay(incoming, outgoing), since: Date.now() };
+      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, client), { revalidate });
+    }
+    await writeResponse(outgoing, response, inbound.method);
+  }
+
+  const server = createServer((incoming, outgoing) => {
+    answer(incoming, outgoing).catch((error: unknown) => {
+      // Not the origin (its failures are answers already) but the proxy itself: say so without details.
+      onError(error);
+      if (outgoing.headersSent) outgoing.destroy();
+      else void writeResponse(outgoing, textResponse(500, 'Internal Server Error: the proxy failed to answer'), 'GET');
+    });
+  });
+  let port: number;
+  try {
+    port = await listen(server, resolved.port, resolved.host);
+  } catch (error) {
+    origin.close();
+    await cache.close();
+    throw error;
+  }
+  return {
+    url: serverUrl(resolved.host, port),
+    port,
+    cache,
+    purge: (target) => cache.purge(target),
+    idle: () => cache.idle(),
+    async close() {
+      await closeServer(server);
+      await cache.close();
+      origin.close();
+    },
+  };
+}
+
+function gatewayTimeout(message: string): Response {
+  return textResponse(504, `Gateway Timeout: ${message}`);
+}

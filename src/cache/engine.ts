@@ -1,0 +1,402 @@
+import { CircuitOpenError, errorMessage } from '../store/errors.ts';
+import type { Store, StoreEntry } from '../store/types.ts';
+import { toMs, type Duration } from '../util/duration.ts';
+import type { Clock } from './clock.ts';
+import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
+import { ValueTooLargeError } from './errors.ts';
+import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
+import { FillHandler, type FillHost, type Lifetimes, type Lookup } from './fill-handler.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { HealthChange } from './path/breaker.ts';
+import { buildPath } from './path/build-path.ts';
+import type { GuardLayer, GuardReporter } from './path/guard.ts';
+import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
+
+/** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
+const SET_MANY_SLICE = 256;
+const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
+
+/**
+ * The front of the engine (DESIGN.md, "The engine's shape"): key prefixing, the codec, events
+ * and stats. Store calls go down the path built by {@link buildPath} (batcher → guard → store);
+ * `getOrSet` coalescing and refresh live in {@link FillHandler}. A store failure arrives here
+ * already reported by the guard and becomes the documented fallback (a miss, `false`, `0`,
+ * `undefined`), or is thrown when the cache is strict.
+ */
+export class CacheEngine implements Cache, FillHost, GuardReporter {
+  readonly events = new CacheEvents();
+  /** The live counters (the fill handler counts into them; `stats()` returns a copy). */
+  readonly counters = emptyStats();
+  readonly factoryTimeoutMs: number;
+  readonly #o: ResolvedOptions;
+  readonly #clock: Clock;
+  readonly #codec: EntryCodec;
+  readonly #path: Store;
+  readonly #guard: GuardLayer;
+  readonly #fills: FillHandler;
+  readonly #background = new Set<Promise<unknown>>();
+  /** Failures the guard already reported, so that the front reports only what it did not see. */
+  readonly #reported = new WeakSet<object>();
+  /** The lifetimes of a call that sets neither ttl nor grace, resolved once. */
+  readonly #defaults: Lifetimes;
+  #closed: Promise<void> | undefined;
+
+  constructor(o: ResolvedOptions) {
+    this.#o = o;
+    this.#clock = o.clock;
+    this.factoryTimeoutMs = o.factoryTimeoutMs;
+    this.#defaults = { freshFor: o.ttlMs, staleFor: o.graceMs };
+    this.#codec = new EntryCodec(o.serializer, o.compression, o.maxValueBytes);
+    const path = buildPath({
+      store: o.store,
+      closeStore: o.closeStore,
+      batch: o.batch,
+      timeoutMs: o.timeoutMs,
+      threshold: o.breaker.threshold,
+      cooldownMs: o.breaker.cooldownMs,
+      clock: o.clock,
+      reporter: this,
+    });
+    this.#path = path.top;
+    this.#guard = path.guard;
+    this.#fills = new FillHandler(this);
+  }
+
+  get<T>(key: string): Promise<T | undefined> {
+    // The hot path: one promise chain, no async frame.
+    let full: string;
+    try {
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const started = this.#timing() ? performance.now() : 0;
+    return this.#path.get(full).then(
+      (bytes) => {
+        const entry = this.#decode(key, bytes);
+        if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
+          this.hit(key, started);
+          return entry.value as T;
+        }
+        this.miss(key, started);
+        return undefined;
+      },
+      (error: unknown) => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined),
+    );
+  }
+
+  getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
+    let fulls: string[];
+    try {
+      fulls = keys.map((k) => this.#full(k));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (fulls.length === 0) return Promise.resolve([]);
+    const started = this.#timing() ? performance.now() : 0;
+    const answer = (raw: ReadonlyArray<Uint8Array | undefined> | undefined) => {
+      const now = this.#clock.now();
+      const values = new Array<T | undefined>(keys.length);
+      for (let i = 0; i < keys.length; i++) {
+        const entry = this.#decode(keys[i]!, raw?.[i]);
+        if (entry !== undefined && now < entry.freshUntil) {
+          this.hit(keys[i]!, started);
+          values[i] = entry.value as T;
+        } else this.miss(keys[i]!, started);
+      }
+      return values;
+    };
+    return this.#path.getMany(fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+  }
+
+
+  set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
+    // Not async: an async wrapper around the store's promise would cost every write two more ticks.
+    let full: string;
+    let lifetimes: Lifetimes;
+    let bytes: Uint8Array | undefined;
+    try {
+      full = this.#full(key);
+      lifetimes = this.#lifetimes(options);
+      bytes = this.#encode(key, value, lifetimes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (bytes === undefined) return Promise.resolve(false);
+    const size = bytes.length;
+    return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
+      () => {
+        this.counters.bytesWritten += size;
+        return true;
+      },
+      (error: unknown) => this.#fallback(error, 'set', full, undefined, false),
+    );
+  }
+
+
+  async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
+    // Everything is validated before anything is encoded or sent.
+    const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e) }));
+    let stored = true;
+    const sends: Array<Promise<boolean>> = [];
+    for (let start = 0; start < entries.length; start += SET_MANY_SLICE) {
+      // A large batch is encoded (and compressed) slice by slice, letting the event loop run
+      // between slices instead of stalling every other request for the whole batch.
+      if (start > 0) await yieldToEventLoop();
+      const slice: StoreEntry[] = [];
+      let bytes = 0;
+      for (let i = start; i < Math.min(start + SET_MANY_SLICE, entries.length); i++) {
+        const encoded = this.#encode(entries[i]!.key, entries[i]!.value, prepared[i]!.lifetimes);
+        if (encoded === undefined) {
+          stored = false;
+          continue;
+        }
+        bytes += encoded.length;
+        slice.push({ key: prepared[i]!.full, value: encoded, ttlMs: storeTtl(prepared[i]!.lifetimes) });
+      }
+      if (slice.length === 0) continue;
+      sends.push(
+        this.#path.setMany(slice).then(
+          () => {
+            this.counters.bytesWritten += bytes;
+            return true;
+          },
+          (error: unknown) => this.#fallback(error, 'setMany', slice.map((e) => e.key), undefined, false),
+        ),
+      );
+    }
+    const results = await Promise.all(sends);
+    return stored && results.every(Boolean);
+  }
+
+  incr(key: string, by = 1, options?: { ttl?: Duration }): Promise<number | undefined> {
+    let full: string;
+    let ttlMs: number | undefined;
+    try {
+      if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
+      full = this.#full(key);
+      if (options?.ttl !== undefined) {
+        const ms = toMs(options.ttl, 'ttl');
+        if (ms === 0) throw new RangeError(`cachette: incr("${key}") needs a ttl greater than 0 (leave it out for no expiry)`);
+        ttlMs = storeTtl({ freshFor: ms, staleFor: 0 });
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#path.incr(full, by, ttlMs).then(undefined, (error: unknown) => this.#fallback(error, 'incr', full, undefined, undefined));
+  }
+
+
+  delete(keys: string | readonly string[]): Promise<number> {
+    let fulls: string[];
+    try {
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (fulls.length === 0) return Promise.resolve(0);
+    return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
+  }
+
+
+  async has(key: string): Promise<boolean> {
+    return (await this.lookup(key, this.#full(key)))?.state === 'fresh';
+  }
+
+  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
+    // Every argument is checked before the store is read or the factory runs.
+    let full: string;
+    let lifetimes: Lifetimes;
+    try {
+      if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
+      full = this.#full(key);
+      lifetimes = this.#lifetimes(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#fills.getOrSet(key, full, factory, lifetimes, this.#timing() ? performance.now() : 0);
+  }
+
+
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
+    return wrap(this, fn, options);
+  }
+
+  async clear(): Promise<void> {
+    if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#o.store.name}" store cannot clear by prefix`);
+    const prefix = this.#o.keyPrefix;
+    await this.#path.clear(prefix).catch((error: unknown) => this.#fallback(error, 'clear', prefix, undefined, undefined));
+  }
+
+  stats(): CacheStats {
+    return { ...this.counters };
+  }
+
+  health(): CacheHealth {
+    return { reads: this.#guard.isDown('read') ? 'down' : 'up', writes: this.#guard.isDown('write') ? 'down' : 'up' };
+  }
+
+  async idle(): Promise<void> {
+    // Work started while waiting (a refresh's own write) is waited for too.
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+  }
+
+  close(options?: CloseOptions): Promise<void> {
+    this.#closed ??= this.#close(options);
+    return this.#closed;
+  }
+
+  async #close(options: CloseOptions | undefined): Promise<void> {
+    const timeoutMs = toMs(options?.timeout ?? DEFAULT_CLOSE_TIMEOUT_MS, 'close timeout');
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Background work that never settles (a hung factory) must not hold close() for ever.
+    await Promise.race([
+      this.idle(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.#path.close();
+  }
+
+  // FillHost -------------------------------------------------------------------------------
+
+  lookup<T>(key: string, full: string): Promise<Lookup<T>> {
+    return this.#path.get(full).then(
+      (bytes): Lookup<T> => {
+        const entry = this.#decode(key, bytes);
+        if (!entry) return undefined;
+        const now = this.#clock.now();
+        if (now < entry.freshUntil) return { state: 'fresh', value: entry.value as T };
+        if (now < entry.staleUntil) return { state: 'stale', value: entry.value as T };
+        return undefined;
+      },
+      (error: unknown) => this.#fallback(error, 'get', full, undefined, undefined),
+    );
+  }
+
+
+  hit(key: string, started: number): void {
+    this.counters.hits++;
+    if (this.events.listens('hit')) this.events.emit('hit', { key, durationMs: started ? performance.now() - started : 0 });
+  }
+
+  miss(key: string, started: number): void {
+    this.counters.misses++;
+    if (this.events.listens('miss')) this.events.emit('miss', { key, durationMs: started ? performance.now() - started : 0 });
+  }
+
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes): Promise<unknown> {
+    const bytes = this.#encode(key, value, lifetimes);
+    if (bytes === undefined) return Promise.resolve(false);
+    const written = this.#path.set(full, bytes, storeTtl(lifetimes)).then(
+      () => {
+        this.counters.bytesWritten += bytes.length;
+      },
+      (error: unknown) => this.#fallback(error, 'set', full, undefined, undefined),
+    );
+    this.track(written);
+    return written;
+  }
+
+  track(work: Promise<unknown>): void {
+    this.#background.add(work);
+    const done = () => void this.#background.delete(work);
+    work.then(done, done);
+  }
+
+  // GuardReporter ---------------------------------------------------------------------------
+
+  failed(operation: string, keys: string | readonly string[], error: unknown): void {
+    this.counters.storeErrors++;
+    if (typeof error === 'object' && error !== null) this.#reported.add(error);
+    if (this.events.listens('error')) this.events.emit('error', { source: 'store', operation, keys: typeof keys === 'string' ? [keys] : keys, error });
+  }
+
+  skipped(): void {
+    this.counters.storeSkipped++;
+  }
+
+  healthChanged(change: HealthChange): void {
+    const store = this.#o.store;
+    const label = store.address ? `${store.name} ${store.address}` : store.name;
+    const what = change.kind === 'read' ? 'reads' : 'writes';
+    if (change.state === 'down') {
+      this.#o.logger?.warn(`cachette: ${label} ${what} down: ${change.cause} (${change.failures} consecutive failures); skipping them, one probe every ${this.#o.breaker.cooldownMs} ms`);
+      this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'down', cause: change.cause, failures: change.failures });
+    } else {
+      this.#o.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
+      this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'up', downForMs: change.downForMs, skipped: change.skipped });
+    }
+  }
+
+  // internals -------------------------------------------------------------------------------
+
+  #timing(): boolean {
+    return this.events.listens('hit') || this.events.listens('miss');
+  }
+
+  #full(key: string): string {
+    if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
+    return this.#o.keyPrefix + key;
+  }
+
+  #lifetimes(options: SetOptions | undefined): Lifetimes {
+    if (options === undefined || (options.ttl === undefined && options.grace === undefined)) return this.#defaults;
+    const freshFor = options.ttl === undefined ? this.#o.ttlMs : toMs(options.ttl, 'ttl');
+    const staleFor = options.grace === undefined ? this.#o.graceMs : toMs(options.grace, 'grace');
+    if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
+    return { freshFor, staleFor };
+  }
+
+
+  /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */
+  #encode(key: string, value: unknown, lifetimes: Lifetimes): Uint8Array | undefined {
+    try {
+      return this.#codec.encode(key, value, this.#clock.now(), lifetimes.freshFor, lifetimes.staleFor, []);
+    } catch (error) {
+      if (!(error instanceof ValueTooLargeError)) throw error;
+      this.counters.tooLarge++;
+      this.events.emit('error', { source: 'encode', operation: 'set', keys: [key], error });
+      if (this.#o.strict) throw error;
+      return undefined;
+    }
+  }
+
+  #decode(key: string, bytes: Uint8Array | undefined): DecodedEntry | undefined {
+    if (bytes === undefined) return undefined;
+    this.counters.bytesRead += bytes.length;
+    try {
+      return this.#codec.decode(bytes);
+    } catch (error) {
+      this.counters.corrupt++;
+      this.events.emit('corrupt', { key, reason: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  /**
+   * What a failed store call becomes: thrown in strict mode, otherwise `fallback` (after
+   * `onMiss`). A failure the guard did not see (a bug above it) is reported here.
+   */
+  #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
+    const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
+    if (!seen && !(error instanceof CircuitOpenError)) this.failed(operation, keys, error);
+    if (this.#o.strict) throw error;
+    onMiss?.();
+    return fallback;
+  }
+}
+
+/** The store-side TTL: fresh plus grace, so stale entries survive their grace window. */
+function storeTtl(lifetimes: Lifetimes): number | undefined {
+  const total = lifetimes.freshFor + lifetimes.staleFor;
+  return Number.isFinite(total) ? Math.max(1, Math.ceil(total)) : undefined;
+}
+
+/** Lets timers and I/O run before continuing (setTimeout exists on every runtime). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -1,0 +1,29 @@
+/**
+ * Errors the engine raises about values and factories, each with a stable `code` and the key
+ * it concerns. Store-path errors live in src/store/errors.ts.
+ */
+
+/** A value larger than `maxValueBytes`: served to the caller, never stored. */
+export class ValueTooLargeError extends RangeError {
+  readonly code = 'E_VALUE_TOO_LARGE';
+  override name = 'ValueTooLargeError';
+  constructor(
+    readonly key: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`cachette: the value for key "${key}" is ${bytes} bytes, above maxValueBytes (${limit}); it is served but not stored`);
+  }
+}
+
+/** A `getOrSet` factory that did not settle within `factoryTimeout`. */
+export class FactoryTimeoutError extends Error {
+  readonly code = 'E_FACTORY_TIMEOUT';
+  override name = 'FactoryTimeoutError';
+  constructor(
+    readonly key: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`cachette: the factory for key "${key}" did not settle within ${timeoutMs} ms`);
+  }
+}

@@ -1,0 +1,74 @@
+import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+
+/** The optional store methods a layer offers only when the store beneath it does. */
+const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear'] as const;
+
+/**
+ * One layer of the engine's store path (DESIGN.md, "The engine's shape"). A layer is itself a
+ * {@link Store} wrapping the store (or layer) beneath it, so layers stack in any order, a test
+ * can put a counting or failing store under any of them, and each can be measured alone. This
+ * base passes every call through; a layer overrides the calls it acts on.
+ */
+export abstract class StoreLayer implements Store {
+  readonly name: string;
+  readonly address: string | undefined;
+  readonly local: boolean;
+  readonly ordered: boolean;
+  readonly compressionThreshold: number | undefined;
+
+  constructor(protected readonly next: Store) {
+    this.name = next.name;
+    this.address = next.address;
+    this.local = next.local === true;
+    this.ordered = next.ordered === true;
+    this.compressionThreshold = next.compressionThreshold;
+    // A capability the store beneath lacks must be absent here too: the engine tests for it.
+    for (const capability of CAPABILITIES) {
+      if (typeof next[capability] !== 'function') (this as Record<string, unknown>)[capability] = undefined;
+    }
+  }
+
+  get(key: string): Promise<Uint8Array | undefined> {
+    return this.next.get(key);
+  }
+
+  getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    return this.next.getMany(keys);
+  }
+
+  set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+    return this.next.set(key, value, ttlMs);
+  }
+
+  setMany(entries: readonly StoreEntry[]): Promise<void> {
+    return this.next.setMany(entries);
+  }
+
+  delete(keys: readonly string[]): Promise<number> {
+    return this.next.delete(keys);
+  }
+
+  incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    return this.next.incr(key, by, ttlMs);
+  }
+
+  pipeline?(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+    return this.next.pipeline!(ops);
+  }
+
+  add?(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
+    return this.next.add!(key, value, ttlMs);
+  }
+
+  compareAndDelete?(key: string, expected: Uint8Array): Promise<boolean> {
+    return this.next.compareAndDelete!(key, expected);
+  }
+
+  clear?(prefix: string): Promise<void> {
+    return this.next.clear!(prefix);
+  }
+
+  close(): Promise<void> {
+    return this.next.close();
+  }
+}

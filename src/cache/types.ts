@@ -1,0 +1,88 @@
+import type { Duration } from '../util/duration.ts';
+import type { CacheEvents, CacheStats } from './events.ts';
+import type { AnyFunction, WrapOptions, WrappedFunction } from './wrap.ts';
+
+/** Per-write options. */
+export interface SetOptions {
+  /** How long the value stays fresh; overrides the cache's `ttl`. */
+  ttl?: Duration;
+  /** How long after `ttl` a stale value may be served while one refresh runs; overrides `grace`. */
+  grace?: Duration;
+}
+
+/** One entry for {@link Cache.setMany}. */
+export interface SetManyEntry<T = unknown> extends SetOptions {
+  key: string;
+  value: T;
+}
+
+/** What a `getOrSet` factory receives. */
+export interface FactoryContext<T> {
+  /** The key being filled (without prefix). */
+  key: string;
+  /** The stale value being refreshed, when this is a background refresh. */
+  stale: T | undefined;
+}
+
+/** Computes a value on a miss. */
+export type Factory<T> = (context: FactoryContext<T>) => T | Promise<T>;
+
+/** Options of {@link Cache.close}. */
+export interface CloseOptions {
+  /** How long to wait for background refreshes and writes before giving up on them. Default 5 s. */
+  timeout?: Duration;
+}
+
+/** Whether reads and writes of the store currently reach it (see the `health` event). */
+export interface CacheHealth {
+  reads: 'up' | 'down';
+  writes: 'up' | 'down';
+}
+
+/** The cache returned by `createCache`. */
+export interface Cache {
+  /** Typed events: hit, miss, stale, coalesced, refresh, fill, corrupt, error, health (see CacheEventMap). */
+  readonly events: CacheEvents;
+  /** The fresh value under `key`, or undefined. */
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Fresh values for `keys` in order, undefined for holes; one store round trip. */
+  getMany<T = unknown>(keys: readonly string[]): Promise<Array<T | undefined>>;
+  /**
+   * Stores `value`; resolves false when it was not stored: the store failed, or the value is
+   * above `maxValueBytes` (either way an `error` event says why).
+   */
+  set<T>(key: string, value: T, options?: SetOptions): Promise<boolean>;
+  /**
+   * Stores every entry, in one round trip per slice of entries (large batches are encoded in
+   * slices that let the event loop breathe); resolves false when any entry was not stored.
+   */
+  setMany<T = unknown>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean>;
+  /** Adds `by` (default 1) to a counter; `ttl` applies when the counter is created. Undefined when the store failed. */
+  incr(key: string, by?: number, options?: { ttl?: Duration }): Promise<number | undefined>;
+  /** Deletes one key or several; resolves with how many existed. */
+  delete(keys: string | readonly string[]): Promise<number>;
+  /** True when a fresh value is stored under `key`. */
+  has(key: string): Promise<boolean>;
+  /**
+   * The value under `key`, or the factory's result stored under it. Concurrent calls on a cold
+   * key run the factory once; inside the grace window the stale value is served while exactly
+   * one background refresh runs. The store write after a fill happens in the background: the
+   * caller waits for the read and the factory, never for the write.
+   */
+  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
+  wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
+  /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */
+  clear(): Promise<void>;
+  /** A snapshot of the counters. */
+  stats(): CacheStats;
+  /** Whether reads and writes currently reach the store, or are skipped by the circuit breaker. */
+  health(): CacheHealth;
+  /** Resolves once the background refreshes and writes started so far have settled. */
+  idle(): Promise<void>;
+  /**
+   * Waits (within a bound) for background refreshes and writes, stops timers, and closes the
+   * store when this was the last cache over it (unless `closeStore: false`).
+   */
+  close(options?: CloseOptions): Promise<void>;
+}

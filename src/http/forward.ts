@@ -1,0 +1,374 @@
+/**
+ * Forwarding a request to the origin and making use of the answer: joining a forward already
+ * running for the same key, revalidating a stored response (304 handling, RFC 9111 §4.3),
+ * storing and sharing what may be stored, byte ranges the origin answered (206), and standing
+ * in with a stale response or a 504 when the origin fails.
+ */
+import type { RequestDirectives } from './cache-control.ts';
+import type { CacheOutcome, ForwardReason } from './cache-status.ts';
+import type { Forward, ForwardOutcome, Forwards } from './collapsing.ts';
+import { notModified, selectsForUpdate, validatorsOf } from './conditional.ts';
+import { mayServeOnError } from './decision.ts';
+import type { EntryStore, Lookup, WriteResult } from './entry-store.ts';
+import { currentAge } from './freshness.ts';
+import type { HandleOptions } from './handle-options.ts';
+import { badStatusMessage, callOrigin, discardBody, isFinalStatus, originRequest, OriginTimeoutError, readAtMost, type OriginFetch } from './origin-call.ts';
+import type { ResolvedHttpOptions } from './options.ts';
+import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.ts';
+import { resumer } from './resume.ts';
+import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
+import type { Responder } from './responses.ts';
+import { SharedBody } from './shared-body.ts';
+import { unstorableReason } from './storability.ts';
+import type { StoreHealth } from './store-health.ts';
+import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
+import type { StoredResponse } from './stored-response.ts';
+import { responseTags } from './tag-index.ts';
+import { sameValues, varyValues } from './vary.ts';
+
+/** One forward's inputs, as one object. */
+export interface ForwardJob {
+  /** The client's request. */
+  request: Request;
+  /** Called at most once for this job. */
+  origin: OriginFetch;
+  options: HandleOptions;
+  rd: RequestDirectives;
+  /** The primary key. */
+  key: string;
+  /** What the lookup found. */
+  found: Lookup;
+  /** Why the request goes forward, for Cache-Status. */
+  fwd: ForwardReason;
+  /** May join a running forward for its key or become the one others join (false for background revalidations and ranges). */
+  lead: boolean;
+  /** The single byte range the client asked for, if any. */
+  range?: RangeSpec;
+  /** A full request with part of the body stored: only `gap` is asked for, and combined with `entry`. */
+  completion?: { entry: StoredResponse; gap: Span };
+}
+
+/** What the forwarder works with. */
+export interface ForwarderContext {
+  o: ResolvedHttpOptions;
+  entries: EntryStore;
+  forwards: Forwards;
+  responder: Responder;
+  health: StoreHealth;
+  /** Keeps background work observable (idle) and alive (waitUntil). */
+  track(work: Promise<unknown>, options: HandleOptions): Promise<void>;
+}
+
+const URI_MISS: Lookup = { kind: 'uri-miss' };
+
+/** Sends requests to the origin and makes use of what comes back. */
+export class Forwarder {
+  readonly #policy: StoredFormPolicy;
+
+  constructor(private readonly c: ForwarderContext) {
+    this.#policy = { freshness: c.o.policy, setCookie: c.o.setCookie, targetedFields: c.o.targetedFields };
+  }
+
+  /**
+   * Answers `job` through the origin: by joining the forward already running for its key when
+   * the response may be shared with it, otherwise with a forward of its own.
+   */
+  async forward(job: ForwardJob): Promise<Response> {
+    // Looked up and registered without an await in between: requests that reach this point in
+    // the same tick (in-process callers, Workers) must find each other.
+    const leader = job.lead && !job.rd.noCache && job.range === undefined ? this.c.forwards.leader(job.key) : undefined;
+    if (leader) {
+      const joined = await this.#join(job, leader);
+      if (joined) return joined;
+    }
+    const isGet = job.request.method === 'GET';
+    const forward = job.rd.noStore ? undefined : this.c.forwards.begin(job.key, job.lead && isGet && job.range === undefined);
+    try {
+      return await this.#exchange(job, forward);
+    } catch (error) {
+      // Whatever was not settled by now is a failure for the requests that joined.
+      this.#settle(forward, { kind: 'failed', fwdStatus: undefined, detail: 'origin-error' });
+      throw error;
+    }
+  }
+
+  /** Serves `job` from `leader`, the forward running for its key, when its response may be shared. */
+  async #join(job: ForwardJob, leader: Forward): Promise<Response | undefined> {
+    const outcome = await leader.outcome;
+    // A purge while waiting: the leader's response must not reach anyone else.
+    if (leader.purged) return undefined;
+    if (outcome.kind === 'failed') return this.#joinedFailure(job, outcome);
+    if (outcome.kind !== 'shared' || !outcome.body.joinable) return undefined;
+    const { meta } = outcome;
+    if (meta.vary.length > 0 && !sameValues(varyValues(meta.vary, job.request.headers), meta.varyValues)) return undefined;
+    const age = currentAge(meta, this.c.o.now());
+    const outcomeFor: CacheOutcome = { fwd: job.fwd, fwdStatus: outcome.fwdStatus, ttl: meta.lifetime - age, collapsed: true };
+    return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream() });
+  }
+
+  /** A joined forward failed: a stale copy where stale-if-error allows, otherwise 504. */
+  #joinedFailure(job: ForwardJob, failed: Extract<ForwardOutcome, { kind: 'failed' }>): Response {
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: failed.fwdStatus, collapsed: true };
+    const stale = storedComplete(job.found);
+    if (stale && mayServeOnError(stale, job.rd, this.c.o.now())) return this.#serveStale(stale, job, outcome);
+    return this.c.responder.synthetic(504, job.key, { ...outcome, detail: failed.detail }, 'Gateway Timeout: the origin request this one waited for failed');
+  }
+
+  async #exchange(job: ForwardJob, forward: Forward | undefined): Promise<Response> {
+    const stale = job.completion ? undefined : storedComplete(job.found);
+    const validators = stale !== undefined && (stale.etag !== null || stale.lastModified !== null) ? stale : undefined;
+    const mayStore = job.request.method === 'GET' && !job.rd.noStore;
+    const gap = job.completion && { span: job.completion.gap, etag: job.completion.entry.etag! };
+    const forwarded = originRequest(job.request, { mayStore, validators, gap });
+    const requestTime = this.c.o.now();
+    let res: Response;
+    try {
+      res = await callOrigin(job.origin, forwarded, this.c.o.originTimeoutMs);
+    } catch (error) {
+      const timedOut = error instanceof OriginTimeoutError;
+      this.#settle(forward, { kind: 'failed', fwdStatus: undefined, detail: timedOut ? 'origin-timeout' : 'origin-error' });
+      if (stale && mayServeOnError(stale, job.rd, this.c.o.now())) return this.#serveStale(stale, job, { fwd: job.fwd });
+      if (timedOut) return this.c.responder.synthetic(504, job.key, { fwd: job.fwd, detail: 'origin-timeout' }, `Gateway Timeout: ${(error as Error).message}`);
+      throw error;
+    }
+    const exchange: Exchange = { requestTime, responseTime: this.c.o.now() };
+    const status = res.status;
+    // A protocol switch (a WebSocket upgrade on Bun or Deno) belongs to that connection: untouched.
+    if (status === 101) {
+      this.#settle(forward, { kind: 'unshared' });
+      return res;
+    }
+    const mayServeStale = stale !== undefined && mayServeOnError(stale, job.rd, this.c.o.now());
+    if (!isFinalStatus(status)) {
+      discardBody(res);
+      this.#settle(forward, { kind: 'failed', fwdStatus: status, detail: 'origin-status' });
+      if (mayServeStale) return this.#serveStale(stale, job, { fwd: job.fwd, fwdStatus: status });
+      return this.c.responder.synthetic(502, job.key, { fwd: job.fwd, fwdStatus: status, detail: 'origin-status' }, badStatusMessage(status));
+    }
+    if (status >= 500 && mayServeStale) {
+      discardBody(res);
+      this.#settle(forward, { kind: 'failed', fwdStatus: status, detail: 'origin-error' });
+      return this.#serveStale(stale, job, { fwd: job.fwd, fwdStatus: status });
+    }
+    if (status === 304 && validators) return this.#revalidated(job, res, validators, exchange, forward);
+    if (job.completion) return this.#completed(job, res, exchange, forward);
+    return this.#answered(job, res, exchange, forward);
+  }
+
+  /** Continues with a usable origin answer: stored and shared when it may be, passed through otherwise. */
+  #answered(job: ForwardJob, res: Response, exchange: Exchange, forward: Forward | undefined): Promise<Response> | Response {
+    const status = res.status;
+    const directives = responseDirectives(res.headers, this.c.o.targetedFields);
+    const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, directives, job.rd, this.c.o);
+    if (reason !== undefined || !forward) {
+      this.#settle(forward, status >= 500 ? { kind: 'failed', fwdStatus: status, detail: 'origin-error' } : { kind: 'unshared' });
+      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: status, detail: reason }, job.key);
+    }
+    if (status === 206) return this.#partial(job, res, directives, exchange, forward);
+    return this.storeAndShare(job, res, directives, exchange, forward);
+  }
+
+  /**
+   * Stores a storable response while streaming it to the client, and shares it with the
+   * requests that join this forward. Also the path of a POST whose response answers later
+   * GETs (RFC 9110 §9.3.3).
+   */
+  async storeAndShare(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
+    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    forward.carries(meta.tags);
+    const fwdStatus = res.status;
+    const notWorthIt = meta.lifetime - meta.initialAge <= 0 && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
+    const marker = job.found.kind === 'uri-miss' ? undefined : job.found.marker;
+    const full = !notWorthIt && meta.vary.length > 0 && this.c.entries.variantsFull(marker, meta.vary, meta.varyValues, Date.now());
+    if (notWorthIt || full) {
+      this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
+      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: notWorthIt ? 'stale-on-arrival' : 'variants' }, job.key);
+    }
+    const body = new SharedBody(res.body, {
+      limit: this.c.o.maxBodyBytes,
+      window: this.c.o.shareWindowBytes,
+      idleTimeoutMs: this.c.o.originIdleTimeoutMs,
+      resume: this.#resumer(job, res),
+    });
+    const stored = this.c.track(body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))), job.options);
+    this.#settle(forward, { kind: 'shared', meta, body, fwdStatus }, stored);
+    // This client's reader exists before anything is awaited, so that no chunk is dropped before it reads.
+    const stream = body.stream();
+    const verdict = await this.#storedVerdict(res, body);
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus, ttl: meta.lifetime - meta.initialAge, stored: verdict === true, detail: verdict === true ? undefined : verdict };
+    // The client that caused the forward gets the origin's own fields (its Set-Cookie included);
+    // clients served from the stored copy get the stored ones.
+    if (this.c.responder.clientHasIt(job.request, meta)) {
+      void stream.cancel();
+      return this.c.responder.notModified(meta, outcome, meta.initialAge, job.key);
+    }
+    return this.c.responder.fromOrigin(res, job.request, outcome, job.key, stream, meta.initialAge);
+  }
+
+  /**
+   * Whether Cache-Status may say `stored` (RFC 9211 §2.6). Never while the store is known to
+   * be down. Without a Content-Length the body's size is unknown when the head is sent: once
+   * the microtasks queued now have run (a body already in memory has then been read to its
+   * end, however many streams it was piped through), a body still streaming gets no claim
+   * either way (undefined), and one found too large gets `too-large`.
+   */
+  async #storedVerdict(res: Response, body: SharedBody): Promise<true | string | undefined> {
+    if (this.c.health.knownDown) return 'store-down';
+    if (!body.settled && !res.headers.has('content-length')) await Promise.race([body.complete, afterMicrotasks()]);
+    if (!body.settled) return res.headers.has('content-length') ? true : undefined;
+    if ((await body.complete) !== undefined) return true;
+    return body.size > this.c.o.maxBodyBytes ? 'too-large' : undefined;
+  }
+
+  /** The own path for a client that falls behind on this forward's shared body, when the origin can give one. */
+  #resumer(job: ForwardJob, res: Response): ((offset: number) => Promise<ReadableStream<Uint8Array>>) | undefined {
+    const again = job.options.revalidate === undefined ? job.origin : job.options.revalidate;
+    return again === null ? undefined : resumer(again, job.request, res.headers.get('etag'), this.c.o.originTimeoutMs);
+  }
+
+  /** A 304 answered the cache's conditional request (RFC 9111 §4.3.3, §4.3.4). */
+  async #revalidated(job: ForwardJob, res: Response, stale: StoredResponse, exchange: Exchange, forward: Forward | undefined): Promise<Response> {
+    discardBody(res);
+    if (!selectsForUpdate(res.headers, stale)) {
+      // §4.3.4: the 304 speaks of a response the cache does not hold, so it updates nothing, and
+      // the stored one is now known to be outdated. It is removed before the forward is
+      // released, so that neither a waiting request nor the retry's write can meet it again.
+      await this.c.track(this.c.entries.remove([job.key]), job.options);
+      this.#settle(forward, { kind: 'unshared' });
+      const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 304, detail: 'validator-mismatch' };
+      // A client whose own validators the 304 satisfies may have it as it is.
+      if (notModified(job.request.headers, validatorsOf(res.headers))) return this.c.responder.fromOrigin(res, job.request, outcome, job.key);
+      return this.#retry(job, outcome);
+    }
+    const fresh = freshened(stale, res.headers, exchange, this.#policy);
+    const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
+    const tracked = this.c.track(write, job.options);
+    const served = fresh ?? stale;
+    this.#settle(forward, fresh ? { kind: 'shared', meta: fresh, body: new SharedBody(fresh.body, this.#bodyBounds()), fwdStatus: 304 } : { kind: 'unshared' }, tracked);
+    const age = currentAge(served, exchange.responseTime);
+    // The client that caused the revalidation gets the cookie the origin set for it, whatever is stored.
+    const extra = this.c.o.setCookie === 'store' ? undefined : res.headers.getSetCookie().map((c): [string, string] => ['set-cookie', c]);
+    return this.c.responder.stored(served, job.request, { outcome: { fwd: job.fwd, fwdStatus: 304, ttl: served.lifetime - age }, age, key: job.key, body: served.body, range: job.range, extra });
+  }
+
+  /**
+   * Fetches the full response again after an answer the cache could not use, through the
+   * fetch that may still be called (`revalidate`), or answers 502 when there is none.
+   */
+  #retry(job: ForwardJob, outcome: CacheOutcome): Promise<Response> | Response {
+    const retry = job.options.revalidate === undefined ? job.origin : job.options.revalidate;
+    if (retry === null) return this.c.responder.synthetic(502, job.key, outcome);
+    // Nothing stored any more: the retry is unconditional, so it cannot end here again.
+    return this.forward({ ...job, origin: retry, found: URI_MISS, completion: undefined });
+  }
+
+  /** The origin answered a request for the missing part of a stored partial body. */
+  async #completed(job: ForwardJob, res: Response, exchange: Exchange, forward: Forward | undefined): Promise<Response> {
+    const { entry, gap } = job.completion!;
+    const range = parseContentRange(res.headers.get('content-range'));
+    const matches = res.status === 206 && range !== undefined && range.span[0] === gap[0] && range.span[1] === gap[1]
+      && range.length === entry.partial!.length && res.headers.get('etag') === entry.etag;
+    if (!matches && res.status === 200) return this.#answered({ ...job, completion: undefined }, res, exchange, forward);
+    // The part is read whole before answering (the client gets one complete body), and never
+    // beyond what it announced.
+    let bytes: Uint8Array | undefined;
+    if (matches) bytes = await readAtMost(res.body, gap[1] - gap[0]);
+    else discardBody(res);
+    if (bytes === undefined || bytes.byteLength !== gap[1] - gap[0]) {
+      // Another representation, a refusal or a wrong length: drop the part and fetch in full.
+      await this.c.track(this.c.entries.remove([job.key]), job.options);
+      this.#settle(forward, { kind: 'unshared' });
+      return this.#retry(job, { fwd: job.fwd, fwdStatus: res.status, detail: 'partial-mismatch' });
+    }
+    const whole = addSpan({ partial: entry.partial!, body: entry.body }, entry.partial!.length, gap, bytes);
+    const directives = responseDirectives(res.headers, this.c.o.targetedFields);
+    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    const complete: StoredResponse = { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(whole.body.byteLength)]], body: whole.body };
+    const stored = forward ? this.c.track(forward.store(() => this.#write(job.key, complete)), job.options) : undefined;
+    this.#settle(forward, { kind: 'unshared' }, stored);
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: !this.c.health.knownDown };
+    return this.c.responder.stored(complete, job.request, { outcome, age: complete.initialAge, key: job.key, body: complete.body });
+  }
+
+  /**
+   * A 206 from the origin, stored (`storePartial`) when it is a single range of a
+   * representation with a strong ETag and a known length: its bytes join the parts already
+   * stored for that representation (RFC 9111 §3.4), and a whole one becomes a complete 200.
+   */
+  async #partial(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
+    const range = parseContentRange(res.headers.get('content-range'));
+    const etag = res.headers.get('etag');
+    if (range === undefined || range.length === undefined || etag === null || etag.startsWith('W/') || range.span[1] - range.span[0] > this.c.o.maxBodyBytes) {
+      this.#settle(forward, { kind: 'unshared' });
+      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: 206, detail: 'partial-unusable' }, job.key);
+    }
+    const length = range.length;
+    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    forward.carries(meta.tags);
+    const found = storedEntry(job.found);
+    const previous = found?.partial && found.etag === etag && found.partial.length === length ? { partial: found.partial, body: found.body } : undefined;
+    const body = new SharedBody(res.body, this.#bodyBounds());
+    const stored = this.c.track(body.complete.then((bytes) => {
+      if (!bytes || bytes.byteLength !== range.span[1] - range.span[0]) return;
+      const merged = addSpan(previous, length, range.span, bytes);
+      if (merged.body.byteLength > this.c.o.maxBodyBytes) return;
+      const whole = merged.partial.spans.length === 1 && merged.partial.spans[0]![0] === 0 && merged.partial.spans[0]![1] === length;
+      const entry: StoredResponse = whole
+        ? { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(length)]], body: merged.body }
+        : { ...meta, body: merged.body, partial: merged.partial };
+      return forward.store(() => this.#write(job.key, entry));
+    }), job.options);
+    this.#settle(forward, { kind: 'unshared' }, stored);
+    const stream = body.stream();
+    const verdict = await this.#storedVerdict(res, body);
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, stored: verdict === true, detail: verdict === true ? undefined : verdict };
+    return this.c.responder.fromOrigin(res, job.request, outcome, job.key, stream, meta.initialAge);
+  }
+
+  #serveStale(stale: StoredResponse, job: ForwardJob, outcome: CacheOutcome): Response {
+    const age = currentAge(stale, this.c.o.now());
+    return this.c.responder.stored(stale, job.request, { outcome: { ...outcome, ttl: stale.lifetime - age, stale: true, detail: 'stale-if-error' }, age, key: job.key, body: stale.body, range: job.range });
+  }
+
+  async #write(key: string, entry: StoredResponse): Promise<WriteResult> {
+    const result = await this.c.entries.write(key, entry);
+    this.c.health.wrote(result !== 'store-failed');
+    return result;
+  }
+
+  #tags(request: Request, res: Response): string[] {
+    const extra = typeof this.c.o.tags === 'function' ? this.c.o.tags(request, res) : this.c.o.tags;
+    return [...new Set([...responseTags(res.headers), ...(extra ?? [])])];
+  }
+
+  #bodyBounds() {
+    return { limit: this.c.o.maxBodyBytes, window: this.c.o.shareWindowBytes, idleTimeoutMs: this.c.o.originIdleTimeoutMs };
+  }
+
+  /** Tells the joiners what they get, and releases the forward once its write (if any) settled. */
+  #settle(forward: Forward | undefined, outcome: ForwardOutcome, write?: Promise<unknown>): void {
+    if (!forward) return;
+    forward.settle(outcome);
+    if (write) void write.finally(() => this.c.forwards.end(forward));
+    else this.c.forwards.end(forward);
+  }
+}
+
+/** The complete stored response a lookup found (not a partial one). */
+function storedComplete(found: Lookup): StoredResponse | undefined {
+  const entry = storedEntry(found);
+  return entry?.partial === undefined ? entry : undefined;
+}
+
+function storedEntry(found: Lookup): StoredResponse | undefined {
+  return found.kind === 'found' ? found.entry : undefined;
+}
+
+/**
+ * Resolves once every microtask queued so far, and those they queue, have run: through
+ * setImmediate where the runtime has it (no 1 ms timer clamp), otherwise a zero timeout.
+ */
+function afterMicrotasks(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}

@@ -1,0 +1,130 @@
+/**
+ * Calling the origin: the request it receives (the cache's validators instead of the
+ * client's, ranges for the part of a body the cache lacks), a bound on how long it may take to
+ * answer, and which answers the cache can use at all.
+ */
+import type { Validators } from './conditional.ts';
+import type { Span } from './ranges.ts';
+
+/** Calls the origin for one request. */
+export type OriginFetch = (request: Request) => Promise<Response>;
+
+/** Raised when the origin did not answer with a status and headers in time. */
+export class OriginTimeoutError extends Error {
+  override readonly name = 'OriginTimeoutError';
+}
+
+/** What the cache adds to the client's request before it goes to the origin. */
+export interface OriginAsk {
+  /** The response may be stored: the client's own validators would get a 304 the cache cannot store. */
+  mayStore: boolean;
+  /** A stored response to revalidate: its validators go to the origin. */
+  validators: Validators | undefined;
+  /** The part of the body the cache lacks, and the strong ETag that part must belong to. */
+  gap: { span: Span; etag: string } | undefined;
+}
+
+/**
+ * The request sent to the origin: the client's, unchanged when the cache adds nothing;
+ * otherwise without the client's validators when the response may be stored (they are
+ * answered from the full response instead), with the cache's own validators when it holds a
+ * response, and with `Range` + `If-Range` when it asks only for a missing part.
+ */
+export function originRequest(request: Request, ask: OriginAsk): Request {
+  const h = request.headers;
+  const clientConditional = h.has('if-none-match') || h.has('if-modified-since');
+  if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional)) return request;
+  const headers = new Headers(h);
+  if (ask.mayStore || ask.validators) {
+    headers.delete('if-none-match');
+    headers.delete('if-modified-since');
+  }
+  if (ask.validators?.etag) headers.set('if-none-match', ask.validators.etag);
+  if (ask.validators?.lastModified) headers.set('if-modified-since', ask.validators.lastModified);
+  if (ask.gap) {
+    headers.set('range', `bytes=${ask.gap.span[0]}-${ask.gap.span[1] - 1}`);
+    headers.set('if-range', ask.gap.etag);
+  }
+  return new Request(request.url, { method: request.method, headers });
+}
+
+/**
+ * Calls `origin`, failing with {@link OriginTimeoutError} when it has not answered within
+ * `timeoutMs`. The origin's request then carries an aborted signal, and a response that comes
+ * later is cancelled unread.
+ */
+export async function callOrigin(origin: OriginFetch, request: Request, timeoutMs: number): Promise<Response> {
+  if (!Number.isFinite(timeoutMs)) return origin(request);
+  const controller = new AbortController();
+  const call = Promise.resolve().then(() => origin(new Request(request, { signal: controller.signal })));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new OriginTimeoutError(`the origin did not answer within ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([call, timeout]);
+  } catch (error) {
+    if (error instanceof OriginTimeoutError) void call.then(discardBody, () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * True for a status a final response may have. A fetch Response can only be built with
+ * 200–599 (or 101 on some runtimes), but a Response-like object can carry anything (Node's
+ * lazy Response under @hono/node-server accepts 999 and fails later, far from the cause).
+ */
+export function isFinalStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 200 && status <= 599;
+}
+
+/** The text of the 502 for an origin status the cache cannot relay. */
+export function badStatusMessage(status: number): string {
+  return status >= 100 && status <= 199
+    ? `Bad Gateway: the origin answered with the interim status ${status} as its final response`
+    : `Bad Gateway: the origin answered with status ${String(status)}, outside the 100–599 range HTTP allows`;
+}
+
+/**
+ * Cancels the body of a response nobody will read. Never throws: reading `body` of a lazy
+ * Response with a status outside 200–599 throws on Node under @hono/node-server.
+ */
+export function discardBody(res: Response): void {
+  try {
+    void res.body?.cancel().catch(() => {});
+  } catch {
+    // Nothing to cancel that could be reached.
+  }
+}
+
+/**
+ * Reads a whole body of at most `max` bytes; undefined (and the rest cancelled) as soon as it
+ * holds more, so that an origin sending more than it announced cannot grow the buffer.
+ */
+export async function readAtMost(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    size += r.value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(r.value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,178 @@
+/**
+ * Building the responses the cache sends: from stored meta (hits, 304s, byte ranges, HEAD),
+ * from the origin's own response (headers cleaned, Cache-Status added), and the cache's own
+ * bodiless answers (504 for only-if-cached, 502 for an origin answer it cannot use).
+ */
+import { formatCacheStatus, xCacheValue, type CacheOutcome } from './cache-status.ts';
+import { notModified } from './conditional.ts';
+import { endToEndHeaders, type HeaderPair } from './headers.ts';
+import { formatHttpDate } from './http-date.ts';
+import { badStatusMessage, discardBody, isFinalStatus } from './origin-call.ts';
+import { formatContentRange, ifRangeHolds, resolveRange, unsatisfiedRange, type RangeSpec, type Span } from './ranges.ts';
+import type { ResponseMeta } from './stored-response.ts';
+
+/** Statuses whose responses never have a body (RFC 9110 §6.4.1), or whose body no client reads (101). */
+const NULL_BODY_STATUS: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/** How this cache names itself in the fields it adds. */
+export interface ResponderOptions {
+  name: string;
+  xCache: boolean;
+  cacheStatusKey: boolean;
+}
+
+/** A stored body: the bytes, or a stream of them when they are still arriving from the origin. */
+export type StoredBody = Uint8Array | (() => ReadableStream<Uint8Array>);
+
+/** How one response from stored meta is sent. */
+export interface StoredReply {
+  outcome: CacheOutcome;
+  /** Current age, ms. */
+  age: number;
+  /** The primary key (for Cache-Status `key` when asked). */
+  key: string;
+  body: StoredBody;
+  /** The single byte range the client asked for, if any. */
+  range?: RangeSpec | undefined;
+  /** Fields for this client only (the cookie a revalidation set for it). */
+  extra?: HeaderPair[] | undefined;
+}
+
+/** Builds every response the cache sends, with Age and Cache-Status. */
+export class Responder {
+  constructor(private readonly o: ResponderOptions) {}
+
+  /**
+   * A response from stored meta: a 304 when the client's validators match (RFC 9110 §13.1;
+   * If-Modified-Since is judged against Date when there is no Last-Modified, RFC 9111 §4.3.2),
+   * a 206 or 416 for a byte range of a complete stored 200, no body for HEAD.
+   */
+  stored(meta: ResponseMeta, request: Request, reply: StoredReply): Response {
+    const { outcome, age, key, body, range } = reply;
+    if (this.clientHasIt(request, meta)) return this.notModified(meta, outcome, age, key);
+    if (range !== undefined && meta.status === 200 && body instanceof Uint8Array && request.method === 'GET' && this.rangeApplies(request, meta)) {
+      const span = resolveRange(range, body.byteLength);
+      return span === undefined
+        ? this.unsatisfiable(meta, outcome, age, key, body.byteLength)
+        : this.partial(meta, outcome, age, key, body.subarray(span[0], span[1]), span, body.byteLength);
+    }
+    // The hot path: a header list handed to Response as is costs one Headers construction,
+    // where building a Headers object and then setting fields on it costs several.
+    const headers: HeaderPair[] = meta.headers.slice();
+    headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
+    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    if (reply.extra) headers.push(...reply.extra);
+    const content = request.method === 'HEAD' || NULL_BODY_STATUS.has(meta.status) ? null : body instanceof Uint8Array ? body : body();
+    // Stored bodies are never backed by a SharedArrayBuffer; the DOM typings cannot know that.
+    return new Response(content as BodyInit | null, { status: meta.status, headers });
+  }
+
+  /**
+   * True when the client's conditional request says it already has `meta`'s representation
+   * (RFC 9110 §13.1; If-Modified-Since is judged against Date when there is no Last-Modified,
+   * RFC 9111 §4.3.2).
+   */
+  clientHasIt(request: Request, meta: ResponseMeta): boolean {
+    return notModified(request.headers, meta, () => storedDate(meta));
+  }
+
+  /** True unless the request's If-Range says the client wants the whole representation instead (RFC 9110 §13.1.5). */
+  rangeApplies(request: Request, meta: ResponseMeta): boolean {
+    const ifRange = request.headers.get('if-range');
+    return ifRange === null || ifRangeHolds(ifRange, { etag: meta.etag, lastModified: meta.lastModified, date: headerOf(meta.headers, 'date') });
+  }
+
+  /** A 206 carrying `bytes` at `span` of a representation of `length` bytes, with the stored fields. */
+  partial(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string, bytes: Uint8Array, span: Span, length: number): Response {
+    const headers = withoutFields(meta.headers, RANGE_FIELDS);
+    headers.push(['content-range', formatContentRange(span, length)], ['content-length', String(bytes.byteLength)]);
+    headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
+    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    return new Response(bytes as BodyInit, { status: 206, headers });
+  }
+
+  /** A 304 from stored meta: its fields, without the ones describing a body that is not sent. */
+  notModified(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string): Response {
+    const headers = new Headers(meta.headers);
+    headers.delete('content-length');
+    this.annotate(headers, outcome, age, key);
+    return new Response(null, { status: 304, headers });
+  }
+
+  /**
+   * The origin's response on its way to the client that caused the forward: its own fields
+   * (Set-Cookie included) without hop-by-hop ones, `body` in place of its own when given, and
+   * `age` when it was stored.
+   */
+  fromOrigin(res: Response, request: Request, outcome: CacheOutcome, key: string | undefined, body?: ReadableStream<Uint8Array> | null, age?: number): Response {
+    const headers = endToEndHeaders(res.headers);
+    this.annotate(headers, outcome, age, key);
+    const content = request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status) ? null : body === undefined ? res.body : body;
+    return new Response(content, { status: res.status, statusText: res.statusText, headers });
+  }
+
+  /**
+   * An origin response passed through (a bypass, an unsafe method): a protocol switch (101)
+   * untouched, a status no response may have answered 502 with the reason, anything else
+   * with its hop-by-hop fields removed and Cache-Status added.
+   */
+  relay(res: Response, request: Request, outcome: CacheOutcome, key: string | undefined): Response {
+    if (res.status === 101) return res;
+    if (isFinalStatus(res.status)) return this.fromOrigin(res, request, { ...outcome, fwdStatus: res.status }, key);
+    discardBody(res);
+    return this.synthetic(502, key, { ...outcome, fwdStatus: res.status, detail: 'origin-status' }, badStatusMessage(res.status));
+  }
+
+  /** A bodiless answer of the cache's own, with a short text explaining it when there is one to give. */
+  synthetic(status: number, key: string | undefined, outcome: CacheOutcome, message?: string): Response {
+    const headers = new Headers();
+    this.annotate(headers, outcome, undefined, key);
+    if (message === undefined) return new Response(null, { status, headers });
+    headers.set('content-type', 'text/plain; charset=utf-8');
+    return new Response(`${message}\n`, { status, headers });
+  }
+
+  /** Sets Age (when served from or stored in the cache), appends this cache's Cache-Status member, and X-Cache when asked. */
+  annotate(headers: Headers, outcome: CacheOutcome, age: number | undefined, key: string | undefined): void {
+    if (age !== undefined) headers.set('age', ageSeconds(age));
+    headers.append('cache-status', this.status(outcome, key));
+    if (this.o.xCache) headers.set('x-cache', xCacheValue(outcome));
+  }
+
+  /** This cache's Cache-Status member for an outcome. */
+  status(outcome: CacheOutcome, key: string | undefined): string {
+    return formatCacheStatus(this.o.name, outcome, this.o.cacheStatusKey ? key : undefined);
+  }
+
+  /** A 416 for a range beyond the stored representation (RFC 9110 §15.5.17). */
+  unsatisfiable(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string, length: number): Response {
+    const headers = withoutFields(meta.headers, BODY_FIELDS);
+    headers.push(['content-range', unsatisfiedRange(length)], ['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
+    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    return new Response(null, { status: 416, headers });
+  }
+}
+
+/** Fields that describe the whole body and are replaced in a 206. */
+const RANGE_FIELDS: ReadonlySet<string> = new Set(['content-length', 'content-range']);
+/** Fields that describe a body a 416 does not carry. */
+const BODY_FIELDS: ReadonlySet<string> = new Set(['content-length', 'content-range', 'content-type', 'content-encoding']);
+
+function withoutFields(headers: readonly HeaderPair[], drop: ReadonlySet<string>): HeaderPair[] {
+  return headers.filter(([name]) => !drop.has(name));
+}
+
+function headerOf(headers: readonly HeaderPair[], name: string): string | null {
+  for (const [n, v] of headers) if (n === name) return v;
+  return null;
+}
+
+/** A stored response's Date (the cache adds one when the origin sent none), or the time it was received. */
+function storedDate(meta: ResponseMeta): string {
+  return headerOf(meta.headers, 'date') ?? formatHttpDate(meta.responseTime);
+}
+
+/** The Age field value: whole seconds, clamped to 2^31 (RFC 9111 §5.1). */
+export function ageSeconds(ageMs: number): string {
+  return String(Math.min(Math.floor(ageMs / 1000), 2147483648));
+}

@@ -1,0 +1,71 @@
+/**
+ * Whether a shared cache may store a response (RFC 9111 §3, §3.5, §5.2.2; RFC 9110 §9.3.3),
+ * and when not, why: the reason becomes Cache-Status `detail`. Pure.
+ */
+import type { RequestDirectives } from './cache-control.ts';
+import { HEURISTICALLY_CACHEABLE, hasExplicitFreshness } from './freshness.ts';
+import type { ResponseDirectives } from './response-directives.ts';
+import { parseVary } from './vary.ts';
+
+/** What to do with a response that sets a cookie. */
+export type SetCookiePolicy = 'bypass' | 'strip' | 'store';
+
+/** The options storability depends on. */
+export interface StorabilityPolicy {
+  setCookie: SetCookiePolicy;
+  maxBodyBytes: number;
+  storePartial: boolean;
+}
+
+/**
+ * Statuses whose caching requirements this cache implements, for `must-understand` (§5.2.2.3):
+ * the final statuses RFC 9110 defines, which it stores only by the rules above. 206 counts
+ * only when partial responses are stored at all.
+ */
+const UNDERSTOOD: ReadonlySet<number> = new Set([
+  200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 305, 307, 308,
+  400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 426,
+  500, 501, 502, 503, 504, 505,
+]);
+
+/**
+ * Why the response to a GET (or to a POST that answers later GETs) may not be stored, or
+ * undefined when it may.
+ */
+export function unstorableReason(request: Request, res: Response, directives: ResponseDirectives, rd: RequestDirectives, policy: StorabilityPolicy): string | undefined {
+  if (rd.noStore) return 'request-no-store';
+  const status = res.status;
+  if (status < 200 || status === 304 || (status === 206 && !policy.storePartial)) return 'status';
+  const { cc } = directives;
+  let noStore = cc.has('no-store');
+  if (cc.has('must-understand')) {
+    // §5.2.2.3: a cache that conforms to the status code's caching requirements may ignore
+    // no-store; one that does not must not store at all.
+    if (!UNDERSTOOD.has(status) && !(status === 206 && policy.storePartial)) return 'must-understand';
+    noStore = false;
+  }
+  if (!HEURISTICALLY_CACHEABLE.has(status) && !hasExplicitFreshness(res.headers, directives)) return 'status';
+  if (noStore) return 'no-store';
+  if (cc.has('private')) return 'private';
+  if (request.headers.has('authorization') && !cc.has('public') && !cc.has('s-maxage') && !cc.has('must-revalidate')) return 'authorization';
+  if (policy.setCookie === 'bypass' && res.headers.has('set-cookie')) return 'set-cookie';
+  if (parseVary(res.headers.get('vary')) === '*') return 'vary-star';
+  const length = res.headers.get('content-length');
+  if (length !== null && Number(length) > policy.maxBodyBytes) return 'too-large';
+  return undefined;
+}
+
+/**
+ * True when a POST response may answer later GETs of its URL (RFC 9110 §9.3.3): it states its
+ * own freshness and its Content-Location is the request's URL.
+ */
+export function postAnswersGets(request: Request, res: Response, directives: ResponseDirectives): boolean {
+  if (request.method !== 'POST' || !hasExplicitFreshness(res.headers, directives)) return false;
+  const location = res.headers.get('content-location');
+  if (location === null || !URL.canParse(location, request.url)) return false;
+  const target = new URL(location, request.url);
+  const self = new URL(request.url);
+  target.hash = '';
+  self.hash = '';
+  return target.href === self.href;
+}

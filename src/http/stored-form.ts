@@ -1,0 +1,95 @@
+/**
+ * The stored form of a response (RFC 9111 §3.1): the meta of an origin response as the cache
+ * keeps it, and the update a 304 makes to a stored response (§3.2, §4.3.4). Pure.
+ */
+import { freshness, type FreshnessPolicy } from './freshness.ts';
+import { connectionNames, isHopByHop, type HeaderPair } from './headers.ts';
+import { formatHttpDate } from './http-date.ts';
+import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
+import type { SetCookiePolicy } from './storability.ts';
+import type { ResponseMeta, StoredResponse } from './stored-response.ts';
+import { parseVary, varyValues } from './vary.ts';
+
+/** What the stored form depends on besides the response. */
+export interface StoredFormPolicy {
+  freshness: FreshnessPolicy;
+  setCookie: SetCookiePolicy;
+  targetedFields: readonly string[];
+}
+
+/** When the request that produced a response was sent and the response received, ms. */
+export interface Exchange {
+  requestTime: number;
+  responseTime: number;
+}
+
+/** Fields a 304 never updates in the stored response (§3.2, §4.3.4): they describe that message, not the representation. */
+const NOT_FRESHENED: ReadonlySet<string> = new Set(['content-length', 'content-range', 'age']);
+/** Fields a 206 carries about its own part, not about the representation. */
+const PART_FIELDS: ReadonlySet<string> = new Set(['content-range', 'content-length']);
+
+/**
+ * The meta to store for `res`: its end-to-end fields (no Age; no Set-Cookie unless the policy
+ * stores it; for a 206 no Content-Range or Content-Length), a Date when the origin sent none
+ * (RFC 9110 §6.6.1), freshness, validators, the vary values and tags.
+ */
+export function storedMeta(request: Request, res: Response, directives: ResponseDirectives, exchange: Exchange, tags: readonly string[], policy: StoredFormPolicy): ResponseMeta {
+  const named = connectionNames(res.headers);
+  const keepCookie = policy.setCookie === 'store';
+  const headers: HeaderPair[] = [];
+  for (const [name, value] of res.headers) {
+    if (isHopByHop(name, named) || name === 'age' || (name === 'set-cookie' && !keepCookie) || (res.status === 206 && PART_FIELDS.has(name))) continue;
+    headers.push([name, value]);
+  }
+  if (!res.headers.has('date')) headers.push(['date', formatHttpDate(exchange.responseTime)]);
+  const vary = parseVary(res.headers.get('vary')) as string[];
+  return {
+    status: res.status,
+    headers,
+    requestTime: exchange.requestTime,
+    responseTime: exchange.responseTime,
+    ...freshness(res.status, res.headers, directives, exchange.requestTime, exchange.responseTime, policy.freshness),
+    etag: res.headers.get('etag'),
+    lastModified: res.headers.get('last-modified'),
+    vary,
+    varyValues: varyValues(vary, request.headers),
+    tags: [...tags],
+  };
+}
+
+/**
+ * A stored response updated by a 304 (§4.3.4): the 304's fields replace the stored ones and
+ * freshness restarts. Undefined when the update now forbids storing (no-store, private, or a
+ * Set-Cookie the policy will not store). A Set-Cookie in the 304 replaces the stored one only
+ * under `setCookie: 'store'`; under `'strip'` it is left out.
+ */
+export function freshened(stale: StoredResponse, notModified: Headers, exchange: Exchange, policy: StoredFormPolicy): StoredResponse | undefined {
+  if (policy.setCookie === 'bypass' && notModified.has('set-cookie')) return undefined;
+  const named = connectionNames(notModified);
+  const replaced = new Set<string>();
+  const updates: HeaderPair[] = [];
+  for (const [name, value] of notModified) {
+    if (isHopByHop(name, named) || NOT_FRESHENED.has(name) || (name === 'set-cookie' && policy.setCookie !== 'store')) continue;
+    replaced.add(name);
+    updates.push([name, value]);
+  }
+  if (!replaced.has('date')) {
+    replaced.add('date');
+    updates.push(['date', formatHttpDate(exchange.responseTime)]);
+  }
+  const headers = stale.headers.filter(([name]) => !replaced.has(name)).concat(updates);
+  const merged = new Headers(headers);
+  const directives = responseDirectives(merged, policy.targetedFields);
+  if (directives.cc.has('no-store') || directives.cc.has('private')) return undefined;
+  const age = notModified.get('age');
+  if (age !== null) merged.set('age', age);
+  return {
+    ...stale,
+    headers,
+    requestTime: exchange.requestTime,
+    responseTime: exchange.responseTime,
+    ...freshness(stale.status, merged, directives, exchange.requestTime, exchange.responseTime, policy.freshness),
+    etag: merged.get('etag'),
+    lastModified: merged.get('last-modified'),
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The secondary cache key (RFC 9111 §4.1): which stored variant of a URL a request selects,
+ * from the request fields the response's `Vary` names. Values are normalised first, as §4.1
+ * allows, so that spellings with the same meaning share one variant: whitespace and repeated
+ * field lines everywhere, and for the content-negotiation fields (Accept, Accept-Encoding,
+ * Accept-Language) also case, the order of equally weighted members and the spelling of
+ * q-values.
+ */
+import type { HeaderPair } from './headers.ts';
+
+/**
+ * The field names a `Vary` value lists, lowercase, sorted and unique; `'*'` when it lists `*`
+ * (such a response can never be reused, §4.1).
+ */
+export function parseVary(value: string | null): readonly string[] | '*' {
+  if (value === null) return [];
+  const names = new Set<string>();
+  for (const part of value.split(',')) {
+    const name = part.trim().toLowerCase();
+    if (name === '*') return '*';
+    if (name) names.add(name);
+  }
+  return [...names].sort();
+}
+
+/** Fields whose members carry weights (q) and whose member order means nothing beyond them (RFC 9110 §12.5). */
+const NEGOTIATION_FIELDS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language']);
+
+/**
+ * The request's values for the varying fields, normalised; `null` marks an absent field,
+ * distinct from an empty one.
+ */
+export function varyValues(names: readonly string[], headers: Headers): Array<string | null> {
+  return names.map((name) => {
+    const value = headers.get(name);
+    if (value === null) return null;
+    return (NEGOTIATION_FIELDS.has(name) ? normaliseNegotiation(value) : undefined) ?? normaliseWhitespace(value);
+  });
+}
+
+/** Whitespace around commas and runs of it carry no meaning in a list field. */
+function normaliseWhitespace(value: string): string {
+  return value.replace(/\s*,\s*/g, ',').replace(/\s+/g, ' ').trim();
+}
+
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/**
+ * A negotiation field in canonical form: members lowercased (language tags, codings and media
+ * types are case-insensitive, and so are parameter names), `q=1` dropped and other q-values
+ * written shortest, duplicates dropped, sorted by weight and then by text. Undefined when the
+ * value holds something this reading might misjudge (a quoted string, a malformed q): it is
+ * then only whitespace-normalised, which can split variants but never merge different ones.
+ */
+function normaliseNegotiation(value: string): string | undefined {
+  if (value.includes('"')) return undefined;
+  const members = new Map<string, number>();
+  for (const part of value.split(',')) {
+    const [range, ...params] = part.split(';');
+    const name = range!.trim().toLowerCase();
+    if (!name) continue;
+    let q = 1;
+    const kept: string[] = [];
+    for (const param of params) {
+      const eq = param.indexOf('=');
+      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
+      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
+      if (key === 'q') {
+        if (!QVALUE.test(arg)) return undefined;
+        q = Number(arg);
+      } else if (key) {
+        kept.push(eq === -1 ? key : `${key}=${arg}`);
+      }
+    }
+    const member = [name, ...kept].join(';');
+    if (!members.has(member)) members.set(member, q);
+  }
+  return [...members]
+    .sort(([a, qa], [b, qb]) => qb - qa || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([member, q]) => (q === 1 ? member : `${member};q=${q}`))
+    .join(',');
+}
+
+/** True when both value lists are equal. */
+export function sameValues(a: ReadonlyArray<string | null>, b: ReadonlyArray<string | null>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * A short fixed-length digest of the values for the variant key (two FNV-1a 32-bit hashes).
+ * Not cryptographic: the stored variant keeps its values, and a reader compares them, so a
+ * collision is a miss, never a wrong response.
+ */
+export function variantDigest(values: ReadonlyArray<string | null>): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  const text = JSON.stringify(values);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
+}
+
+// ── language selection ─────────────────────────────────────────────────────────────────
+
+/**
+ * Marks a value slot that names a language rather than a request's Accept-Language. A field
+ * value can never contain a line feed, so no request value can collide with it.
+ */
+const LANGUAGE_SLOT = '\nlanguage:';
+
+/**
+ * The language of a response that declares exactly one in Content-Language, lowercase;
+ * undefined otherwise.
+ */
+export function contentLanguage(headers: readonly HeaderPair[]): string | undefined {
+  let found: string | undefined;
+  for (const [name, value] of headers) {
+    if (name !== 'content-language') continue;
+    if (found !== undefined || value.includes(',')) return undefined;
+    found = value.trim().toLowerCase();
+  }
+  return found || undefined;
+}
+
+/**
+ * The language ranges a request's Accept-Language weights highest (above 0), lowercase;
+ * none when `*` is among them. A stored response in one of these languages is one the client would take as
+ * its first choice, whatever the exact spelling of its field (RFC 9111 §4.1 lets a cache
+ * select by the field's semantics).
+ */
+export function preferredLanguages(value: string | null): string[] {
+  const normalised = value === null ? undefined : normaliseNegotiation(value);
+  if (!normalised) return [];
+  const top: string[] = [];
+  let best = 0;
+  for (const member of normalised.split(',')) {
+    const [name, ...params] = member.split(';');
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (weight <= 0 || params.some((p) => !p.startsWith('q='))) continue;
+    if (weight > best) {
+      best = weight;
+      top.length = 0;
+    }
+    if (weight === best) top.push(name!);
+  }
+  // A top-weighted `*` takes any language as first choice: no stored one is more right than another.
+  return top.includes('*') ? [] : top;
+}
+
+/**
+ * The values under which a response in `language` is filed for language selection: the
+ * request's values with the Accept-Language slot replaced by the language.
+ */
+export function languageValues(vary: readonly string[], values: ReadonlyArray<string | null>, language: string): Array<string | null> {
+  const slot = vary.indexOf('accept-language');
+  return values.map((v, i) => (i === slot ? LANGUAGE_SLOT + language : v));
+}

@@ -1,0 +1,6 @@
+/** Lower-case hexadecimal of `bytes`, two digits per byte. */
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}

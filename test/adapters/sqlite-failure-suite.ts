@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultBinding, openConnection } from '../../adapters/sqlite/binding.ts';
+import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
+import { createCache, type Cache } from '../../src/index.ts';
+import { bytes, sleep, text, type SuiteApi } from '../support/suite-api.ts';
+import { removeDir, tempDir } from './sqlite-temp.ts';
+
+const errorsOf = (cache: Cache) => {
+  const seen: unknown[] = [];
+  cache.events.addEventListener('error', (e) => seen.push((e as CustomEvent<{ error: unknown }>).detail.error));
+  return seen;
+};
+
+const isStoreError = (code: string) => (e: unknown) => e instanceof SqliteStoreError && e.code === code;
+
+/**
+ * A corrupt or locked file on each runtime's own binding (the three word their errors
+ * differently): a miss or a failed write plus an error event, never a crash; SQLITE_BUSY
+ * retried on the event loop within the store's timeout. Runner-neutral: vitest, bun test, Deno.test.
+ */
+export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
+  t.describe(`sqlite store failures on ${runtime} (${defaultBinding()})`, () => {
+    let dir: string;
+    t.beforeAll(() => {
+      dir = tempDir(`failure-${runtime}`);
+    });
+    t.afterAll(() => removeDir(dir));
+
+    t.it('a corrupt file: the store opens, every call rejects with NOTADB, the cache misses; a replaced file is picked up again', async () => {
+      const path = join(dir, 'corrupt.db');
+      writeFileSync(path, 'this is not a database, only some text '.repeat(200));
+      const store = sqliteStore({ path, timeoutMs: 50 });
+      const cache = createCache({ store });
+      const errors = errorsOf(cache);
+      try {
+        await assert.rejects(store.get('k'), (e: unknown) => isStoreError('NOTADB')(e) && (e as SqliteStoreError).path === path && /cannot open the database: file is not a database/.test((e as Error).message));
+        assert.equal(await cache.get('k'), undefined);
+        assert.equal(await cache.set('k', 1), false);
+        assert.equal(await cache.getOrSet('k', () => 'computed'), 'computed');
+        assert.ok(errors.length >= 3 && errors.every(isStoreError('NOTADB')), String(errors));
+        // Someone removes the bad file: after timeoutMs the store opens a fresh one.
+        rmSync(path);
+        await sleep(60);
+        assert.equal(await cache.set('k', 2), true);
+        assert.equal(await cache.get('k'), 2);
+      } finally {
+        await store.close();
+      }
+    });
+
+    t.it('SQLITE_BUSY is retried without blocking the event loop: a lock released in time lets the write through', async () => {
+      const path = join(dir, 'busy.db');
+      const store = sqliteStore({ path, timeoutMs: 2000 });
+      await store.set('k', bytes('before'));
+      const other = openConnection(path, store.binding);
+      other.exec('PRAGMA busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      let released = false;
+      // This timer can only fire while the write waits if the store's retries yield to the event loop.
+      setTimeout(() => {
+        other.exec('COMMIT');
+        released = true;
+      }, 50);
+      await store.set('k', bytes('after'));
+      assert.equal(released, true);
+      assert.equal(text(await store.get('k')), 'after');
+      other.close();
+      await store.close();
+    });
+
+    t.it('a lock held past the timeout fails the write (code BUSY) while reads go on; the cache reports set → false', async () => {
+      const path = join(dir, 'locked.db');
+      const store = sqliteStore({ path, timeoutMs: 100 });
+      const cache = createCache({ store });
+      const errors = errorsOf(cache);
+      await store.set('k', bytes('v'));
+      const other = openConnection(path, store.binding);
+      other.exec('PRAGMA busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        const started = Date.now();
+        await assert.rejects(store.set('k', bytes('w')), (e: unknown) => isStoreError('BUSY')(e) && /stayed locked by another connection for 100 ms/.test((e as Error).message));
+        assert.ok(Date.now() - started >= 100);
+        assert.equal(text(await store.get('k')), 'v', 'WAL: readers never wait for the writer');
+        assert.equal(await cache.set('c', 1), false);
+        assert.ok(errors.some(isStoreError('BUSY')));
+      } finally {
+        other.exec('ROLLBACK');
+        other.close();
+        await store.close();
+      }
+    });
+  });
+}

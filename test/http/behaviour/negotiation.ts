@@ -1,0 +1,68 @@
+/** Variants (RFC 9111 §4.1): normalising the negotiation fields, language selection, the per-URL cap, concurrent first variants. */
+import assert from 'node:assert/strict';
+import { reply } from '../scripted-origin.ts';
+import type { ScenarioFn } from './harness.ts';
+
+export function negotiationScenarios(scenario: ScenarioFn): void {
+  scenario('normalises Accept-Language, Accept-Encoding and Accept before matching variants', {}, async ({ origin, get }) => {
+    for (const field of ['accept-language', 'accept-encoding', 'accept']) {
+      origin.on(`/${field}`, (_, k) => reply(`${field}${k}`, { 'cache-control': 'max-age=60', vary: field }));
+    }
+    const spellings: Record<string, string[]> = {
+      'accept-language': ['en, de', 'de, en', 'eN, De', ' en ,   de', 'de;q=1, en;q=1.000', 'en,de,en'],
+      'accept-encoding': ['gzip, br', 'br,gzip', 'GZIP;q=1, br', 'br;Q=1.0 , gzip'],
+      accept: ['text/html, application/json;q=0.9', 'application/json;q=0.90,text/html', 'TEXT/HTML,application/JSON; q=0.9'],
+    };
+    for (const [field, values] of Object.entries(spellings)) {
+      for (const value of values) assert.equal((await get(`/${field}`, { headers: { [field]: value } })).body, `${field}1`, `${field}: ${value}`);
+      assert.equal(origin.count(`/${field}`), 1, field);
+    }
+    // Weights still tell variants apart.
+    assert.equal((await get('/accept-language', { headers: { 'accept-language': 'en;q=0.5, de' } })).body, 'accept-language2');
+    assert.equal((await get('/accept-encoding', { headers: { 'accept-encoding': 'gzip;q=0, br' } })).body, 'accept-encoding2');
+  });
+
+  scenario('a stored Content-Language answers a request that weights that language highest', {}, async ({ origin, get }) => {
+    origin.on('/l', (_, k) => reply(`de${k}`, { 'cache-control': 'max-age=60', vary: 'Accept-Language', 'content-language': 'de' }));
+    await get('/l', { headers: { 'accept-language': 'en, de' } });
+    const selected = await get('/l', { headers: { 'accept-language': 'fr;q=0.5, de;q=1.0' } });
+    assert.equal(selected.body, 'de1');
+    assert.match(selected.cs, /^cachette; hit/);
+    assert.equal((await get('/l', { headers: { 'accept-language': 'DE' } })).body, 'de1');
+    assert.equal((await get('/l', { headers: { 'accept-language': 'fr, de;q=0.9' } })).body, 'de2', 'French is preferred: the origin decides');
+    assert.equal(origin.count('/l'), 2);
+  });
+
+  scenario('caps the variants kept per URL (maxVariants)', { maxVariants: 3 }, async ({ origin, get }) => {
+    origin.on('/cap', (req, k) => reply(`${req.headers.get('x-v')}:${k}`, { 'cache-control': 'max-age=60', vary: 'X-V' }));
+    for (const v of ['a', 'b', 'c']) assert.match((await get('/cap', { headers: { 'x-v': v } })).cs, /stored/);
+    const fourth = await get('/cap', { headers: { 'x-v': 'd' } });
+    assert.equal(fourth.body, 'd:4');
+    assert.match(fourth.cs, /detail="variants"/);
+    assert.doesNotMatch(fourth.cs, /stored/);
+    assert.equal((await get('/cap', { headers: { 'x-v': 'd' } })).body, 'd:5', 'served, not stored');
+    for (const v of ['a', 'b', 'c']) assert.match((await get('/cap', { headers: { 'x-v': v } })).cs, /^cachette; hit/, `variant ${v} kept`);
+    assert.equal(origin.count('/cap'), 5);
+  });
+
+  scenario('first variants of a cold URL arriving together do not orphan each other', {}, async ({ origin, cache, get }) => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    origin.on('/cold', async (req) => {
+      await gate;
+      return reply(`for ${req.headers.get('accept-language')}`, { 'cache-control': 'max-age=60', vary: 'Accept-Language' });
+    });
+    const languages = Array.from({ length: 24 }, (_, i) => `x-l${i}`);
+    const pending = languages.map((l) => cache.fetch('/cold', { headers: { 'accept-language': l } }).then((r) => r.text()));
+    setTimeout(open, 20);
+    assert.deepEqual(await Promise.all(pending), languages.map((l) => `for ${l}`));
+    await cache.idle();
+    const seen = origin.count('/cold');
+    for (const l of languages) {
+      const r = await get('/cold', { headers: { 'accept-language': l } });
+      assert.equal(r.body, `for ${l}`);
+      assert.match(r.cs, /^cachette; hit/, `the variant for ${l} is reachable`);
+    }
+    assert.equal(origin.count('/cold'), seen, 'every variant was kept');
+  });
+}

@@ -1,0 +1,113 @@
+// The package as a user gets it: `npm pack`, installed into a fresh consumer project, then
+// type-checked under moduleResolution nodenext and bundler, run on Node, and inspected for
+// what it ships (source maps that resolve, a LICENSE, no tests). Runs in its own step of
+// `npm test` (scripts/test/package.ts), after the other Node suites: it builds and compiles.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { packPackage, type PackedTarball } from '../support/packed-package.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
+const repoModules = join(root, 'node_modules');
+/** What the consumer installs besides the tarball: the peers and types its sources use, linked from this checkout so no network is needed. */
+const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', '@types/node'];
+
+let work: string;
+let consumer: string;
+let installed: string;
+let packed: PackedTarball;
+
+/** Every file below `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => statSync(join(dir, file)).isFile());
+}
+
+/** Runs tsc on the consumer with `compilerOptions`; returns its diagnostics. */
+function typecheck(name: string, compilerOptions: Record<string, unknown>): string {
+  const config = join(consumer, `tsconfig.${name}.json`);
+  writeFileSync(config, JSON.stringify({
+    // TypeScript's own lib files need no checking, and skipping them halves the time.
+    compilerOptions: { target: 'ES2022', lib: ['ES2023', 'DOM', 'DOM.Iterable'], strict: true, skipDefaultLibCheck: true, noEmit: true, types: ['node'], ...compilerOptions },
+    include: ['src/**/*.ts'],
+  }));
+  const run = spawnSync(process.execPath, [join(repoModules, 'typescript', 'bin', 'tsc'), '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
+  return `${run.stdout}${run.stderr}`.trim();
+}
+
+describe('the packed package in a consumer project', () => {
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'cachette-pack-'));
+    // Built from the sources as they are now, in a scratch copy: the checkout's dist/ plays no part.
+    packed = packPackage(root, work);
+    consumer = join(work, 'consumer');
+    cpSync(fixtures, join(consumer, 'src'), { recursive: true });
+    const dependencies: Record<string, string> = { cachette: `file:${packed.path}` };
+    for (const name of LINKED) dependencies[name] = `file:${join(repoModules, name)}`;
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }));
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    installed = join(consumer, 'node_modules', 'cachette');
+  }, 240_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('was installed from the tarball, not linked to this checkout', () => {
+    assert.ok(existsSync(join(installed, 'package.json')));
+    assert.equal(statSync(installed).isDirectory() && !readdirSync(join(consumer, 'node_modules')).includes('cachette/'), true);
+    assert.notEqual(resolve(installed), resolve(root));
+  });
+
+  // With skipLibCheck off, errors inside the published declarations show (TS2709 did, under
+  // nodenext); the consumer's own assertions (IsAny on the Valkey client) catch what
+  // skipLibCheck would hide, so the second configuration may skip them and stay quick.
+  it('type-checks under moduleResolution nodenext, with skipLibCheck off', () => {
+    assert.equal(typecheck('nodenext', { module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false }), '');
+  }, 120_000);
+
+  it('type-checks under moduleResolution bundler', () => {
+    assert.equal(typecheck('bundler', { module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true }), '');
+  }, 120_000);
+
+  it('runs on Node from the installed package, and exits by itself', () => {
+    const run = spawnSync(process.execPath, [join(consumer, 'src', 'smoke.mjs')], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.signal, null, `killed: it did not exit within 60 s\n${run.stdout}${run.stderr}`);
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+    assert.match(run.stdout, /smoke ok/);
+  }, 90_000);
+
+  it('ships its sources with maps that resolve to them, and nothing else of the repository', () => {
+    const files = filesUnder(installed);
+    const maps = files.filter((file) => file.endsWith('.map'));
+    assert.ok(maps.length > 0, 'source maps are shipped');
+    const mapped = new Set<string>();
+    for (const map of maps) {
+      const { sources, sourceRoot = '' } = JSON.parse(readFileSync(join(installed, map), 'utf8')) as { sources: string[]; sourceRoot?: string };
+      for (const source of sources) {
+        const target = resolve(installed, dirname(map), sourceRoot, source);
+        assert.ok(target.startsWith(installed + sep), `${map} points outside the package: ${source}`);
+        assert.ok(existsSync(target), `${map} points at ${relative(installed, target)}, which is not shipped`);
+        mapped.add(relative(installed, target));
+      }
+    }
+    const sources = files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+    assert.deepEqual(sources.filter((file) => !mapped.has(file)), [], 'every shipped source is one a map points at');
+    assert.deepEqual(files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench|^examples|^scripts/.test(file)), []);
+  });
+
+  it('ships a LICENSE that matches package.json', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { license: string };
+    assert.equal(manifest.license, 'MIT');
+    assert.match(readFileSync(join(installed, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) \d{4} /);
+  });
+
+  it('stays small: the tarball size is reported, and bounded', () => {
+    console.info(`[pack] ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
+    assert.ok(packed.size < 512 * 1024, `${packed.size} bytes`);
+  });
+});

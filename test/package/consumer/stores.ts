@@ -1,0 +1,17 @@
+// Every store adapter, typed: in particular the Valkey client (TS2709 made it a namespace, and
+// skipLibCheck made it any).
+import type { Redis } from 'iovalkey';
+import { cloudflareKvStore, type KVNamespaceLike } from 'cachette/adapters/cloudflare-kv';
+import { memoryStore } from 'cachette/adapters/memory';
+import { upstashStore } from 'cachette/adapters/upstash';
+import { valkeyStore, ValkeyStore } from 'cachette/adapters/valkey';
+import type { Equal, Expect, IsAny } from './type-checks.js';
+
+const valkey = valkeyStore({ connection: 'redis://127.0.0.1:6379', clientOptions: { lazyConnect: true } });
+export const client: Redis = valkey.client;
+export type ValkeyChecks = [Expect<Equal<IsAny<typeof valkey.client>, false>>, Expect<Equal<typeof valkey extends ValkeyStore ? true : false, true>>];
+export const stores = [
+  memoryStore({ maxEntries: 100 }),
+  upstashStore({ url: 'https://example.upstash.io', token: 'token' }),
+  cloudflareKvStore({ namespace: {} as KVNamespaceLike }),
+];

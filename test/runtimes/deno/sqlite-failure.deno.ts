@@ -1,0 +1,5 @@
+// The SQLite store's failure paths on node:sqlite: `deno test -A --no-check test/runtimes/deno/sqlite-failure.deno.ts`.
+import { sqliteFailureSuite } from '../../adapters/sqlite-failure-suite.ts';
+import { denoSuiteApi } from './suite-api.ts';
+
+sqliteFailureSuite(denoSuiteApi(), 'deno');
