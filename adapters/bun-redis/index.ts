@@ -8,8 +8,9 @@
  * const cache = createCache({ store: bunRedisStore('redis://127.0.0.1:6379') });
  * ```
  */
+import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { COMPARE_AND_DELETE_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
 
 export type { BunRedisClient, BunRedisClientOptions } from './client.ts';
@@ -28,6 +29,9 @@ export interface BunRedisStoreOptions {
  * TTL it was created with.
  */
 const INCR_WITH_TTL_LUA = `redis.call('SET', KEYS[1], '0', 'PX', ARGV[2], 'NX') return redis.call('INCRBY', KEYS[1], ARGV[1])`;
+
+/** The code Bun's client gives an error reply of the server (as opposed to a connection failure). */
+const SERVER_ERROR_CODE = 'ERR_REDIS_SERVER_ERROR';
 
 const orUndefined = (value: Uint8Array | null): Uint8Array | undefined => value ?? undefined;
 const holesAsUndefined = (values: Array<Uint8Array | null>): Array<Uint8Array | undefined> => values.map(orUndefined);
@@ -48,11 +52,15 @@ const MAX_RECONNECT_DELAY_MS = 2000;
  */
 export class BunRedisStore implements Store {
   readonly name = 'bun-redis';
+  /** One connection, pipelined: calls reach the server in the order they were made. */
+  readonly ordered = true;
+  /** The same server as the valkey store's, so the same default: see TCP_COMPRESSION_THRESHOLD. */
+  readonly compressionThreshold = TCP_COMPRESSION_THRESHOLD;
+  /** scheme://host:port only: messages name the server without its credentials. */
+  readonly address: string;
   /** The underlying client, for commands the store contract does not cover. */
   readonly client: BunRedisClient;
   readonly #owned: boolean;
-  /** host:port only: errors name the server without its credentials. */
-  readonly #address: string;
   #connecting: Promise<void> | undefined;
   #failures = 0;
   #retryAt = 0;
@@ -64,7 +72,7 @@ export class BunRedisStore implements Store {
     if (typeof o?.connection === 'string') {
       const Client = bunRedisClientClass();
       if (!Client) throw new TypeError('bunRedisStore: Bun.RedisClient is not available; run this under Bun ≥ 1.2.9, or use valkeyStore from cachette/adapters/valkey on Node and Deno');
-      this.#address = addressOf(o.connection);
+      this.address = addressOf(o.connection);
       this.client = new Client(o.connection, {
         // A cache must answer fast when the server is away: no command waits in an offline
         // queue (it would grow without bound), and reconnection happens on demand, below.
@@ -76,7 +84,7 @@ export class BunRedisStore implements Store {
       this.#owned = true;
     } else if (isBunRedisClient(o?.connection)) {
       this.client = o.connection;
-      this.#address = 'a client passed in';
+      this.address = 'a client passed in';
       this.#owned = false;
     } else {
       throw new TypeError('bunRedisStore: "connection" must be a redis:// URL or a Bun.RedisClient');
@@ -86,49 +94,46 @@ export class BunRedisStore implements Store {
   // The hot calls chain one `.then` on the client's promise rather than wrapping it in an
   // async function: one promise less per call, on the path every cached read takes.
   get(key: string): Promise<Uint8Array | undefined> {
-    return this.#run(() => this.client.getBuffer(key).then(orUndefined));
+    return this.#run(() => this.client.getBuffer(key).then(orUndefined, refusal));
   }
 
   getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return Promise.resolve([]);
-    return this.#run(() => Promise.all(keys.map((key) => this.client.getBuffer(key))).then(holesAsUndefined));
+    return this.#run(() => Promise.all(keys.map((key) => this.client.getBuffer(key))).then(holesAsUndefined, refusal));
   }
 
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
-    return this.#run(() => (ttlMs === undefined ? this.client.set(key, value) : this.client.set(key, value, 'PX', String(positiveMs(ttlMs)))).then(nothing));
+    return this.#run(() => (ttlMs === undefined ? this.client.set(key, value) : this.client.set(key, value, 'PX', String(positiveMs(ttlMs)))).then(nothing, refusal));
   }
 
   setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
-    return this.#run(async () => {
-      if (entries.every((e) => e.ttlMs === undefined)) {
-        await this.client.mset(...entries.flatMap((e) => [e.key, e.value]));
-        return;
-      }
+    return this.#run(() => {
+      if (entries.every((e) => e.ttlMs === undefined)) return this.client.mset(...entries.flatMap((e) => [e.key, e.value])).then(nothing, refusal);
       // Issued in one tick, the SETs leave in one write: one round trip.
-      await Promise.all(entries.map((e) => (e.ttlMs === undefined ? this.client.set(e.key, e.value) : this.client.set(e.key, e.value, 'PX', String(positiveMs(e.ttlMs))))));
+      return Promise.all(entries.map((e) => (e.ttlMs === undefined ? this.client.set(e.key, e.value) : this.client.set(e.key, e.value, 'PX', String(positiveMs(e.ttlMs)))))).then(nothing, refusal);
     });
   }
 
   delete(keys: readonly string[]): Promise<number> {
     if (keys.length === 0) return Promise.resolve(0);
-    return this.#run(() => this.client.del(...keys));
+    return this.#run(() => this.client.del(...keys).catch(refusal));
   }
 
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    if (ttlMs === undefined) return this.#run(() => this.client.incrby(key, by));
-    return this.#run(() => this.client.send('EVAL', [INCR_WITH_TTL_LUA, '1', key, String(by), String(positiveMs(ttlMs))]).then(Number));
+    if (ttlMs === undefined) return this.#run(() => this.client.incrby(key, by).catch(refusal));
+    return this.#run(() => this.client.send('EVAL', [INCR_WITH_TTL_LUA, '1', key, String(by), String(positiveMs(ttlMs))]).then(Number, refusal));
   }
 
   add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     return this.#run(async () => {
-      const reply = ttlMs === undefined ? await this.client.set(key, value, 'NX') : await this.client.set(key, value, 'PX', String(positiveMs(ttlMs)), 'NX');
+      const reply = await (ttlMs === undefined ? this.client.set(key, value, 'NX') : this.client.set(key, value, 'PX', String(positiveMs(ttlMs)), 'NX')).catch(refusal);
       return reply === 'OK';
     });
   }
 
   compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
-    return this.#run(async () => Number(await this.client.send('EVAL', [COMPARE_AND_DELETE_LUA, '1', key, expected])) === 1);
+    return this.#run(async () => Number(await this.client.send('EVAL', [COMPARE_AND_DELETE_LUA, '1', key, expected]).catch(refusal)) === 1);
   }
 
   clear(prefix: string): Promise<void> {
@@ -156,7 +161,7 @@ export class BunRedisStore implements Store {
   }
 
   #connect(): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('bun-redis store: the store is closed'));
+    if (this.#closed) return Promise.reject(new StoreUnavailableError('bun-redis store: the store is closed'));
     if (this.#connecting) return this.#connecting;
     // While the server is away, callers fail at once instead of each waiting for a handshake.
     if (Date.now() < this.#retryAt) return Promise.reject(this.#unreachable(this.#lastError));
@@ -176,9 +181,21 @@ export class BunRedisStore implements Store {
     return this.#connecting;
   }
 
-  #unreachable(cause: Error | undefined): Error {
-    return new Error(`bun-redis store: cannot reach ${this.#address}${cause ? ` (${cause.message})` : ''}`, { cause });
+  #unreachable(cause: Error | undefined): StoreUnavailableError {
+    return new StoreUnavailableError(`bun-redis store: cannot reach ${this.address}${cause ? ` (${cause.message})` : ''}`, { cause });
   }
+}
+
+/**
+ * An error reply about the command itself (not the server's state) becomes a
+ * StoreRefusedError, which never counts against the store's health; connection failures and
+ * replies about the server's state pass as they are.
+ */
+function refusal(error: unknown): never {
+  if (error instanceof Error && (error as { code?: unknown }).code === SERVER_ERROR_CODE && !HEALTH_REPLIES.test(error.message)) {
+    throw new StoreRefusedError(error.message, { cause: error });
+  }
+  throw error;
 }
 
 /** Creates a store on Valkey/Redis through Bun's built-in client, from a URL or a client you own. */
