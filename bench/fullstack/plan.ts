@@ -83,7 +83,7 @@ export const TARGETS: readonly Target[] = [
     pinServer: true,
     work: [
       { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
-      { contender: 'cachette-no-compression', label: 'cachette, `compression: false`' },
+      { contender: 'cachette-compressed', label: 'cachette, `compression: true` (deflate from 1 KiB: the document too)' },
       { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
       { contender: 'node-redis', label: 'node-redis 5 (raw, JSON)' },
       ...PEERS,

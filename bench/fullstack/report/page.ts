@@ -57,7 +57,9 @@ bundled by wrangler ([\`fullstack/servers/\`](fullstack/servers/)). Every conten
 ([\`contenders/\`](contenders/), [\`fullstack/contenders/\`](fullstack/contenders/)), with its own defaults.
 
 **GET /work** awaits six calls: get of a ~150-byte object; getMany of ${MANY} keys; set of a ~150-byte object; set of a
-~14 KiB JSON document (compressed where the library compresses by default: cachette does); incr; get of that document.
+~14 KiB JSON document (compressed where the library compresses it by default: cachette compresses from its store's threshold,
+1 KiB over Upstash's HTTP and so the document there, 32 KiB over Valkey's TCP and Workers KV and so not the document there;
+the Node table has a row with \`compression: true\`, which deflates it); incr; get of that document.
 Keys are spread uniformly over ${SMALL_KEYS.toLocaleString('en-US')} small keys, half of which exist (the server prefills the even ones and
 writes only even ones), so reads hit about half the time. Every value read is checked against what was stored under its key:
 a wrong value is an exception and a 500, never a quiet success. Before the load, a fixed request is checked twice
