@@ -1,6 +1,7 @@
 import { isKvNamespace, type KVNamespaceLike } from '../adapters/cloudflare-kv/index.ts';
 import { memoryStore } from '../adapters/memory/index.ts';
 import type { Store } from '../src/store/types.ts';
+import { valkeyClient } from './valkey-client.ts';
 
 /** Environment as each platform hands it over: `process.env`, `Deno.env.toObject()`, a Worker's `env`. */
 export type EnvLike = Readonly<Record<string, unknown>>;
@@ -73,7 +74,7 @@ export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): 
 export function describeChoice(choice: StoreChoice): string {
   switch (choice.kind) {
     case 'explicit': return `store: ${choice.store.name} (passed explicitly)`;
-    case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)})`;
+    case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
     case 'upstash': return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
     case 'cloudflare-kv': return `store: cloudflare-kv (KV binding ${choice.binding})`;
     case 'sqlite': return `store: sqlite (CACHETTE_STORE=sqlite:${choice.path}; shared by the processes of this machine)`;

@@ -1,13 +1,17 @@
 import type { StoreFactories } from './env-store.ts';
+import { valkeyClient } from './valkey-client.ts';
 
 /**
- * The stores a server runtime (Node, Bun, Deno) can open: Valkey over TCP through iovalkey,
- * Upstash over HTTP, and the embedded SQLite file (better-sqlite3 on Node, bun:sqlite and
- * node:sqlite built in on Bun and Deno). Each adapter loads only when chosen, so iovalkey and
- * better-sqlite3, optional peer dependencies, are needed only by those who use them.
+ * The stores a server runtime (Node, Bun, Deno) can open: Valkey over TCP, Upstash over HTTP,
+ * and the embedded SQLite file (better-sqlite3 on Node, bun:sqlite and node:sqlite built in on
+ * Bun and Deno). Valkey goes through iovalkey, or through Bun's built-in RedisClient on Bun when
+ * that is Bun's default (see valkey-client.ts). Each adapter loads only when chosen, so iovalkey
+ * and better-sqlite3, optional peer dependencies, are needed only by those who use them.
  */
 export const serverStoreFactories: StoreFactories = {
-  valkey: async ({ url }) => (await import('../adapters/valkey/index.ts')).valkeyStore(url),
+  valkey: async ({ url }) => valkeyClient() === 'bun-redis'
+    ? (await import('../adapters/bun-redis/index.ts')).bunRedisStore(url)
+    : (await import('../adapters/valkey/index.ts')).valkeyStore(url),
   upstash: async ({ url, token }) => (await import('../adapters/upstash/index.ts')).upstashStore({ url, token }),
   sqlite: async ({ path }) => (await import('../adapters/sqlite/index.ts')).sqliteStore(path),
 };

@@ -39,6 +39,20 @@ export const SET_MANY_LUA = `for i = 1, #KEYS do
 end
 return #KEYS`;
 
+/**
+ * Server replies that say something about the server's state rather than about the command:
+ * out of memory, loading its data, a read-only replica, a cluster in trouble. They count
+ * against the store's health; every other error reply (WRONGTYPE, ERR not an integer …) is the
+ * command's own fault and leaves the store healthy.
+ */
+export const HEALTH_REPLIES = /^(OOM|LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
+
+/**
+ * Payloads from this size on are compressed by default on a Redis-protocol server over TCP: in
+ * the same data centre, smaller ones cost more CPU than their bytes cost.
+ */
+export const TCP_COMPRESSION_THRESHOLD = 32 * 1024;
+
 /** Keys a SCAN step asks for when clearing a prefix. */
 export const SCAN_BATCH = 500;
 

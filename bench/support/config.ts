@@ -25,7 +25,8 @@ export interface RunConfig {
   macroOps: number;
 }
 
-function intFromEnv(name: string, fallback: number): number {
+/** A positive integer from the environment variable `name`, or `fallback` when it is unset; anything else throws. */
+export function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);

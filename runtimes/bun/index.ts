@@ -1,15 +1,21 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
- * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite, VALKEY_URL /
- * REDIS_URL → Valkey over iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory).
+ * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite; VALKEY_URL /
+ * REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
+ * cachette/adapters/bun-redis uses Bun's built-in client; UPSTASH_REDIS_REST_URL + _TOKEN →
+ * Upstash; otherwise memory).
  *
  * ```ts
- * import { serve } from 'cachette/bun';
+ * import { serve, storeFromEnv } from 'cachette/bun';
  * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
  * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Bun.serve({ fetch: cached(handler) })
+ * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from the environment
  * ```
  */
 import '../native/install.ts';
+import type { Store } from '../../src/store/types.ts';
+import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
+import { serverStoreFactories } from '../server-stores.ts';
 import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
@@ -70,4 +76,15 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
       await served.cache?.close();
     },
   };
+}
+
+/**
+ * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
+ * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
+ * than whole responses. To choose the Valkey client yourself, pass `bunRedisStore(url)`
+ * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (iovalkey) to
+ * `createCache` instead.
+ */
+export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
+  return openStoreFromEnv(process.env, serverStoreFactories, options);
 }

@@ -6,13 +6,16 @@
  * `--allow-env`, or pass `env` / `store`.
  *
  * ```ts
- * import { serve } from 'cachette/deno';
+ * import { serve, storeFromEnv } from 'cachette/deno';
  * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
  * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Deno.serve(cached(handler))
+ * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from Deno.env
  * ```
  */
 import '../native/install.ts';
-import type { EnvLike } from '../env-store.ts';
+import type { Store } from '../../src/store/types.ts';
+import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
+import { serverStoreFactories } from '../server-stores.ts';
 import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
@@ -33,7 +36,7 @@ function deno(): DenoGlobal {
   return d;
 }
 
-function denoEnv(options: ServerCacheOptions | undefined): EnvLike {
+function denoEnv(options: { env?: EnvLike } | undefined): EnvLike {
   if (options?.env) return options.env;
   try {
     return deno().env.toObject();
@@ -84,4 +87,20 @@ export async function serve(handler: RequestHandler, options: DenoServeOptions =
       await served.cache?.close();
     },
   };
+}
+
+/** Options of {@link storeFromEnv}: how to pick the store, and optionally the variables to pick it from. */
+export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
+  /** Variables to pick the store from; default `Deno.env` (which needs `--allow-env`). */
+  env?: EnvLike;
+}
+
+/**
+ * The store `Deno.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
+ * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather than
+ * whole responses. Without `--allow-env`, pass `env` (or build the store yourself).
+ */
+export function storeFromEnv(options: DenoStoreFromEnvOptions = {}): Promise<Store> {
+  // denoEnv throws synchronously without --allow-env: keep it a rejection, like every other failure here.
+  return Promise.resolve().then(() => openStoreFromEnv(denoEnv(options), serverStoreFactories, options));
 }

@@ -1,0 +1,182 @@
+import { VALKEY_CLIENT_ON_BUN } from '../../runtimes/valkey-client.ts';
+
+/**
+ * What the full-stack bench runs: each runtime target, its contenders on `/work`, its page
+ * caches on `/page/:id`, and the rows that cannot run there with the reason.
+ */
+
+/** A runtime as the bench serves the app on it. */
+export type TargetId = 'node' | 'node-cluster' | 'bun' | 'deno' | 'workerd-upstash' | 'workerd-kv';
+
+/** How the server of a target starts. */
+export type ServerKind = 'node' | 'bun' | 'deno' | 'workerd';
+
+/** A `/work` row: a contender id the server understands (servers/server-app.ts, servers/worker.ts). */
+export interface WorkRow {
+  contender: string;
+  label: string;
+  /** Set when the row cannot run on this target: the report prints the reason instead of figures. */
+  unavailable?: string;
+  /** Why the row is expected to fail when tried (it is tried anyway; the observed error is reported). */
+  expectedFailure?: string;
+}
+
+/** A `/page/:id` row. */
+export interface PageRow {
+  page: 'none' | 'cachette' | 'hono-cache';
+  label: string;
+  /** Percentage of requests for ids never requested before. */
+  missPercent: number;
+  unavailable?: string;
+}
+
+/** One runtime target. */
+export interface Target {
+  id: TargetId;
+  label: string;
+  server: ServerKind;
+  /** node:cluster workers (node-cluster only). */
+  workers?: number;
+  /** What cachette's default store talks to on this target. */
+  store: 'redis' | 'bridge' | 'kv';
+  /**
+   * Only processes running this program count for RSS and CPU: on Node not tsx's esbuild
+   * service, on workerd not the Node process hosting miniflare.
+   */
+  rssProgram?: string;
+  /** Pin the server to the server CPU (false for the cluster, whose workers need both cores). */
+  pinServer: boolean;
+  work: WorkRow[];
+  pages: PageRow[];
+  /** Sentences the report prints under the target's heading. */
+  notes: string[];
+}
+
+const PEERS: WorkRow[] = [
+  { contender: 'bentocache-l2', label: 'bentocache (redis L2)' },
+  { contender: 'bentocache-tiered', label: 'bentocache (memory L1 + redis L2)' },
+  { contender: 'cache-manager', label: 'cache-manager 7 (Keyv + @keyv/redis)' },
+  { contender: 'unstorage', label: 'unstorage (redis driver)' },
+];
+
+const NO_CACHE_API = (runtime: string) => `${runtime} has no Cache API (\`globalThis.caches\`), which hono/cache needs`;
+
+const pageRows = (hono: string | true, cachetteLabel = 'cachette/hono'): PageRow[] => [
+  { page: 'none', label: 'no cache (20 ms origin)', missPercent: 0 },
+  { page: 'cachette', label: `${cachetteLabel}, hits`, missPercent: 0 },
+  { page: 'cachette', label: `${cachetteLabel}, 10 % misses`, missPercent: 10 },
+  ...(hono === true
+    ? [{ page: 'hono-cache', label: 'hono/cache (Cache API), hits', missPercent: 0 }, { page: 'hono-cache', label: 'hono/cache (Cache API), 10 % misses', missPercent: 10 }] as PageRow[]
+    : [{ page: 'hono-cache', label: 'hono/cache', missPercent: 0, unavailable: hono }] as PageRow[]),
+];
+
+const WORKERD_TCP = 'a Worker may use a TCP socket only within the request that opened it; this library keeps one connection for every request, so workerd cancels the next request as hung';
+
+/** Every target, in the report's order. */
+export const TARGETS: readonly Target[] = [
+  {
+    id: 'node',
+    label: 'Node, one process (@hono/node-server)',
+    server: 'node',
+    store: 'redis',
+    rssProgram: 'node',
+    pinServer: true,
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
+      { contender: 'cachette-compressed', label: 'cachette, `compression: true` (deflate from 1 KiB: the document too)' },
+      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
+      { contender: 'node-redis', label: 'node-redis 5 (raw, JSON)' },
+      ...PEERS,
+    ],
+    pages: pageRows(NO_CACHE_API('Node')),
+    notes: [],
+  },
+  {
+    id: 'node-cluster',
+    label: 'Node, node:cluster with 2 workers (@hono/node-server)',
+    server: 'node',
+    workers: 2,
+    store: 'redis',
+    rssProgram: 'node',
+    pinServer: false,
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
+      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
+      ...PEERS,
+    ],
+    pages: [],
+    notes: [
+      'The primary accepts connections and hands them to 2 workers; RSS is the sum of the three processes and connections are those of both workers. Not pinned: the workers need both cores, which they share with wrk and redis-server. Pages are measured on one process only.',
+    ],
+  },
+  {
+    id: 'bun',
+    label: 'Bun (Bun.serve)',
+    server: 'bun',
+    store: 'redis',
+    pinServer: true,
+    // Both Valkey transports of cachette on Bun: the default, and the other one, so each run shows which is faster.
+    work: [
+      VALKEY_CLIENT_ON_BUN === 'bun-redis'
+        ? { contender: 'cachette', label: "cachette, defaults (bun-redis store: Bun's RedisClient)" }
+        : { contender: 'cachette', label: 'cachette, defaults (valkey store: iovalkey)' },
+      VALKEY_CLIENT_ON_BUN === 'bun-redis'
+        ? { contender: 'cachette-iovalkey', label: 'cachette over iovalkey (valkey store)' }
+        : { contender: 'cachette-bun-redis', label: "cachette over Bun's RedisClient (bun-redis store)" },
+      { contender: 'bun-redis', label: 'Bun RedisClient (raw, JSON)' },
+      ...PEERS,
+    ],
+    pages: pageRows(NO_CACHE_API('Bun')),
+    notes: [
+      `cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two clients.`,
+    ],
+  },
+  {
+    id: 'deno',
+    label: 'Deno (Deno.serve)',
+    server: 'deno',
+    store: 'redis',
+    pinServer: true,
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
+      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
+      ...PEERS,
+    ],
+    pages: pageRows(true),
+    notes: [],
+  },
+  {
+    id: 'workerd-upstash',
+    label: 'workerd (miniflare) over the local Upstash-compatible bridge',
+    server: 'workerd',
+    store: 'bridge',
+    rssProgram: 'workerd',
+    pinServer: true,
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (upstash store)' },
+      { contender: 'upstash', label: '@upstash/redis (raw, its JSON)' },
+      ...PEERS.map((p) => ({ ...p, expectedFailure: WORKERD_TCP })),
+    ],
+    pages: pageRows(true),
+    notes: [
+      'Local workerd talking HTTP to a bridge on loopback is not Cloudflare\'s edge talking to Upstash: the figures show the code path, not what a deployment would see. The bridge runs in its own Node process on the load generator\'s core and is part of every row\'s cost.',
+      'The peers are written for Node\'s TCP clients; with `nodejs_compat` they are tried against redis-server directly over TCP.',
+    ],
+  },
+  {
+    id: 'workerd-kv',
+    label: 'workerd (miniflare) over local Workers KV',
+    server: 'workerd',
+    store: 'kv',
+    rssProgram: 'workerd',
+    pinServer: true,
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (cloudflare-kv store)' },
+      { contender: 'kv', label: 'KV binding (raw, JSON)' },
+    ],
+    pages: pageRows(true, 'cachette/hono over KV').filter((p) => p.page === 'cachette'),
+    notes: [
+      "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation, and several milliseconds per operation here, so /work (16 KV operations per request) is slow and some of its 100 connections wait past wrk's 5 s timeout (counted as socket errors). The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",
+    ],
+  },
+];

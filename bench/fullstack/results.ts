@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Environment } from '../support/environment.ts';
+import type { FullstackConfig } from './config.ts';
+import type { TargetId } from './plan.ts';
+import type { RowResult } from './run-row.ts';
+import { ROOT } from './support/services.ts';
+
+/** One target's rows. */
+export interface TargetResult {
+  id: TargetId;
+  label: string;
+  notes: string[];
+  work: RowResult[];
+  pages: RowResult[];
+}
+
+/** Everything one `npm run bench:fullstack` measured: the JSON under bench/fullstack/results/ and the report's source. */
+export interface FullstackResults {
+  date: string;
+  durationS: number;
+  config: Omit<FullstackConfig, 'only'> & { only: string[] | null };
+  environment: Environment & { runtimes: Record<string, string> };
+  /** 1-minute load average when the run started and ended: how shared the machine was. */
+  loadAverage: { start: number; end: number };
+  targets: TargetResult[];
+}
+
+function versionOf(command: string[]): string {
+  const run = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', cwd: ROOT });
+  return (run.stdout || run.stderr || 'unknown').split('\n')[0]!.trim();
+}
+
+/** Packages of the servers (the peers' versions are in Environment.libraries). */
+const SERVER_PACKAGES = ['hono', '@hono/node-server', 'miniflare', 'wrangler', '@upstash/redis'];
+
+function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** Versions of the runtimes and wrk, as their binaries report them, and of the server packages. */
+export function runtimeVersions(): Record<string, string> {
+  return {
+    node: process.version,
+    bun: versionOf([join(ROOT, 'node_modules/.bin/bun'), '--version']),
+    deno: versionOf([join(ROOT, 'node_modules/.bin/deno'), '--version']),
+    workerd: versionOf([join(ROOT, 'node_modules/.bin/workerd'), '--version']),
+    wrk: versionOf(['wrk', '--version']),
+    ...Object.fromEntries(SERVER_PACKAGES.map((name) => [name, packageVersion(name)])),
+  };
+}
