@@ -1,7 +1,11 @@
 import { Redis as Valkey, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { COMPRESSION_THRESHOLD } from './compression.ts';
+import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
+import { defineStoreScripts, type ValkeyWithScripts } from './scripts.ts';
+import { checkUrl, describe } from './urls.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -16,24 +20,6 @@ export interface ValkeyStoreOptions {
    */
   onConnectionError?: (error: Error) => void;
 }
-
-type ValkeyWithScripts = Valkey & {
-  cachetteCompareAndDelete(key: string, expected: Buffer): Promise<number>;
-  cachetteIncrPx(key: string, by: number, ttlMs: number): Promise<number>;
-};
-
-/**
- * Server replies that say something about the server's state rather than about the command:
- * out of memory, loading its data, a read-only replica, a cluster in trouble. They count
- * against the store's health; every other error reply (WRONGTYPE, ERR not an integer …) is the
- * command's own fault and leaves the store healthy.
- */
-const HEALTH_REPLIES = /^(OOM|LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
-
-/** Payloads from this size on are compressed by default: on a server in the same data centre, smaller ones cost more CPU than their bytes cost. */
-const COMPRESSION_THRESHOLD = 32 * 1024;
-
-const URL_PROTOCOLS = ['redis:', 'rediss:', 'valkey:', 'valkeys:'];
 
 /**
  * A store on Valkey or Redis over TCP through iovalkey. One connection per store, shared by
@@ -85,8 +71,7 @@ export class ValkeyStore implements Store {
     this.client.on('ready', () => {
       this.#unavailable = undefined;
     });
-    this.client.defineCommand('cachetteCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE_LUA });
-    this.client.defineCommand('cachetteIncrPx', { numberOfKeys: 1, lua: INCR_WITH_TTL_LUA });
+    defineStoreScripts(this.client);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
@@ -304,47 +289,4 @@ export class ValkeyStore implements Store {
 /** Creates a Valkey/Redis store from a URL or an existing iovalkey client. */
 export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore {
   return new ValkeyStore(options);
-}
-
-function checkUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`valkeyStore: "${url}" is not a URL; use redis://host:port (or rediss://, valkey://, valkeys://)`);
-  }
-  if (!URL_PROTOCOLS.includes(parsed.protocol)) {
-    throw new TypeError(`valkeyStore: "${parsed.protocol}" URLs are not Valkey/Redis URLs; use redis://host:port (or rediss://, valkey://, valkeys://)${parsed.protocol.startsWith('http') ? ' — for Redis over HTTP use upstashStore from cachette/adapters/upstash' : ''}`);
-  }
-  // iovalkey knows redis:// and rediss://; valkey:// and valkeys:// mean the same.
-  return parsed.protocol.startsWith('valkey') ? url.replace(/^valkey/, 'redis') : url;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object that is not an iovalkey client' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function orUndefined(value: Buffer | null): Uint8Array | undefined {
-  return value ?? undefined;
-}
-
-function nothing(): void {}
-
-/**
- * An error reply about the command itself (not the server's state) becomes a
- * StoreRefusedError, which never counts against the store's health.
- */
-function toRefusal(error: unknown): Error {
-  if (error instanceof Error && error.name === 'ReplyError' && !HEALTH_REPLIES.test(error.message)) return new StoreRefusedError(error.message, { cause: error });
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function refusal(error: unknown): never {
-  throw toRefusal(error);
 }
