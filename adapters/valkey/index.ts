@@ -1,7 +1,9 @@
-import { Redis as Valkey, type RedisOptions } from 'iovalkey';
+import { Redis as Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
+import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
 import { defineStoreScripts, type ValkeyWithScripts } from './scripts.ts';
@@ -286,7 +288,28 @@ export class ValkeyStore implements Store {
   }
 }
 
-/** Creates a Valkey/Redis store from a URL or an existing iovalkey client. */
-export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore {
-  return new ValkeyStore(options);
+/** Options of {@link valkeyStore} for an iovalkey `Cluster` passed as the connection. */
+export type ValkeyClusterConnectionOptions = Omit<ValkeyStoreOptions, 'connection' | 'clientOptions'> & { connection: Cluster };
+
+/**
+ * Creates a Valkey/Redis store: on one server from a URL or an iovalkey client, or on a
+ * Valkey/Redis Cluster from `{ cluster: [nodes…] }` or an iovalkey `Cluster` (as `cluster` or as
+ * `connection`), which gives the {@link ValkeyClusterStore}.
+ */
+export function valkeyStore(options: ValkeyClusterStoreOptions | ValkeyClusterConnectionOptions): ValkeyClusterStore;
+export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore;
+export function valkeyStore(options: ValkeyStoreOptions | ValkeyClusterStoreOptions | ValkeyClusterConnectionOptions | string): ValkeyStore | ValkeyClusterStore {
+  if (typeof options === 'object' && options !== null) {
+    if ('cluster' in options) {
+      if ('connection' in options) throw new TypeError('valkeyStore: give "connection" (one server) or "cluster" (a cluster), not both');
+      return new ValkeyClusterStore(options);
+    }
+    // A Cluster passed where one server was expected would refuse every multi-slot MGET: it gets the cluster store.
+    if (isCluster(options.connection)) return new ValkeyClusterStore({ cluster: options.connection, ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}) });
+  }
+  return new ValkeyStore(options as ValkeyStoreOptions | string);
 }
+
+export { ValkeyClusterStore } from './cluster-store.ts';
+export type { ClusterStartupNode, ValkeyClusterStoreOptions } from './cluster-options.ts';
+export { colocatedKey, hashSlot, hashTagOf, SLOT_COUNT } from './hash-slot.ts';
