@@ -6,7 +6,7 @@ import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
-import { defineStoreScripts, type ValkeyWithScripts } from './scripts.ts';
+import { defineStoreScripts, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
 import { checkUrl, describe } from './urls.ts';
 
 /** Options of {@link valkeyStore}. */
@@ -40,6 +40,8 @@ export class ValkeyStore implements Store {
   readonly #owned: boolean;
   /** Why the connection is known to be down, or undefined while it is up (or still coming up). */
   #unavailable: string | undefined;
+  /** Whether the server takes scripts: once it refused one, runs go as one plain command per op. */
+  readonly #scripts = new ScriptSupport();
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
@@ -244,18 +246,56 @@ export class ValkeyStore implements Store {
       );
       return end;
     }
+    let end = start + 1;
+    while (end < ops.length && ops[end]!.kind === op.kind) end++;
+    if (end - start >= SCRIPT_RUN && this.#scripts.accepted) {
+      if (op.kind === 'incr') this.#incrRun(ops, start, end, results, pending, fail(start, end));
+      else this.#deleteRun(ops, start, end, results, pending, fail(start, end));
+      return end;
+    }
     const done = (value: number) => void (results[start] = value);
     if (op.kind === 'delete') pending.push(op.keys.length === 0 ? Promise.resolve(done(0)) : this.client.del(op.keys as string[]).then(done, fail(start, start + 1)));
-    else pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
+    else if (op.kind === 'incr') pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
     return start + 1;
   }
 
+  /** A run of increments as one script: one reply per counter, an error only for its own op. */
+  #incrRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>, fail: (error: unknown) => void): void {
+    const incrs = ops.slice(start, end) as IncrOp[];
+    pending.push(
+      this.#scripts.watch((this.client as ValkeyWithScripts).cachetteIncrMany(...incrManyArgs(incrs))).then((replies) => {
+        for (let i = start; i < end; i++) results[i] = incrReply(replies[i - start]);
+      }, fail),
+    );
+  }
+
+  /** A run of deletes as one script that says, key by key, whether each existed: each op gets its own count. */
+  #deleteRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>, fail: (error: unknown) => void): void {
+    const keys: string[] = [];
+    for (let i = start; i < end; i++) for (const key of (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys) keys.push(key);
+    pending.push(
+      this.#scripts.watch((this.client as ValkeyWithScripts).cachetteDeleteEach(keys.length, ...keys)).then((existed) => {
+        let at = 0;
+        for (let i = start; i < end; i++) {
+          let count = 0;
+          for (let k = (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys.length; k > 0; k--) count += existed[at++]!;
+          results[i] = count;
+        }
+      }, fail),
+    );
+  }
+
   /**
-   * Sends entries in order: runs without a TTL as one MSET each, entries with a TTL as SET PX.
-   * Order among them is kept (one connection), so a later write to the same key wins.
+   * Sends entries in order: runs without a TTL as one MSET each; a run of entries with TTLs as
+   * one script when it is long enough, else as SET PX each. Order among them is kept (one
+   * connection), so a later write to the same key wins.
    */
   #writeEntries(entries: readonly StoreEntry[]): Array<Promise<unknown>> {
     const sent: Array<Promise<unknown>> = [];
+    if (wantsSetScript(entries, this.#scripts)) {
+      sent.push(this.#scripts.watch((this.client as ValkeyWithScripts).cachetteSetMany(...setManyArgs(entries))));
+      return sent;
+    }
     for (let i = 0; i < entries.length; ) {
       const e = entries[i]!;
       if (e.ttlMs !== undefined) {
