@@ -1,14 +1,14 @@
 import { Cluster, type ClusterOptions, type Redis } from 'iovalkey';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
-import { positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { parseStartupNodes, type ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { hashSlot, hashTagOf } from './hash-slot.ts';
 import { NodeHealth, nodeKey } from './node-health.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
-import { defineStoreScripts, type StoreScripts } from './scripts.ts';
-import { KeyGroups, WriteGroups, type WriteGroup } from './slot-groups.ts';
+import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type StoreScripts } from './scripts.ts';
+import { bySlot, KeyGroups, WriteGroups, type WriteGroup } from './slot-groups.ts';
 import { describe } from './urls.ts';
 
 /** How often the slot map is refreshed and down nodes are pinged while a node is down. */
@@ -63,6 +63,8 @@ export class ValkeyClusterStore implements Store {
   /** The underlying cluster client, for commands the store contract does not cover. */
   readonly client: Cluster;
   readonly #scripts: ClusterWithScripts;
+  /** Whether the servers take scripts: once one refused, runs go as one plain command per op. */
+  readonly #scriptSupport = new ScriptSupport();
   readonly #owned: boolean;
   readonly #health: NodeHealth;
   /** Why the whole cluster is known to be unreachable, or undefined while it is up (or still coming up). */
@@ -122,7 +124,7 @@ export class ValkeyClusterStore implements Store {
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     const down = this.#down(key);
     if (down) return Promise.reject(down);
-    return this.#set(key, value, ttlMs).then(nothing, refusal);
+    return setCommand(this.client, key, value, ttlMs).then(nothing, refusal);
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
@@ -138,7 +140,7 @@ export class ValkeyClusterStore implements Store {
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
     const down = this.#down(key);
     if (down) return Promise.reject(down);
-    return this.#incr(key, by, ttlMs).catch(refusal);
+    return incrCommand(this.#scripts, key, by, ttlMs).catch(refusal);
   }
 
   async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
@@ -156,11 +158,7 @@ export class ValkeyClusterStore implements Store {
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     const down = this.#down(key);
     if (down) throw down;
-    const reply = await (ttlMs === undefined
-      ? this.client.set(key, toBuffer(value), 'NX')
-      : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs), 'NX')
-    ).catch(refusal);
-    return reply === 'OK';
+    return addCommand(this.client, key, value, ttlMs);
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
@@ -278,14 +276,74 @@ export class ValkeyClusterStore implements Store {
       pending.push(this.#writeRun(ops, start, end, results));
       return end;
     }
-    const fail = (error: unknown) => void (results[start] = toRefusal(error));
-    if (op.kind === 'delete') pending.push(this.#deleteKeys(op.keys).then((count) => void (results[start] = count), fail));
-    else {
-      const down = this.#down(op.key);
-      if (down) results[start] = down;
-      else pending.push(this.#incr(op.key, op.by, op.ttlMs).then((value) => void (results[start] = value), fail));
+    let end = start + 1;
+    while (end < ops.length && ops[end]!.kind === op.kind) end++;
+    if (op.kind === 'incr') this.#incrRun(ops as ReadonlyArray<IncrOp>, start, end, results, pending);
+    else if (end === start + 1) {
+      pending.push(this.#deleteKeys(op.keys).then((count) => void (results[start] = count), (error: unknown) => void (results[start] = toRefusal(error))));
+    } else this.#deleteRun(ops, start, end, results, pending);
+    return end;
+  }
+
+  /**
+   * A run of increments by slot: a slot with at least {@link SCRIPT_RUN} of them as one script
+   * (one reply per counter, so a counter that is not an integer fails only its own op), the
+   * others as one command each.
+   */
+  #incrRun(ops: ReadonlyArray<IncrOp>, start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>): void {
+    const indexes: number[] = [];
+    for (let i = start; i < end; i++) indexes.push(i);
+    for (const [slot, group] of bySlot(indexes, (i) => ops[i]!.key)) {
+      const down = this.#slotDown(slot);
+      if (down) {
+        for (const i of group) results[i] = down;
+      } else if (group.length >= SCRIPT_RUN && this.#scriptSupport.accepted) {
+        pending.push(this.#scriptSupport.watch(this.#scripts.cachetteIncrMany(...incrManyArgs(group.map((i) => ops[i]!)))).then(
+          (replies) => group.forEach((i, j) => (results[i] = incrReply(replies[j]))),
+          (error: unknown) => void group.forEach((i) => (results[i] = toRefusal(error))),
+        ));
+      } else {
+        for (const i of group) {
+          const op = ops[i]!;
+          pending.push(incrCommand(this.#scripts, op.key, op.by, op.ttlMs).then((value) => void (results[i] = value), (error: unknown) => void (results[i] = toRefusal(error))));
+        }
+      }
     }
-    return start + 1;
+  }
+
+  /**
+   * A run of deletes (each op needs its own count) by slot: a slot with at least
+   * {@link SCRIPT_RUN} keys as one script that says key by key whether each existed, the others
+   * as one DEL per key; a key named by two ops counts for the first only, as the commands of a
+   * slot run in order.
+   */
+  #deleteRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>): void {
+    const items: Array<{ op: number; key: string }> = [];
+    for (let i = start; i < end; i++) {
+      results[i] = 0;
+      for (const key of (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys) items.push({ op: i, key });
+    }
+    const count = (op: number, existed: number) => {
+      const sofar = results[op];
+      if (typeof sofar === 'number') results[op] = sofar + existed; // An op already failed stays failed.
+    };
+    for (const [slot, group] of bySlot(items, (item) => item.key)) {
+      const down = this.#slotDown(slot);
+      const fail = (error: unknown) => {
+        const failure = toRefusal(error);
+        for (const item of group) results[item.op] = failure;
+      };
+      if (down) fail(down);
+      else if (group.length >= SCRIPT_RUN && this.#scriptSupport.accepted) {
+        const keys = group.map((item) => item.key);
+        pending.push(this.#scriptSupport.watch(this.#scripts.cachetteDeleteEach(keys.length, ...keys)).then(
+          (existed) => group.forEach((item, j) => count(item.op, existed[j]!)),
+          fail,
+        ));
+      } else {
+        for (const item of group) pending.push(this.client.del(item.key).then((existed) => count(item.op, existed), fail));
+      }
+    }
   }
 
   /** Reads the keys of ops[start, end) as one MGET (or GET) per slot, all in flight at once, and fills their results. */
@@ -355,13 +413,18 @@ export class ValkeyClusterStore implements Store {
     await Promise.all(sent);
   }
 
-  /** One slot's writes: one MSET (or SET) for the entries without a TTL, one SET PX per entry with one. */
+  /**
+   * One slot's writes: one script when at least {@link SCRIPT_RUN} entries are written and some
+   * expire; else one MSET (or SET) for the entries without a TTL and one SET PX per entry with one.
+   */
   #writeSlot(group: WriteGroup): Promise<unknown> {
+    const entries = [...group.entries.values()];
+    if (wantsSetScript(entries, this.#scriptSupport)) return this.#scriptSupport.watch(this.#scripts.cachetteSetMany(...setManyArgs(entries)));
     const plain: Array<string | Buffer> = [];
     const sent: Array<Promise<unknown>> = [];
-    for (const entry of group.entries.values()) {
+    for (const entry of entries) {
       if (entry.ttlMs === undefined) plain.push(entry.key, toBuffer(entry.value));
-      else sent.push(this.#set(entry.key, entry.value, entry.ttlMs));
+      else sent.push(setCommand(this.client, entry.key, entry.value, entry.ttlMs));
     }
     if (plain.length === 2) sent.push(this.client.set(plain[0] as string, plain[1]!));
     else if (plain.length > 2) sent.push(this.client.mset(plain));
@@ -397,15 +460,7 @@ export class ValkeyClusterStore implements Store {
     } while (cursor !== '0');
   }
 
-  #set(key: string, value: Uint8Array, ttlMs: number | undefined): Promise<unknown> {
-    return ttlMs === undefined ? this.client.set(key, toBuffer(value)) : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs));
-  }
 
-  #incr(key: string, by: number, ttlMs: number | undefined): Promise<number> {
-    // With a TTL: one script that creates the counter with its TTL only when it is new, then
-    // increments it, atomically and in one command (one key, so one node).
-    return ttlMs === undefined ? this.client.incrby(key, by) : this.#scripts.cachetteIncrPx(key, by, positiveMs(ttlMs));
-  }
 }
 
 /** True for an iovalkey `Cluster` (also one from another copy of the package). */

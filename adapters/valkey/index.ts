@@ -1,12 +1,12 @@
 import { Redis as Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
-import { positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
-import { defineStoreScripts, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
+import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
 import { checkUrl, describe } from './urls.ts';
 
 /** Options of {@link valkeyStore}. */
@@ -94,7 +94,7 @@ export class ValkeyStore implements Store {
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.#set(key, value, ttlMs).then(nothing, refusal);
+    return setCommand(this.client, key, value, ttlMs).then(nothing, refusal);
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
@@ -114,7 +114,7 @@ export class ValkeyStore implements Store {
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.#incr(key, by, ttlMs).catch(refusal);
+    return incrCommand(this.client as ValkeyWithScripts, key, by, ttlMs).catch(refusal);
   }
 
   async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
@@ -136,11 +136,7 @@ export class ValkeyStore implements Store {
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     const down = this.#down();
     if (down) throw down;
-    const reply = await (ttlMs === undefined
-      ? this.client.set(key, toBuffer(value), 'NX')
-      : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs), 'NX')
-    ).catch(refusal);
-    return reply === 'OK';
+    return addCommand(this.client, key, value, ttlMs);
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
@@ -255,7 +251,7 @@ export class ValkeyStore implements Store {
     }
     const done = (value: number) => void (results[start] = value);
     if (op.kind === 'delete') pending.push(op.keys.length === 0 ? Promise.resolve(done(0)) : this.client.del(op.keys as string[]).then(done, fail(start, start + 1)));
-    else if (op.kind === 'incr') pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
+    else if (op.kind === 'incr') pending.push(incrCommand(this.client as ValkeyWithScripts, op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
     return start + 1;
   }
 
@@ -299,7 +295,7 @@ export class ValkeyStore implements Store {
     for (let i = 0; i < entries.length; ) {
       const e = entries[i]!;
       if (e.ttlMs !== undefined) {
-        sent.push(this.#set(e.key, e.value, e.ttlMs));
+        sent.push(setCommand(this.client, e.key, e.value, e.ttlMs));
         i++;
         continue;
       }
@@ -317,15 +313,7 @@ export class ValkeyStore implements Store {
     return sent;
   }
 
-  #set(key: string, value: Uint8Array, ttlMs: number | undefined): Promise<unknown> {
-    return ttlMs === undefined ? this.client.set(key, toBuffer(value)) : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs));
-  }
 
-  #incr(key: string, by: number, ttlMs: number | undefined): Promise<number> {
-    // With a TTL: one script that creates the counter with its TTL only when it is new, then
-    // increments it, atomically and in one command.
-    return ttlMs === undefined ? this.client.incrby(key, by) : (this.client as ValkeyWithScripts).cachetteIncrPx(key, by, positiveMs(ttlMs));
-  }
 }
 
 /** Options of {@link valkeyStore} for an iovalkey `Cluster` passed as the connection. */

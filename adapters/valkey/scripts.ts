@@ -8,7 +8,7 @@
 import type { Cluster, Redis as Valkey } from 'iovalkey';
 import type { StoreEntry, StoreOp } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, DELETE_EACH_LUA, INCR_MANY_LUA, INCR_WITH_TTL_LUA, positiveMs, SET_MANY_LUA } from '../shared/redis-protocol.ts';
-import { toBuffer, toRefusal } from './replies.ts';
+import { refusal, toBuffer, toRefusal } from './replies.ts';
 
 /** The commands {@link defineStoreScripts} adds to a client. */
 export interface StoreScripts {
@@ -22,6 +22,28 @@ export interface StoreScripts {
 
 /** A single-server client with the store's scripts. */
 export type ValkeyWithScripts = Valkey & StoreScripts;
+
+/** A client of either kind with the store's scripts. */
+type ClientWithScripts = (Valkey | Cluster) & StoreScripts;
+
+/** SET, with PX when the entry expires. */
+export function setCommand(client: Valkey | Cluster, key: string, value: Uint8Array, ttlMs: number | undefined): Promise<unknown> {
+  return ttlMs === undefined ? client.set(key, toBuffer(value)) : client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs));
+}
+
+/** SET NX (with PX when the entry expires): true when the key was absent and is now set. */
+export async function addCommand(client: Valkey | Cluster, key: string, value: Uint8Array, ttlMs: number | undefined): Promise<boolean> {
+  const reply = await (ttlMs === undefined ? client.set(key, toBuffer(value), 'NX') : client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs), 'NX')).catch(refusal);
+  return reply === 'OK';
+}
+
+/**
+ * INCRBY; with a TTL, one script that creates the counter with its TTL only when it is new, then
+ * increments it, atomically and in one command (one key, so one node on a cluster).
+ */
+export function incrCommand(client: ClientWithScripts, key: string, by: number, ttlMs: number | undefined): Promise<number> {
+  return ttlMs === undefined ? client.incrby(key, by) : client.cachetteIncrPx(key, by, positiveMs(ttlMs));
+}
 
 /** Registers the store's scripts on `client` (defining them again on a shared client is harmless). */
 export function defineStoreScripts<C extends Valkey | Cluster>(client: C): C & StoreScripts {

@@ -7,6 +7,18 @@
 import type { StoreEntry } from '../../src/store/types.ts';
 import { hashSlot } from './hash-slot.ts';
 
+/** `items` by the slot of their key, in first-seen order, every item kept (for runs whose items each need their own answer). */
+export function bySlot<T>(items: readonly T[], keyOf: (item: T) => string): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const slot = hashSlot(keyOf(item));
+    const group = groups.get(slot);
+    if (group) group.push(item);
+    else groups.set(slot, [item]);
+  }
+  return groups;
+}
+
 /** Distinct keys by slot: a key asked for twice in one tick is read (or deleted) once. */
 export class KeyGroups {
   /** Slot → its distinct keys, in first-seen order. */
