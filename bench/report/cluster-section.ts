@@ -22,6 +22,18 @@ export function clusterDrillTable(r: ClusterBenchResults): string {
   ].join('\n');
 }
 
+/** What folding a tick bought in this run: the batched cachette row over the `batch: false` one, per phase. */
+function foldingLine(r: ClusterBenchResults): string {
+  const batched = r.phases.find((c) => c.id === 'cachette-cluster');
+  const alone = r.phases.find((c) => c.id === 'cachette-cluster-unbatched');
+  if (!batched || !alone) return '';
+  const ratios = batched.phases.map((p) => {
+    const other = alone.phases.find((q) => q.phase === p.phase);
+    return other && other.callsPerSec > 0 ? `${p.phase} ${(p.callsPerSec / other.callsPerSec).toFixed(2)}×` : `${p.phase} —`;
+  });
+  return `Folding in this run (cachette, cluster store ÷ the same with \`batch: false\`): ${ratios.join(', ')}; CPU per call ${batched.cpuUsPerCall.toFixed(1)} vs ${alone.cpuUsPerCall.toFixed(1)} µs.`;
+}
+
 /** The section's markdown; a pointer to the command when no cluster run was recorded yet. */
 export function clusterSection(dir: string): string {
   const file = join(dir, 'results', 'cluster.json');
@@ -38,7 +50,11 @@ load average ${r.loadAverage.start.toFixed(1)} → ${r.loadAverage.end.toFixed(1
 
 ### Seven phases, ${r.config.concurrency} in flight (calls/s)
 
+${r.config.nOps.toLocaleString('en-US')} calls per phase run, ${r.config.kRuns} timed runs, median; getMany and setMany of ${r.config.batch} keys.
+
 ${phaseTable(r.phases)}
+
+${foldingLine(r)}
 
 **conns** is the peak of client connections summed over the masters: every cluster client here keeps one
 connection per master per process (cachette's store through iovalkey's \`Cluster\`; replicas get none unless
@@ -58,7 +74,10 @@ ${clusterDrillTable(r)}
 *Hits back after* counts from the start of the fault to the end of the last 100 ms window whose hit ratio was
 below 90 % of the baseline. While a master is down its keys are misses served by the origin (calls for it fail
 fast with \`StoreUnavailableError\` once its connection broke); the cache's read and write health go *down* and
-come back *up* as events. The longest request is bounded by the cache's store timeout (1 s), never by the failover.
+come back *up* as events. The longest request is a call caught on the dead connection: it waits for the cache's
+store timeout (1 s), then the origin. While the cluster votes (after \`cluster-node-timeout\`, 1 s here) every node
+answers CLUSTERDOWN for every slot (the servers' default \`cluster-require-full-coverage yes\`), so the cache's read
+health goes down as a whole and every request is a miss until the replica is promoted.
 
 ### How throughput should grow with masters
 
