@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const to = await cluster.masterOf(8192);
     let slotsMoved = 0;
     const reshard = await runDrill({ cluster, ...drill, fault: async () => {
-      for (const slot of await cluster.busySlots(from, cfg.quick ? 2 : 8)) {
+      for (const slot of await cluster.busySlots(from, cfg.quick ? 2 : 8, '*/item/*')) {
         await cluster.moveSlot(slot, to, { keysPerBatch: 1, pauseMs: 100 });
         slotsMoved++;
       }

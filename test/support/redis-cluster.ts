@@ -76,8 +76,11 @@ export interface RedisCluster {
    * between batches so that clients meet ASK and then MOVED while it runs.
    */
   moveSlot(slot: number, toPort: number, options?: { keysPerBatch?: number; pauseMs?: number }): Promise<void>;
-  /** Up to `count` slots of the master on `port` that hold keys (the slots worth moving in a drill). */
-  busySlots(port: number, count: number): Promise<number[]>;
+  /**
+   * Up to `count` slots of the master on `port` that hold keys matching the glob `match` (all
+   * keys by default): the slots worth moving in a drill are those of keys the clients read.
+   */
+  busySlots(port: number, count: number, match?: string): Promise<number[]>;
   /** Error replies sent so far by the running nodes, summed by kind (`INFO errorstats`: MOVED, ASK, CLUSTERDOWN, …). */
   errorReplies(): Promise<Record<string, number>>;
   /** Stops every node still running and removes their folders. */
@@ -125,11 +128,11 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     masterOf: async (slot) => masterOf(await slotMap(cluster), slot),
     waitForFailover: (port, withinMs = 30_000) => waitForFailover(cluster, port, withinMs),
     moveSlot: (slot, toPort, moveOptions = {}) => moveSlot(cluster, slot, toPort, moveOptions),
-    busySlots: (port, count) => withNode(port, async (client) => {
+    busySlots: (port, count, match = '*') => withNode(port, async (client) => {
       const slots = new Set<number>();
       let cursor = '0';
       do {
-        const [next, keys] = await client.scanBuffer(cursor, 'COUNT', 1000);
+        const [next, keys] = await client.scanBuffer(cursor, 'MATCH', match, 'COUNT', 1000);
         for (const key of keys) if (slots.size < count) slots.add(Number(await client.call('CLUSTER', 'KEYSLOT', key)));
         cursor = String(next);
       } while (cursor !== '0' && slots.size < count);
