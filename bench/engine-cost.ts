@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/engine-cost.ts          (N_OPS calls per run, default 200,000; 7 runs, median)
  *   npx tsx bench/engine-cost.ts --quick  (20,000 calls, 3 runs)
+ *   npm run bench runs it compiled, pinned to the client's core, as a section of the report.
  */
 import { pathToFileURL } from 'node:url';
 import { MemoryStore } from '../adapters/memory/index.ts';
@@ -101,5 +102,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const quick = process.argv.includes('--quick');
   const n = Number(process.env.N_OPS ?? (quick ? 20_000 : 200_000));
   const runs = quick ? 3 : 7;
-  console.log(engineCostTable(await measureEngineCost(n, runs)));
+  const rows = await measureEngineCost(n, runs);
+  // --json: one line for `npm run bench`, which runs this file as a pinned child process.
+  console.log(process.argv.includes('--json') ? JSON.stringify(rows) : engineCostTable(rows));
 }

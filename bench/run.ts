@@ -1,27 +1,31 @@
 /**
- * `npm run bench`: every section in one process against one redis-server, progress on stderr,
- * raw results as JSON under bench/results/, and (full runs only) bench/README.md with its
- * SVG charts regenerated from those results.
+ * `npm run bench`: every section against one redis-server, progress on stderr, raw results as
+ * JSON under bench/results/, and (full runs only) bench/README.md with its SVG charts
+ * regenerated from those results.
  *
- *   npm run bench                    full run (~10–15 min on 2 cores)
- *   npm run bench -- --quick         smoke run (< 2 min), writes results/quick.json only
+ * The sources and the bench are compiled first (bench/.build), and every contender runs its
+ * phases in a process of its own on that built code, pinned to one core while the
+ * redis-server is pinned to the other: the client's CPU then shows in its own figures.
+ *
+ *   npm run bench                    full run (~15 min on 2 cores)
+ *   npm run bench -- --quick         smoke run (a few minutes), writes results/quick.json only
  *   npm run bench -- --report-only   rebuild README.md and charts from results/full.json
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Packr } from 'msgpackr';
-import type { Serializer } from '../src/index.ts';
-import { compressionMacro } from './compression/macro.ts';
 import { compressorMicro } from './compression/micro.ts';
-import { cachetteSpec } from './contenders/cachette.ts';
 import { mainContenders } from './contenders/registry.ts';
-import { runLayerOverhead } from './layer-overhead.ts';
+import { compressionContenders, serializerContenders } from './contenders/variants.ts';
+import type { EngineCostRow } from './engine-cost.ts';
 import { runDelaySection } from './network/delay-section.ts';
-import { runPhases, type ContenderResult, type PhaseRunOptions } from './phases/run-phases.ts';
+import { runPhasesInChild, type ChildJob, type ChildResult } from './phases/in-child.ts';
+import type { ContenderResult, PhaseRunOptions } from './phases/run-phases.ts';
 import { writeReadme } from './report/readme.ts';
 import type { BenchResults } from './report/results.ts';
+import { buildBench } from './support/build.ts';
+import { runJsonChild } from './support/child-process.ts';
 import { readConfig } from './support/config.ts';
 import { describeEnvironment } from './support/environment.ts';
 import { isSmallValue, smallValue } from './support/payloads.ts';
@@ -34,9 +38,10 @@ const log = (line: string) => {
   console.error(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}`);
 };
 
-// Plain MessagePack maps (no msgpackr records), so the bytes are what any MessagePack reader expects.
-const packr = new Packr({ useRecords: false });
-const msgpackSerializer: Serializer = { id: 5, name: 'msgpack', encode: (v) => packr.pack(v), decode: (b) => packr.unpack(b) };
+// With two cores or more, the server gets core 0 and every measured client core 1.
+const pinned = cpus().length >= 2;
+const SERVER_CPU = pinned ? 0 : undefined;
+const CLIENT_CPU = pinned ? 1 : undefined;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -48,38 +53,40 @@ async function main(): Promise<void> {
     return;
   }
   const cfg = readConfig(args);
+  log('compiling the sources and the bench (bench/.build)');
+  buildBench();
   const loadAtStart = loadavg()[0]!;
-  const server = await openServer();
+  const server = await openServer(SERVER_CPU);
   log(`redis-server ${server.version} at ${server.url}; ${cfg.quick ? 'quick' : 'full'} run: ${cfg.nOps} calls × ${cfg.kRuns} runs per phase, ${cfg.concurrency} in flight`);
   try {
     const base = { url: server.url, monitor: server.monitor, n: cfg.nOps, kRuns: cfg.kRuns, batch: cfg.batch };
     const small: Pick<PhaseRunOptions, 'value' | 'check'> = { value: smallValue, check: isSmallValue };
-    const phaseProgress = (id: string, mode: string) => (p: { phase: string; callsPerSec: number; wrong: number }) =>
-      log(`${mode} ${id} ${p.phase}: ${p.callsPerSec.toLocaleString('en-US')} calls/s${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`);
 
-    log('section 1/5: layer overhead');
-    const layer = await runLayerOverhead(server.url, cfg, log);
+    const inChild = async (mode: string, spec: { id: string; label: string }, job: Omit<ChildJob, 'contender' | 'url' | 'n' | 'kRuns' | 'batch'> & { n?: number }): Promise<ChildResult> => {
+      log(`${mode}: ${spec.label}`);
+      const result = await runPhasesInChild({ contender: spec.id, url: server.url, n: cfg.nOps, kRuns: cfg.kRuns, batch: cfg.batch, ...job }, CLIENT_CPU, log);
+      log(`${mode}: ${spec.id} ${result.phases.map((p) => `${p.phase} ${p.callsPerSec.toLocaleString('en-US')}${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`).join(', ')}; ${result.cpuUsPerCall} µs CPU/call`);
+      return result;
+    };
+
+    log('section 1/5: the engine\'s own cost, no I/O');
+    const engineCost = await runJsonChild<EngineCostRow[]>(join(here, '.build', 'bench', 'engine-cost.js'), ['--json', ...(cfg.quick ? ['--quick'] : [])], CLIENT_CPU, log);
 
     log('section 2/5: seven phases, every contender, serial then concurrent');
     const main = { serial: [] as ContenderResult[], concurrent: [] as ContenderResult[] };
     for (const [mode, concurrency] of [['serial', 1], ['concurrent', cfg.concurrency]] as const) {
-      for (const [i, spec] of mainContenders.entries()) {
-        log(`${mode} ${i + 1}/${mainContenders.length}: ${spec.label}`);
-        main[mode].push(await runPhases(spec, { ...base, ...small, concurrency, onPhase: phaseProgress(spec.id, mode) }));
-      }
+      for (const spec of mainContenders) main[mode].push(await inChild(mode, spec, { concurrency, payload: 'small' }));
     }
 
     log('section 3/5: serializers');
     const serializers: ContenderResult[] = [];
-    for (const [id, label, serializer] of [['cbor', 'cachette + CBOR (cbor-x)', 'cbor'], ['json', 'cachette + JSON', 'json'], ['msgpack', 'cachette + MessagePack (msgpackr)', msgpackSerializer]] as const) {
-      const spec = cachetteSpec({ id: `cachette-${id}`, label, store: 'valkey', serializer });
-      serializers.push(await runPhases(spec, { ...base, ...small, concurrency: cfg.concurrency, onPhase: phaseProgress(spec.id, 'serializer') }));
-    }
+    for (const spec of serializerContenders) serializers.push(await inChild('serializer', spec, { concurrency: cfg.concurrency, payload: 'small' }));
 
     log('section 4/5: compressors');
     const micro = compressorMicro(cfg.quick ? 100 : 400);
     for (const m of micro.rows) log(`compressor ${m.name}: ${m.unavailable ?? `ratio ${m.ratio}, ${m.compressMBs} MB/s in, ${m.decompressMBs} MB/s out`}`);
-    const macro = await compressionMacro({ ...base, n: cfg.macroOps, concurrency: cfg.concurrency, onPhase: phaseProgress('compression', 'macro') });
+    const macro: ChildResult[] = [];
+    for (const spec of compressionContenders) macro.push(await inChild('compression', spec, { n: cfg.macroOps, concurrency: cfg.concurrency, payload: 'rows', memoryUsage: true }));
 
     log('section 5/5: network delay proxy');
     const delay = await runDelaySection({ ...base, ...small, kRuns: cfg.kRunsDelay }, server.url, cfg.concurrency, cfg.quick ? 200 : 2000, log);
@@ -91,7 +98,8 @@ async function main(): Promise<void> {
       environment: describeEnvironment(server.version),
       // Other work on the machine moves every number; the report prints these.
       loadAverage: { start: loadAtStart, end: loadavg()[0]! },
-      layer,
+      pinning: pinned ? { serverCpu: SERVER_CPU!, clientCpu: CLIENT_CPU! } : undefined,
+      engineCost,
       main,
       serializers,
       compression: { inputBytes: micro.inputBytes, micro: micro.rows, macro },

@@ -1,3 +1,5 @@
+// What `import 'cachette'` gives on Node: node:zlib's native deflate as the default compressor.
+import '../../runtimes/native/install.ts';
 import { createCache, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';

@@ -6,9 +6,10 @@ import { naiveSpec } from './naive.ts';
 import { nodeRedisSpec } from './node-redis.ts';
 import type { ContenderSpec } from './types.ts';
 import { unstorageSpec } from './unstorage.ts';
+import { compressionContenders, serializerContenders } from './variants.ts';
 
-/** cachette over the valkey store with its defaults (CBOR, read batching on). */
-export const cachetteValkey = cachetteSpec({ id: 'cachette-valkey', label: 'cachette (valkey, CBOR)', store: 'valkey' });
+/** cachette over the valkey store with its defaults. */
+export const cachetteValkey = cachetteSpec({ id: 'cachette-valkey', label: 'cachette (valkey, defaults)', store: 'valkey' });
 
 /** Every contender of the main tables, cachette first, then raw clients, then peer libraries. */
 export const mainContenders: readonly ContenderSpec[] = [
@@ -38,3 +39,10 @@ export const peerLibraryIds: ReadonlySet<string> = new Set(['bentocache-l2', 'ca
 export const delayContenders: readonly ContenderSpec[] = mainContenders.filter((c) =>
   ['cachette-valkey', 'iovalkey', 'iovalkey-autopipeline', 'node-redis', 'bentocache-l2', 'cache-manager'].includes(c.id),
 );
+
+/** Every contender a benchmark child can be asked to run, by id. */
+export function contenderById(id: string): ContenderSpec {
+  const spec = [...mainContenders, ...serializerContenders, ...compressionContenders].find((c) => c.id === id);
+  if (!spec) throw new Error(`no contender "${id}"`);
+  return spec;
+}

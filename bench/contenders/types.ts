@@ -39,7 +39,25 @@ export interface ContenderSpec {
   open(url: string): Promise<Contender>;
 }
 
-/** Throws when a library reports a failed write through its return value instead of rejecting. */
+/** A write the library itself reported as failed (its return value said so; it did not throw). */
+export class WriteReportedFailure extends Error {}
+
+/** Throws {@link WriteReportedFailure} when a library reports a failed write through its return value. */
 export function mustSucceed(ok: boolean | undefined, what: string): void {
-  if (ok === false) throw new Error(`${what} reported failure`);
+  if (ok === false) throw new WriteReportedFailure(`${what} reported failure`);
+}
+
+/**
+ * True when the write landed, false when the library reported it failed (a cache that gives up
+ * on a late store answer under load does so by design: the phase counts it as a failed check and
+ * the report flags it, rather than the whole run stopping). Any other error propagates.
+ */
+export async function landed(write: Promise<void>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof WriteReportedFailure) return false;
+    throw error;
+  }
 }

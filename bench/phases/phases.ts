@@ -1,4 +1,4 @@
-import type { Contender, PhaseName } from '../contenders/types.ts';
+import { landed, type Contender, type PhaseName } from '../contenders/types.ts';
 import { timedPass } from '../support/measure.ts';
 import type { ValueCheck, ValueFactory } from '../support/payloads.ts';
 
@@ -40,10 +40,7 @@ const key = (ctx: PhaseContext, space: string, i: number) => `${ctx.prefix}:${sp
 
 /** Writes the values the read phases read (keys `v:0 … v:n-1`), 50 writes in flight. */
 async function fill(ctx: PhaseContext, space: string): Promise<void> {
-  await timedPass(ctx.n, 50, async (i) => {
-    await ctx.contender.set(key(ctx, space, i), ctx.value(i));
-    return true;
-  });
+  await timedPass(ctx.n, 50, (i) => landed(ctx.contender.set(key(ctx, space, i), ctx.value(i))));
 }
 
 /** Reads back `SAMPLE` keys of a space and counts those that are not what was written. */
@@ -71,10 +68,7 @@ export const phaseDefs: readonly PhaseDef[] = [
   },
   {
     name: 'set',
-    op: async (ctx, i) => {
-      await ctx.contender.set(key(ctx, 's', i), ctx.value(i));
-      return true;
-    },
+    op: (ctx, i) => landed(ctx.contender.set(key(ctx, 's', i), ctx.value(i))),
     verify: (ctx) => countBadReads(ctx, 's', ctx.n),
   },
   {
@@ -88,10 +82,9 @@ export const phaseDefs: readonly PhaseDef[] = [
   },
   {
     name: 'mset',
-    op: async (ctx, i) => {
+    op: (ctx, i) => {
       const base = i * ctx.batch;
-      await ctx.contender.setMany(Array.from({ length: ctx.batch }, (_, j) => [key(ctx, 'ms', base + j), ctx.value(base + j)] as const));
-      return true;
+      return landed(ctx.contender.setMany(Array.from({ length: ctx.batch }, (_, j) => [key(ctx, 'ms', base + j), ctx.value(base + j)] as const)));
     },
     verify: (ctx) => countBadReads(ctx, 'ms', ctx.n * ctx.batch),
   },

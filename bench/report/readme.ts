@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { layerMarkdown } from '../layer-overhead.ts';
+import { engineCostTable } from '../engine-cost.ts';
 import type { ContenderResult } from '../phases/run-phases.ts';
 import { observations } from './observations.ts';
+import { ratioTable } from './ratios.ts';
 import type { BenchResults } from './results.ts';
 import { clusterSection } from './cluster-section.ts';
 import { barChartSvg } from './svg.ts';
@@ -48,20 +49,21 @@ trust the ratios between rows of one table more than any absolute value, and rer
 above ~2 means other work shared the CPUs with the client and the server, and every figure is lower and noisier for it).
 
 **Method.** Every contender talks to the same redis-server through its public API (adapters in
-[\`contenders/\`](contenders/)). Each phase makes ${c.nOps.toLocaleString('en-US')} calls (a getMany/setMany of ${c.batch} keys is one call) after a
+[\`contenders/\`](contenders/)). The sources and the bench are compiled with tsc first (\`bench/.build\`), and
+each contender runs its phases in a Node process of its own on that build${r.pinning ? `, pinned with taskset to core ${r.pinning.clientCpu} while the
+redis-server is pinned to core ${r.pinning.serverCpu}, so that the client's own CPU shows in its figures` : ''}. Each phase makes ${c.nOps.toLocaleString('en-US')} calls (a getMany/setMany of ${c.batch} keys is one call) after a
 warm-up pass, ${c.kRuns} timed runs, median calls/s reported. *serial*: one awaited call at a time; *concurrent*:
-${c.concurrency} calls in flight. Values are a ~150-byte object (JSON) unless said otherwise; raw clients and
-peers store JSON text, cachette its binary envelope (CBOR by default). Every get is checked against the
+${c.concurrency} calls in flight. Values are a ~150-byte object unless said otherwise; raw clients and
+peers store JSON text, cachette its binary envelope (its default serializer writes plain values as JSON and
+anything JSON would lose as CBOR). Every get is checked against the
 value written, every miss is checked to be a miss, writes are read back, and counters are checked for
-lost increments: a failed check is flagged ⚠ in the table, never dropped. **cpu µs** is this process's CPU
+lost increments: a failed check is flagged ⚠ in the table, never dropped. **cpu µs** is the contender's process CPU
 (user + system, \`process.cpuUsage\`) per call over all seven phases; **conns** is the peak of the server's
 \`connected_clients\` during timed runs, minus the harness's own monitor connection. JS heap retained per
-phase (after full collections) and server commands per call are in the JSON. The benchmark runs the
-TypeScript sources through tsx, as a user of the published build would not: esbuild's name-keeping
-helper adds a little to closures created per call.
+phase (after full collections) and server commands per call are in the JSON.
 
 Run it: \`npm run bench\` (the run above took ${Math.max(1, Math.round(r.durationS / 60))} min), \`npm run bench -- --quick\` for a smoke run that writes
-\`results/quick.json\` and leaves this page alone, \`npx tsx bench/layer-overhead.ts\` for the layer overhead alone.
+\`results/quick.json\` and leaves this page alone, \`npx tsx bench/engine-cost.ts\` for the engine's own cost alone.
 Knobs: \`N_OPS\`, \`K_RUNS\`, \`BATCH\`, \`CONCURRENCY\`; \`REDIS_URL\` to use a running server instead of starting one.
 
 Embedded stores (the SQLite store against Keyv + @keyv/sqlite, lmdb, lru-cache and the memory store; classic mix,
@@ -71,13 +73,27 @@ value sizes, hit ratio, several processes on one file) have their own page: [\`E
 
 ${observations(r).map((s) => `- ${s}`).join('\n')}
 
-## Layer overhead: cachette over raw iovalkey
+## cachette against the fastest raw client and the best peer library
 
-cachette (valkey store, CBOR, defaults) against raw iovalkey storing JSON text, same server, get and
-set of the ~150-byte object, ${c.layerOps.toLocaleString('en-US')} calls per run, ${c.layerRuns} runs taking turns (medians). The project's
-budget for cachette's own work is ≤ ${r.layer.budgetUs} µs CPU per call over the client.
+Per phase, from the tables below: cachette over valkey with its default options, against the fastest
+raw client of the run (iovalkey with and without auto-pipelining, node-redis 5) and the best peer cache
+library (bentocache L2, cache-manager 7, unstorage), counting only rows whose every check passed.
 
-${layerMarkdown(r.layer)}
+### ${c.concurrency} calls in flight
+
+${ratioTable(r.main.concurrent)}
+
+### One awaited call at a time
+
+${ratioTable(r.main.serial)}
+
+## The engine's own cost, without I/O
+
+CPU µs per call of cachette's path over the in-process memory store declared remote (so that the
+engine builds the path it builds for Valkey: store handle → guard → batcher), layer by layer, and the
+codec steps alone. Each row of an operation adds one layer to the row above it.
+
+${engineCostTable(r.engineCost)}
 
 ## Concurrent: ${c.concurrency} calls in flight (calls/s)
 
@@ -108,7 +124,7 @@ ${micro.join('\n')}
 
 ## Compression through the cache: rows payload, ${c.concurrency} in flight (calls/s)
 
-The seven phases through cachette over valkey storing the rows (as CBOR, then compressed) with each
+The seven phases through cachette over valkey storing the rows (serialized, then compressed) with each
 compression setting cachette offers, ${c.macroOps.toLocaleString('en-US')} calls per phase run; **mem/key** is the server's \`MEMORY USAGE\` of one stored entry.
 
 ${phaseTable(r.compression.macro, [{ header: 'mem/key B', cell: (x) => ('memoryPerKey' in x ? String((x as { memoryPerKey: number }).memoryPerKey) : '—') }])}

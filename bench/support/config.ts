@@ -23,10 +23,6 @@ export interface RunConfig {
    * in a smoke run) keep the full suite under 15 minutes on 2 cores.
    */
   macroOps: number;
-  /** Calls per run in the layer-overhead script. */
-  layerOps: number;
-  /** Timed runs in the layer-overhead script. */
-  layerRuns: number;
 }
 
 function intFromEnv(name: string, fallback: number): number {
@@ -50,7 +46,5 @@ export function readConfig(argv: readonly string[] = process.argv.slice(2)): Run
     concurrency: intFromEnv('CONCURRENCY', 50),
     kRunsDelay: Math.min(kRuns, quick ? 1 : 5),
     macroOps: quick ? Math.min(nOps, 60) : Math.max(1, Math.floor(nOps / 2)),
-    layerOps: intFromEnv('LAYER_OPS', quick ? 1000 : 20_000),
-    layerRuns: intFromEnv('LAYER_RUNS', quick ? 2 : 7),
   };
 }

@@ -11,10 +11,10 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Opens the benchmark server. */
-export async function openServer(): Promise<BenchServer> {
+/** Opens the benchmark server, pinned to core `cpu` when given. */
+export async function openServer(cpu?: number): Promise<BenchServer> {
   const external = process.env.REDIS_URL;
-  const started = external ? undefined : await startRedis();
+  const started = external ? undefined : await startRedis({ cpu });
   const url = external ?? started!.url;
   const monitor = new ServerMonitor(url);
   const info = await monitor.info('server');

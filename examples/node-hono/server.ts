@@ -9,7 +9,9 @@ import { createCache } from 'cachette';
 
 // Prints which store it chose: Valkey when VALKEY_URL/REDIS_URL is set, memory otherwise.
 const store = await storeFromEnv();
-const cache = createCache({ store, prefix: 'demo', ttl: '10s', grace: '1m' });
+// logger: store down / circuit open / recovered are logged once per transition, with the store's
+// address and cause, never once per failed call (an outage would otherwise flood the log).
+const cache = createCache({ store, prefix: 'demo', ttl: '10s', grace: '1m', logger: console });
 
 /** Stands in for a database query or an upstream API call. */
 async function slowReport(id: string): Promise<{ id: string; total: number; computedAt: string }> {
@@ -27,8 +29,6 @@ app.get('/report/:id', async (c) => {
 });
 app.get('/stats', (c) => c.json(cache.stats()));
 
-cache.events.addEventListener('error', (e) => console.error('[cachette] store error:', (e as CustomEvent).detail.error));
-
 const port = Number(process.env.PORT ?? 3000);
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
   console.log(`[cachette] demo listening on http://127.0.0.1:${info.port}/report/42`);
@@ -36,8 +36,7 @@ const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) =
 
 const shutdown = async () => {
   server.close();
-  await cache.close();
-  await store.close();
+  await cache.close(); // closes the store it was given too (closeStore defaults to true)
   process.exit(0);
 };
 process.once('SIGINT', shutdown);

@@ -51,9 +51,11 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   originTimeout?: Duration;
   /**
-   * How long the origin may pause in the middle of a body that is being shared or stored
-   * before the transfer is failed (the clients' streams error, nothing is stored).
-   * Default "60s"; `Infinity` waits for ever.
+   * How long the origin may pause in the middle of a body before the transfer is failed (the
+   * clients' streams error, nothing is stored, the origin's body is cancelled). It counts only
+   * while a read waits for the origin, never while a client is slow to read. It applies to
+   * bodies passed through unstored too (a long-lived event stream with longer pauses needs a
+   * larger value). Default "60s"; `Infinity` waits for ever.
    */
   originIdleTimeout?: Duration;
   /**

@@ -8,6 +8,7 @@ import { notModified } from './conditional.ts';
 import { endToEndHeaders, type HeaderPair } from './headers.ts';
 import { formatHttpDate } from './http-date.ts';
 import { badStatusMessage, discardBody, isFinalStatus } from './origin-call.ts';
+import { idleBounded } from './idle-read.ts';
 import { formatContentRange, ifRangeHolds, resolveRange, unsatisfiedRange, type RangeSpec, type Span } from './ranges.ts';
 import type { ResponseMeta } from './stored-response.ts';
 
@@ -19,6 +20,8 @@ export interface ResponderOptions {
   name: string;
   xCache: boolean;
   cacheStatusKey: boolean;
+  /** The origin's body-idle bound, ms, applied to origin bodies passed through unshared. */
+  originIdleTimeoutMs: number;
 }
 
 /** A stored body: the bytes, or a stream of them when they are still arriving from the origin. */
@@ -102,12 +105,14 @@ export class Responder {
   /**
    * The origin's response on its way to the client that caused the forward: its own fields
    * (Set-Cookie included) without hop-by-hop ones, `body` in place of its own when given, and
-   * `age` when it was stored.
+   * `age` when it was stored. Its own body is bounded by `originIdleTimeout` on the way (a
+   * given `body` is a shared one, bounded where it is read).
    */
   fromOrigin(res: Response, request: Request, outcome: CacheOutcome, key: string | undefined, body?: ReadableStream<Uint8Array> | null, age?: number): Response {
     const headers = endToEndHeaders(res.headers);
     this.annotate(headers, outcome, age, key);
-    const content = request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status) ? null : body === undefined ? res.body : body;
+    const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status);
+    const content = bodiless ? null : body !== undefined ? body : res.body && idleBounded(res.body, this.o.originIdleTimeoutMs);
     return new Response(content, { status: res.status, statusText: res.statusText, headers });
   }
 

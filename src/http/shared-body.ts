@@ -16,6 +16,7 @@
  *   errors, and nothing is stored.
  * - when no client is left and nothing will be stored, the source is cancelled.
  */
+import { readWithin } from './idle-read.ts';
 
 /** How a shared body is bounded. */
 export interface SharedBodyOptions {
@@ -33,10 +34,6 @@ export interface SharedBodyOptions {
   resume?: (offset: number) => Promise<ReadableStream<Uint8Array>>;
 }
 
-/** Raised into the clients' streams when the origin sent nothing for too long. */
-export class OriginIdleError extends Error {
-  override readonly name = 'OriginIdleError';
-}
 
 /** One client's position in the shared chunks, or its own path once it fell behind. */
 interface Reader {
@@ -175,7 +172,7 @@ export class SharedBody {
           this.#done = true;
           return;
         }
-        const { done, value } = await this.#read(source);
+        const { done, value } = await readWithin(source, this.#options.idleTimeoutMs);
         if (done) break;
         this.#append(value);
       }
@@ -184,17 +181,6 @@ export class SharedBody {
       this.#fail(error);
       await source.cancel(error).catch(() => {});
     }
-  }
-
-  /** One source read, failed by the idle timeout. */
-  #read(source: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
-    const ms = this.#options.idleTimeoutMs;
-    if (!Number.isFinite(ms)) return source.read();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const idle = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new OriginIdleError(`the origin sent no body bytes for ${ms} ms`)), ms);
-    });
-    return Promise.race([source.read(), idle]).finally(() => clearTimeout(timer));
   }
 
   /**

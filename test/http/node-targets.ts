@@ -18,9 +18,7 @@ export function proxyTarget(store: () => Store): HttpTarget {
     async start(origin, options) {
       const served = await serveFetch(origin);
       const opened = store();
-      // The proxy names its origin timeouts in one object; the suite speaks the cache's option names.
-      const { originTimeout: headers, originIdleTimeout: bodyIdle, ...rest } = options;
-      const proxy = await startProxy({ origin: served.url, store: opened, ...rest, originTimeout: { headers, bodyIdle } });
+      const proxy = await startProxy({ origin: served.url, store: opened, ...options });
       return {
         store: opened,
         fetch: clientFetch(proxy.url),

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { OriginIdleError, SharedBody } from '../../src/http/shared-body.ts';
+import { OriginIdleError } from '../../src/http/idle-read.ts';
+import { SharedBody } from '../../src/http/shared-body.ts';
 
 const KIB = 1024;
 

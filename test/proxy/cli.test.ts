@@ -53,6 +53,7 @@ describe('cachette proxy', () => {
       [['--origin', 'http://x', '--port', '70000'], {}, /--port must be a port number/],
       [['--origin', 'http://x', '--store', 'disk'], {}, /--store must be memory or valkey/],
       [['--origin', 'http://x', '--ttl', 'soon'], {}, /--ttl must be a duration/],
+      [['--origin', 'http://x', '--set-cookie', 'keep'], {}, /--set-cookie must be bypass, strip, store, got "keep"/],
       [['--origin', 'http://x', '--port', '0', '--purge-token', 'short'], {}, /purge.token must be a string of at least 16 characters/],
     ];
     for (const [args, env, message] of cases) {
@@ -89,6 +90,29 @@ describe('cachette proxy', () => {
     assert.equal(first.headers.get('x-cache'), 'MISS');
     const second = await fetch(`http://127.0.0.1:${port}/x`);
     assert.equal(second.headers.get('x-cache'), 'HIT');
+  });
+
+  it('applies --set-cookie: bypass by default, strip, store', async () => {
+    const origin = closing(await recordingOrigin((_req, res) => cacheable(res, 'with cookie', { 'set-cookie': 'theme=dark' })));
+    // What a client served from the cache gets as Set-Cookie; bypass stores nothing, so each client gets the origin's own.
+    const served = { bypass: 'theme=dark', strip: null, store: 'theme=dark' } as const;
+    for (const policy of [undefined, 'strip', 'store'] as const) {
+      const io = terminal();
+      const proxy = started(await runCli(['proxy', '--origin', origin.url, '--port', '0', ...(policy === undefined ? [] : ['--set-cookie', policy])], io));
+      closing({ close: () => proxy.stop() });
+      const url = /cachette proxy: (http:\/\/\S+)/.exec(io.stdout[0]!)![1]!;
+      const path = `/${policy ?? 'bypass'}`;
+      const first = await fetch(url + path);
+      assert.equal(first.headers.get('set-cookie'), 'theme=dark', 'the client that caused the fetch gets its cookie');
+      await first.text();
+      const second = await fetch(url + path);
+      await second.text();
+      assert.match(second.headers.get('cache-status')!, policy === undefined ? /fwd=/ : /^cachette; hit/, `${path}: ${second.headers.get('cache-status')}`);
+      assert.equal(second.headers.get('set-cookie'), served[policy ?? 'bypass'], path);
+    }
+    assert.equal(origin.received.filter((r) => r.url === '/bypass').length, 2, 'bypass stores nothing');
+    assert.equal(origin.received.filter((r) => r.url === '/strip').length, 1);
+    assert.equal(origin.received.filter((r) => r.url === '/store').length, 1);
   });
 
   it('runs as `npm run proxy` does, and exits 0 on SIGTERM', async () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { MAX_INTERIM_RESPONSES } from '../../runtimes/node/proxy/interim.ts';
-import { closesAfterEach, headerOf, proxyFor, rawExchange, rawGet, rawOrigin, recordingOrigin, statusOf } from './support.ts';
+import { closesAfterEach, headerOf, proxyFor, rawExchange, rawGet, rawOrigin, recordingOrigin, statusOf, waitFor } from './support.ts';
 
 const closing = closesAfterEach();
 const PRELOAD = '</style.css>; rel=preload; as=style';
@@ -79,12 +79,34 @@ describe('proxy: origin statuses HTTP does not define', () => {
     for (const status of [999, 600]) {
       const res = await fetch(`${proxy.url}/${status}`);
       assert.equal(res.status, 502);
-      assert.equal(await res.text(), `Bad Gateway: the origin answered with status ${status}, outside the range 100-599 that HTTP defines\n`);
+      // The cache's own 502 (the origin client hands it the status): it names the status in Cache-Status too.
+      assert.equal(await res.text(), `Bad Gateway: the origin answered with status ${status}, outside the 100–599 range HTTP allows\n`);
+      assert.match(res.headers.get('cache-status')!, new RegExp(`fwd-status=${status}; detail="origin-status"`));
     }
+    // The body of such an answer is never read: its connection is given up, not reused.
+    await waitFor(() => raw.closedConnections() >= 2, 'both odd answers\' connections were closed');
     const upgraded = await fetch(`${proxy.url}/switch`);
     assert.equal(upgraded.status, 502);
     assert.match(await upgraded.text(), /switched protocols \(101\) although the request asked for no upgrade/);
     const again = await rawGet(proxy.port, '/999');
     assert.equal(statusOf(again), 502, 'never stored');
+  });
+
+  it('serves a stored copy that stale-if-error allows instead of the 502', async () => {
+    let odd = false;
+    let now = Date.now();
+    const raw = closing(await rawOrigin((_head, socket) => {
+      if (odd) socket.write('HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nno');
+      else socket.write(`HTTP/1.1 200 OK\r\nDate: ${new Date(now).toUTCString()}\r\nCache-Control: max-age=1, stale-if-error=600\r\nContent-Length: 4\r\n\r\ngood`);
+    }));
+    const proxy = closing(await proxyFor(raw.url, { now: () => now }));
+    assert.equal(await (await fetch(`${proxy.url}/page`)).text(), 'good');
+    await proxy.idle();
+    odd = true;
+    now += 5000;
+    const res = await fetch(`${proxy.url}/page`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), 'good');
+    assert.match(res.headers.get('cache-status')!, /fwd-status=999; .*detail="stale-if-error"/);
   });
 });

@@ -135,9 +135,13 @@ export interface RawReply {
   closedByServer: boolean;
 }
 
+/** Longest wait for the first byte of a reply: only a proxy that never answers reaches it. */
+const FIRST_BYTE_LIMIT_MS = 10_000;
+
 /**
  * Writes `bytes` to `port` on 127.0.0.1 and collects what comes back until the server closes
- * the connection or `settleMs` pass without new bytes.
+ * the connection, or `settleMs` pass without new bytes once some have arrived (a loaded
+ * machine that is slow to answer at all is waited for, up to 10 s).
  */
 export function rawExchange(port: number, bytes: string, settleMs = 300): Promise<RawReply> {
   return new Promise((resolve) => {
@@ -149,18 +153,18 @@ export function rawExchange(port: number, bytes: string, settleMs = 300): Promis
       socket.destroy();
       resolve({ text, closedByServer });
     };
-    const arm = () => {
+    const arm = (ms: number) => {
       clearTimeout(timer);
-      timer = setTimeout(() => finish(false), settleMs);
+      timer = setTimeout(() => finish(false), ms);
     };
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1');
-      arm();
+      arm(settleMs);
     });
     socket.on('end', () => finish(true));
     socket.on('error', () => finish(true));
     socket.write(bytes);
-    arm();
+    arm(FIRST_BYTE_LIMIT_MS);
   });
 }
 
@@ -193,10 +197,10 @@ export function cacheable(res: ServerResponse, body: string, headers: Record<str
   res.end(body);
 }
 
-/** Polls `condition` (real I/O settles on its own schedule), failing after two seconds. */
+/** Polls `condition` (real I/O settles on its own schedule), failing after ten seconds (a loaded machine is slow, not wrong). */
 export async function waitFor(condition: () => boolean, what = 'condition'): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error(`${what}: not met within 2 s`);
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error(`${what}: not met within 10 s`);
 }
 
 /** An in-memory terminal for `runCli`: what it printed, and the environment it reads. */

@@ -56,13 +56,17 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** Starts redis-server on `port` (a free one by default) with no persistence. */
-export async function startRedis({ bin, port }: { bin?: string; port?: number } = {}): Promise<RedisServer> {
+/**
+ * Starts redis-server on `port` (a free one by default) with no persistence; pinned to core
+ * `cpu` with taskset when given (benchmarks keep the server and the client apart).
+ */
+export async function startRedis({ bin, port, cpu }: { bin?: string; port?: number; cpu?: number } = {}): Promise<RedisServer> {
   bin ??= findRedisServer();
   if (!bin) throw new Error('redis-server not found');
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'cachette-redis-'));
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no'], { stdio: 'ignore' });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no'];
+  const child = cpu === undefined ? spawn(bin, args, { stdio: 'ignore' }) : spawn('taskset', ['-c', String(cpu), bin, ...args], { stdio: 'ignore' });
   let exited = false;
   child.once('exit', () => { exited = true; });
   await waitForPort(port, 5000);

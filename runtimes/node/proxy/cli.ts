@@ -3,11 +3,13 @@
  *
  *   cachette proxy --origin http://127.0.0.1:8000 [--port 8082] [--store memory|valkey] …
  */
+import type { SetCookiePolicy } from '../../../src/http/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
 import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
 import { parseOrigin, type ProxyOptions } from './options.ts';
 
 const DEFAULT_PORT = 8082;
+const SET_COOKIE_POLICIES: readonly SetCookiePolicy[] = ['bypass', 'strip', 'store'];
 
 const HELP = `Usage: cachette proxy --origin <url> [options]
 
@@ -24,13 +26,19 @@ Options:
   --ttl <duration>            freshness for cacheable responses that state none, e.g. 30s
   --max-body-bytes <n>        larger responses are served, not stored (default 8388608)
   --x-cache                   also send X-Cache: HIT | MISS | STALE | BYPASS
+  --set-cookie bypass|strip|store
+                              responses with Set-Cookie: not stored (bypass, the default),
+                              stored without the header (strip), or stored with it (store:
+                              every client then gets that cookie; never for sessions)
   --trust-forwarded           keep clients' X-Forwarded-*, Forwarded, X-Original-URL and
                               X-Rewrite-URL and key on them; only behind a trusted front
   --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
                               prefer the variable: arguments show in ps); 16+ characters
   --purge-path <path>         the purge endpoint's path (default /.cachette/purge)
-  --headers-timeout <dur>     wait this long for the origin's response headers, then 504 (default 30s)
-  --body-idle-timeout <dur>   fail a body the origin stops sending for this long (default 30s)
+  --headers-timeout <dur>     wait this long for the origin's response headers, then 504
+                              (the cache's originTimeout; default 60s)
+  --body-idle-timeout <dur>   fail a body the origin stops sending for this long
+                              (the cache's originIdleTimeout; default 60s)
   -h, --help                  show this help`;
 
 const FLAGS = {
@@ -42,6 +50,7 @@ const FLAGS = {
   ttl: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'x-cache': { type: 'boolean' },
+  'set-cookie': { type: 'string' },
   'trust-forwarded': { type: 'boolean' },
   'purge-token': { type: 'string' },
   'purge-path': { type: 'string' },
@@ -67,18 +76,21 @@ export const proxyCommand: Command = {
     const host = flags.host ?? '127.0.0.1';
     const purgeToken = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
     if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
+    const setCookie = flags['set-cookie'];
+    if (setCookie !== undefined && !SET_COOKIE_POLICIES.includes(setCookie as SetCookiePolicy)) {
+      throw new UsageError(`--set-cookie must be ${SET_COOKIE_POLICIES.join(', ')}, got ${JSON.stringify(setCookie)}`);
+    }
     const storeKind = flags.store ?? 'memory';
     if (storeKind !== 'memory' && storeKind !== 'valkey') throw new UsageError(`--store must be memory or valkey, got ${JSON.stringify(storeKind)}`);
-    const timeouts: ProxyOptions['originTimeout'] = {};
-    if (flags['headers-timeout'] !== undefined) timeouts.headers = durationFrom(flags['headers-timeout'], '--headers-timeout');
-    if (flags['body-idle-timeout'] !== undefined) timeouts.bodyIdle = durationFrom(flags['body-idle-timeout'], '--body-idle-timeout');
     const options: Omit<ProxyOptions, 'store'> = {
       origin: flags.origin,
       port,
       host,
       xCache: flags['x-cache'] === true,
       trustForwarded: flags['trust-forwarded'] === true,
-      originTimeout: timeouts,
+      ...(flags['headers-timeout'] === undefined ? {} : { originTimeout: durationFrom(flags['headers-timeout'], '--headers-timeout') }),
+      ...(flags['body-idle-timeout'] === undefined ? {} : { originIdleTimeout: durationFrom(flags['body-idle-timeout'], '--body-idle-timeout') }),
+      ...(setCookie === undefined ? {} : { setCookie: setCookie as SetCookiePolicy }),
       ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
       ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
       ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),

@@ -68,17 +68,14 @@ export function setForwardingFields(headers: Headers, facts: ForwardingFacts): v
 }
 
 /**
- * `headers` with the trusted keyed fields added to `Vary`, so that the cache stores one
- * variant per combination of their values and a downstream cache learns the same. `Vary: *`
- * is left as it is (such a response is never reused anyway).
+ * Adds the trusted keyed fields to `headers`' `Vary`, so that the cache stores one variant per
+ * combination of their values and a downstream cache learns the same. `Vary: *` is left as it
+ * is (such a response is never reused anyway).
  */
-export function varyOnTrustedFields(headers: Headers): Headers {
+export function varyOnTrustedFields(headers: Headers): void {
   const vary = headers.get('vary');
-  if (vary !== null && vary.split(',').some((name) => name.trim() === '*')) return headers;
+  if (vary !== null && vary.split(',').some((name) => name.trim() === '*')) return;
   const listed = new Set((vary ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
   const missing = TRUSTED_KEYED_FIELDS.filter((name) => !listed.has(name));
-  if (missing.length === 0) return headers;
-  const out = new Headers(headers);
-  out.set('vary', [vary, ...missing].filter(Boolean).join(', '));
-  return out;
+  if (missing.length > 0) headers.set('vary', [vary, ...missing].filter(Boolean).join(', '));
 }

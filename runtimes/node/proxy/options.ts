@@ -1,12 +1,15 @@
 /** The caching proxy's options, validated once when it starts. */
 import type { HttpCacheOptions } from '../../../src/http/index.ts';
 import type { Store } from '../../../src/store/types.ts';
-import { toMs, type Duration } from '../../../src/util/duration.ts';
-import type { OriginTimeouts } from './origin-client.ts';
 import type { PurgeOptions } from './purge-endpoint.ts';
 
-/** Options of `startProxy`: where the origin is, where to listen, what to trust, and the cache's own options. */
-export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache' | 'originTimeout' | 'originIdleTimeout'> {
+/**
+ * Options of `startProxy`: where the origin is, where to listen, what to trust, and the cache's
+ * own options. The origin's timeouts are the cache's `originTimeout` (headers) and
+ * `originIdleTimeout` (body silence), under the same names and with the same defaults as for
+ * `httpCache`: the cache applies them, and the proxy has no timers of its own.
+ */
+export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache'> {
   /** The origin's base URL, e.g. "http://127.0.0.1:8000"; a path in it prefixes every request's path. */
   origin: string;
   /** Where the cache keeps responses. The proxy does not close it. */
@@ -24,13 +27,6 @@ export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache' |
   trustForwarded?: boolean;
   /** Turns the purge endpoint on (off by default). */
   purge?: PurgeOptions;
-  /** Origin timeouts. */
-  originTimeout?: {
-    /** Until the response headers arrive (connecting included); then 504, which stale-if-error may answer. Default "30s". */
-    headers?: Duration;
-    /** Longest silence while a body is being read; then the body fails. Default "30s". */
-    bodyIdle?: Duration;
-  };
 }
 
 /** Options after validation. */
@@ -39,33 +35,24 @@ export interface ResolvedProxyOptions {
   port: number;
   host: string;
   trustForwarded: boolean;
-  timeouts: OriginTimeouts;
   /** The cache's own options, with the store. */
   cache: HttpCacheOptions;
   purge: PurgeOptions | undefined;
 }
 
-const DEFAULT_TIMEOUT: Duration = '30s';
-
 /** Validates the proxy's own options (the cache validates its own), throwing a TypeError or RangeError naming the bad one. */
 export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startProxy needs an options object with "origin" and "store"');
-  const { origin, store, port = 0, host = '127.0.0.1', trustForwarded = false, purge, originTimeout = {}, ...cacheOptions } = options;
+  const { origin, store, port = 0, host = '127.0.0.1', trustForwarded = false, purge, ...cacheOptions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`startProxy: "port" must be an integer from 0 to 65535, got ${port}`);
   if (typeof host !== 'string' || host === '') throw new TypeError('startProxy: "host" must be a non-empty string');
   if (typeof trustForwarded !== 'boolean') throw new TypeError('startProxy: "trustForwarded" must be a boolean');
-  const timeouts = {
-    headersMs: positiveMs(originTimeout.headers ?? DEFAULT_TIMEOUT, 'originTimeout.headers'),
-    bodyIdleMs: positiveMs(originTimeout.bodyIdle ?? DEFAULT_TIMEOUT, 'originTimeout.bodyIdle'),
-  };
   return {
     origin: parseOrigin(origin),
     port,
     host,
     trustForwarded,
-    timeouts,
-    // The cache applies the same limits to every origin call it makes.
-    cache: { ...cacheOptions, store, originTimeout: timeouts.headersMs, originIdleTimeout: timeouts.bodyIdleMs },
+    cache: { ...cacheOptions, store },
     purge,
   };
 }
@@ -89,10 +76,4 @@ export function parseOrigin(origin: unknown): URL {
   if (url.username || url.password) throw new TypeError('the origin URL may not carry credentials: the proxy would send them with every request');
   if (url.search || url.hash) throw new TypeError(`the origin URL may not carry a query or fragment, got ${JSON.stringify(origin)}`);
   return url;
-}
-
-function positiveMs(value: Duration, what: string): number {
-  const ms = toMs(value, `startProxy: ${what}`);
-  if (!(ms > 0 && ms < 2 ** 31)) throw new RangeError(`startProxy: ${what} must be above 0 and below 24 days, got ${JSON.stringify(value)}`);
-  return ms;
 }

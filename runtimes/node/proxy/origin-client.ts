@@ -5,23 +5,20 @@
  *
  * Framing is never left to doubt. A request body is sent with the length the client declared
  * and checked against it, or chunked; a connection whose exchange did not end cleanly (an
- * error, a timeout, a body nobody read to its end) is destroyed, never handed back to the
+ * error, an abort, a body nobody read to its end) is destroyed, never handed back to the
  * pool, so a half-read message can never be taken for the start of the next one.
+ *
+ * Timeouts are not this client's: the HTTP cache owns them (`originTimeout`,
+ * `originIdleTimeout`) and aborts `request.signal` when the headers are late, or cancels the
+ * body when it goes silent. Either destroys the origin connection here.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { isHopByHop } from '../../../src/http/headers.ts';
+import { isFinalStatus } from '../../../src/http/origin-call.ts';
 import { pump } from './pump.ts';
 import { readableToWeb } from './readable-stream.ts';
-
-/** Timeouts of the origin client, ms. */
-export interface OriginTimeouts {
-  /** From sending the request until the final response's headers (connecting included). */
-  headersMs: number;
-  /** Longest wait for the next body bytes while a reader wants them. */
-  bodyIdleMs: number;
-}
 
 /** A 1xx response the origin sent before its final one. */
 export interface InterimResponse {
@@ -39,24 +36,19 @@ export interface SendOptions {
 
 /** Sends requests to one origin, keeping their path, query, method, headers and body. */
 export interface OriginClient {
-  /** Resolves with the origin's final response, or rejects with an {@link OriginError}. */
+  /**
+   * Resolves with the origin's final response, or rejects with an {@link OriginError}; when
+   * `request.signal` aborts first, rejects with its reason (and after the response, fails its
+   * body with it). Either way the connection is destroyed, never reused.
+   */
   send(request: Request, options?: SendOptions): Promise<Response>;
   /** Closes the pooled connections. */
   close(): void;
 }
 
-/** Why the origin gave no usable response; `status` is what the proxy answers instead. */
+/** Why the origin gave no usable response: the proxy answers 502 Bad Gateway with this message. */
 export class OriginError extends Error {
   override readonly name = 'OriginError';
-
-  constructor(
-    /** 504 when the origin was too slow, 502 otherwise. */
-    readonly status: 502 | 504,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -65,7 +57,7 @@ const NULL_BODY_STATUS = new Set([204, 205, 304]);
  * Creates a client for `origin` (e.g. "http://127.0.0.1:8000", or with a path prefix that is
  * put before every request's path). The origin URL must already be validated.
  */
-export function originClient(origin: URL, timeouts: OriginTimeouts): OriginClient {
+export function originClient(origin: URL): OriginClient {
   const https = origin.protocol === 'https:';
   const agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const sendRequest = https ? httpsRequest : httpRequest;
@@ -74,17 +66,22 @@ export function originClient(origin: URL, timeouts: OriginTimeouts): OriginClien
   const servername = https && isIP(origin.hostname) === 0 ? origin.hostname : undefined;
 
   function send(request: Request, options: SendOptions = {}): Promise<Response> {
+    const signal = request.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<Response>((resolve, reject) => {
       const url = new URL(request.url);
       let settled = false;
-      const fail = (error: OriginError) => {
+      let response: IncomingMessage | undefined;
+      const fail = (error: unknown) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
         // Destroyed, not released: the connection's state is unknown.
         req.destroy();
         reject(error);
       };
+      // Before the response the send fails; after it, the body does (the socket goes either way).
+      const abort = () => (response === undefined ? fail(signal.reason) : response.destroy());
+      signal.addEventListener('abort', abort, { once: true });
       const req: ClientRequest = sendRequest({
         protocol: origin.protocol,
         hostname: origin.hostname,
@@ -95,34 +92,35 @@ export function originClient(origin: URL, timeouts: OriginTimeouts): OriginClien
         agent,
         ...(servername === undefined ? {} : { servername }),
       });
-      const timer = setTimeout(() => fail(new OriginError(504, `the origin sent no response headers within ${timeouts.headersMs} ms`)), timeouts.headersMs);
+      // Once the exchange is over an abort has nothing left to stop.
+      req.once('close', () => signal.removeEventListener('abort', abort));
       req.on('information', (info) => {
         if (!settled) options.onInterim?.({ status: info.statusCode, statusText: info.statusMessage, rawHeaders: info.rawHeaders });
       });
       req.on('upgrade', (_res, socket) => {
         socket.destroy();
-        fail(new OriginError(502, 'the origin switched protocols (101) although the request asked for no upgrade'));
+        fail(new OriginError('the origin switched protocols (101) although the request asked for no upgrade'));
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
         const code = error.code ?? error.message;
         // HPE_* codes come from the HTTP parser: the origin answered, but not in valid HTTP/1.1.
-        fail(new OriginError(502, code.startsWith('HPE_') ? `the origin's response is malformed (${code})` : `the origin did not answer (${code})`, { cause: error }));
+        fail(new OriginError(code.startsWith('HPE_') ? `the origin's response is malformed (${code})` : `the origin did not answer (${code})`, { cause: error }));
       });
       req.on('response', (res) => {
         if (settled) return void res.destroy();
         try {
-          const response = toResponse(res, request.method, timeouts.bodyIdleMs);
+          const answer = toResponse(res, request.method, signal);
+          response = res;
           settled = true;
-          clearTimeout(timer);
-          resolve(response);
+          resolve(answer);
         } catch (error) {
           res.destroy();
-          fail(error instanceof OriginError ? error : new OriginError(502, `the origin's response cannot be relayed (${(error as Error).message})`, { cause: error }));
+          fail(error instanceof OriginError ? error : new OriginError(`the origin's response cannot be relayed (${(error as Error).message})`, { cause: error }));
         }
       });
       if (request.body === null) req.end();
       else pump(request.body, req, declaredLength(request.headers)).then((whole) => whole && req.end()).catch((error: Error) => {
-        fail(new OriginError(502, `the request body could not be sent: ${error.message}`, { cause: error }));
+        fail(new OriginError(`the request body could not be sent: ${error.message}`, { cause: error }));
         // Even after the response came: a request cut short leaves the connection in doubt.
         req.destroy();
       });
@@ -151,11 +149,8 @@ function declaredLength(headers: Headers): number | undefined {
 }
 
 /** The origin's final response as a fetch Response whose body streams on demand. */
-function toResponse(res: IncomingMessage, method: string, bodyIdleMs: number): Response {
+function toResponse(res: IncomingMessage, method: string, signal: AbortSignal): Response {
   const status = res.statusCode ?? 0;
-  if (status < 200 || status > 599) {
-    throw new OriginError(502, `the origin answered with status ${status}, outside the range 100-599 that HTTP defines`);
-  }
   const raw = res.rawHeaders;
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
@@ -166,13 +161,26 @@ function toResponse(res: IncomingMessage, method: string, bodyIdleMs: number): R
     const name = raw[i]!.toLowerCase();
     if (!isHopByHop(name, named)) headers.append(name, raw[i + 1]!);
   }
+  if (!isFinalStatus(status)) return outOfRange(res, status, headers);
   const empty = method === 'HEAD' || NULL_BODY_STATUS.has(status);
   // A bodiless response is read to its end at once, so its connection returns to the pool.
   if (empty) res.resume();
   const body = empty ? null : readableToWeb(res, {
-    idleTimeoutMs: bodyIdleMs,
-    idleError: () => new OriginError(504, `the origin sent no body bytes for ${bodyIdleMs} ms`),
-    prematureCloseError: () => new OriginError(502, 'the origin closed the connection before the body ended'),
+    // Cut by an abort, the body fails with its reason; otherwise the origin cut it.
+    prematureCloseError: () => (signal.aborted ? signal.reason as Error : new OriginError('the origin closed the connection before the body ended')),
   });
   return new Response(body, { status, statusText: res.statusMessage, headers });
+}
+
+/**
+ * The answer for a final status HTTP does not define (outside 200–599). A fetch Response
+ * cannot be built with it, yet the cache needs the status itself to answer with its 502 (or a
+ * stale copy stale-if-error allows) and name it in Cache-Status, so the status is set on a
+ * bodiless Response. The body is never read, so the connection is destroyed, not reused.
+ */
+function outOfRange(res: IncomingMessage, status: number, headers: Headers): Response {
+  res.destroy();
+  const response = new Response(null, { status: 502, headers });
+  Object.defineProperty(response, 'status', { value: status });
+  return response;
 }

@@ -13,7 +13,6 @@ import { interimRelay } from './interim.ts';
 import { resolveProxyOptions, type ProxyOptions } from './options.ts';
 import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
 import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
-import { TimeoutMemo } from './timeout-memo.ts';
 import { textResponse, writeResponse } from './write-response.ts';
 
 /** A running proxy. */
@@ -43,34 +42,27 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     await cache.close();
     throw error;
   }
-  const origin = originClient(resolved.origin, resolved.timeouts);
+  const origin = originClient(resolved.origin);
   const via = `1.1 ${resolved.cache.name ?? 'cachette'}`;
   const onError = resolved.cache.onError ?? (() => {});
 
-  const timeouts = new TimeoutMemo(resolved.timeouts.headersMs);
-
   /**
-   * Calls the origin; its failures become the 502 or 504 they stand for, so that stale-if-error
-   * can answer them. `client` is the waiting client, when there is one: its 1xx relay and when
-   * it arrived.
+   * Calls the origin; its failures become the 502 they stand for, so that stale-if-error can
+   * answer them. Timeouts are the cache's (it aborts `request.signal`, and that rejection is
+   * its own to handle). `onInterim` relays 1xx responses to the waiting client, when there is one.
    */
-  const forward = async (request: Request, client?: { onInterim: ((interim: InterimResponse) => void) | undefined; since: number }): Promise<Response> => {
-    if (client !== undefined && timeouts.timedOutSince(request.url, client.since)) {
-      return gatewayTimeout(`the origin sent no response headers within ${resolved.timeouts.headersMs} ms, for the request this one waited on`);
-    }
+  const forward = async (request: Request, onInterim?: (interim: InterimResponse) => void): Promise<Response> => {
     let response: Response;
     try {
-      response = await origin.send(request, client?.onInterim === undefined ? {} : { onInterim: client.onInterim });
+      response = await origin.send(request, onInterim === undefined ? {} : { onInterim });
     } catch (error) {
       if (!(error instanceof OriginError)) throw error;
-      if (error.status === 504) {
-        timeouts.record(request.url, Date.now());
-        return gatewayTimeout(error.message);
-      }
       return textResponse(502, `Bad Gateway: ${error.message}`);
     }
-    if (!resolved.trustForwarded) return response;
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers: varyOnTrustedFields(response.headers) });
+    // In place: the origin client's headers are its own, and a status HTTP does not define
+    // (which the cache answers 502) could not be put on a new Response.
+    if (resolved.trustForwarded) varyOnTrustedFields(response.headers);
+    return response;
   };
   const revalidate = (request: Request) => forward(request);
 
@@ -84,8 +76,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (purge?.handles(inbound)) {
       response = await purge.handle(inbound, incoming);
     } else {
-      const client = { onInterim: interimRelay(incoming, outgoing), since: Date.now() };
-      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, client), { revalidate });
+      const onInterim = interimRelay(incoming, outgoing);
+      response = await cache.handle(toRequest(inbound, incoming), (request) => forward(request, onInterim), { revalidate });
     }
     await writeResponse(outgoing, response, inbound.method);
   }
@@ -118,8 +110,4 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       origin.close();
     },
   };
-}
-
-function gatewayTimeout(message: string): Response {
-  return textResponse(504, `Gateway Timeout: ${message}`);
 }

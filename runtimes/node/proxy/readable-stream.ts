@@ -1,18 +1,13 @@
 /**
  * A Node Readable (an incoming request or an origin response) as a web ReadableStream that
  * reads only on demand. `Readable.toWeb` is not used: it reads ahead whatever the consumer
- * does, and an idle timer on top of it could not tell a silent peer from a slow consumer.
- * Here a chunk is read only when the consumer pulls, and the idle timer runs only while a
- * pull waits for bytes that do not come, so back-pressure never counts as idleness.
+ * does, so the HTTP cache's body-idle bound (which runs only while a read waits for bytes)
+ * could not tell a silent peer from a slow consumer, and back-pressure would stop at it.
  */
 import type { Readable } from 'node:stream';
 
 /** Options of {@link readableToWeb}. */
 export interface ReadableToWebOptions {
-  /** How long a pull may wait for the next bytes, ms; 0 or absent waits for ever. */
-  idleTimeoutMs?: number;
-  /** The error the stream fails with when the idle timeout passes. */
-  idleError?: () => Error;
   /** The error the stream fails with when the source closes before its end. */
   prematureCloseError?: () => Error;
   /**
@@ -25,7 +20,6 @@ export interface ReadableToWebOptions {
 
 /** Wraps `source`; cancelling the web stream destroys or drains it (see {@link ReadableToWebOptions.onCancel}). */
 export function readableToWeb(source: Readable, options: ReadableToWebOptions = {}): ReadableStream<Uint8Array> {
-  const idleMs = options.idleTimeoutMs ?? 0;
   // Kept for the next pull: an error may come while no pull waits, and an 'error' event
   // without a listener would crash the process.
   let failure: Error | undefined;
@@ -38,10 +32,8 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       return new Promise<void>((resolve, reject) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
         const cleanup = () => {
           abandonPull = undefined;
-          if (timer !== undefined) clearTimeout(timer);
           source.off('readable', attempt);
           source.off('end', ended);
           source.off('error', failed);
@@ -81,15 +73,6 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
         source.on('end', ended);
         source.on('error', failed);
         source.on('close', closed);
-        if (idleMs > 0) {
-          timer = setTimeout(() => {
-            const error = options.idleError?.() ?? new Error(`no bytes arrived for ${idleMs} ms`);
-            failure ??= error;
-            cleanup();
-            source.destroy(error);
-            reject(error);
-          }, idleMs);
-        }
         attempt();
       });
     },
