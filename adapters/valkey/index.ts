@@ -1,7 +1,13 @@
-import { Redis as Valkey, type RedisOptions } from 'iovalkey';
+import { Redis as Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, DELETE_EACH_LUA, INCR_MANY_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH, SET_MANY_LUA } from '../shared/redis-protocol.ts';
+import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
+import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
+import { COMPRESSION_THRESHOLD } from './compression.ts';
+import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
+import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
+import { checkUrl, describe } from './urls.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -16,38 +22,6 @@ export interface ValkeyStoreOptions {
    */
   onConnectionError?: (error: Error) => void;
 }
-
-type ValkeyWithScripts = Valkey & {
-  cachetteCompareAndDelete(key: string, expected: Buffer): Promise<number>;
-  cachetteIncrPx(key: string, by: number, ttlMs: number): Promise<number>;
-  /** Scripts without a fixed key count take it as their first argument. */
-  cachetteIncrMany(...args: Array<string | number>): Promise<Array<number | Error>>;
-  cachetteDeleteEach(...args: Array<string | number>): Promise<number[]>;
-  cachetteSetMany(...args: Array<string | number | Buffer>): Promise<number>;
-};
-
-/**
- * From this many increments, deletes or expiring writes in a row, one script replaces one
- * command per op: the server runs one command instead of many, and the client builds one
- * command and parses one reply. Below it, plain commands cost less than a script call.
- */
-const SCRIPT_RUN = 3;
-
-/** A server that refuses scripts (disabled, or not allowed to this user): plain commands from then on. */
-const NO_SCRIPTS = /unknown command|NOPERM|not allowed|disabled/i;
-
-/**
- * Server replies that say something about the server's state rather than about the command:
- * out of memory, loading its data, a read-only replica, a cluster in trouble. They count
- * against the store's health; every other error reply (WRONGTYPE, ERR not an integer …) is the
- * command's own fault and leaves the store healthy.
- */
-const HEALTH_REPLIES = /^(OOM|LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF)\b/;
-
-/** Payloads from this size on are compressed by default: on a server in the same data centre, smaller ones cost more CPU than their bytes cost. */
-const COMPRESSION_THRESHOLD = 32 * 1024;
-
-const URL_PROTOCOLS = ['redis:', 'rediss:', 'valkey:', 'valkeys:'];
 
 /**
  * A store on Valkey or Redis over TCP through iovalkey. One connection per store, shared by
@@ -66,8 +40,8 @@ export class ValkeyStore implements Store {
   readonly #owned: boolean;
   /** Why the connection is known to be down, or undefined while it is up (or still coming up). */
   #unavailable: string | undefined;
-  /** False once the server refused a script: runs then go as one plain command per op. */
-  #scripts = true;
+  /** Whether the server takes scripts: once it refused one, runs go as one plain command per op. */
+  readonly #scripts = new ScriptSupport();
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
@@ -101,11 +75,7 @@ export class ValkeyStore implements Store {
     this.client.on('ready', () => {
       this.#unavailable = undefined;
     });
-    this.client.defineCommand('cachetteCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE_LUA });
-    this.client.defineCommand('cachetteIncrPx', { numberOfKeys: 1, lua: INCR_WITH_TTL_LUA });
-    this.client.defineCommand('cachetteIncrMany', { lua: INCR_MANY_LUA });
-    this.client.defineCommand('cachetteDeleteEach', { lua: DELETE_EACH_LUA });
-    this.client.defineCommand('cachetteSetMany', { lua: SET_MANY_LUA });
+    defineStoreScripts(this.client);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
@@ -124,7 +94,7 @@ export class ValkeyStore implements Store {
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.#set(key, value, ttlMs).then(nothing, refusal);
+    return setCommand(this.client, key, value, ttlMs).then(nothing, refusal);
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
@@ -144,7 +114,7 @@ export class ValkeyStore implements Store {
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.#incr(key, by, ttlMs).catch(refusal);
+    return incrCommand(this.client as ValkeyWithScripts, key, by, ttlMs).catch(refusal);
   }
 
   async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
@@ -166,11 +136,7 @@ export class ValkeyStore implements Store {
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     const down = this.#down();
     if (down) throw down;
-    const reply = await (ttlMs === undefined
-      ? this.client.set(key, toBuffer(value), 'NX')
-      : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs), 'NX')
-    ).catch(refusal);
-    return reply === 'OK';
+    return addCommand(this.client, key, value, ttlMs);
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
@@ -278,32 +244,23 @@ export class ValkeyStore implements Store {
     }
     let end = start + 1;
     while (end < ops.length && ops[end]!.kind === op.kind) end++;
-    if (end - start >= SCRIPT_RUN && this.#scripts) {
+    if (end - start >= SCRIPT_RUN && this.#scripts.accepted) {
       if (op.kind === 'incr') this.#incrRun(ops, start, end, results, pending, fail(start, end));
       else this.#deleteRun(ops, start, end, results, pending, fail(start, end));
       return end;
     }
     const done = (value: number) => void (results[start] = value);
     if (op.kind === 'delete') pending.push(op.keys.length === 0 ? Promise.resolve(done(0)) : this.client.del(op.keys as string[]).then(done, fail(start, start + 1)));
-    else if (op.kind === 'incr') pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
+    else if (op.kind === 'incr') pending.push(incrCommand(this.client as ValkeyWithScripts, op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
     return start + 1;
   }
 
   /** A run of increments as one script: one reply per counter, an error only for its own op. */
   #incrRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>, fail: (error: unknown) => void): void {
-    const keys: string[] = [];
-    const args: number[] = [];
-    for (let i = start; i < end; i++) {
-      const op = ops[i] as Extract<StoreOp, { kind: 'incr' }>;
-      keys.push(op.key);
-      args.push(op.by, op.ttlMs === undefined ? 0 : positiveMs(op.ttlMs));
-    }
+    const incrs = ops.slice(start, end) as IncrOp[];
     pending.push(
-      this.#script((this.client as ValkeyWithScripts).cachetteIncrMany(keys.length, ...keys, ...args)).then((replies) => {
-        for (let i = start; i < end; i++) {
-          const reply = replies[i - start];
-          results[i] = reply instanceof Error ? toRefusal(reply) : Number(reply);
-        }
+      this.#scripts.watch((this.client as ValkeyWithScripts).cachetteIncrMany(...incrManyArgs(incrs))).then((replies) => {
+        for (let i = start; i < end; i++) results[i] = incrReply(replies[i - start]);
       }, fail),
     );
   }
@@ -313,7 +270,7 @@ export class ValkeyStore implements Store {
     const keys: string[] = [];
     for (let i = start; i < end; i++) for (const key of (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys) keys.push(key);
     pending.push(
-      this.#script((this.client as ValkeyWithScripts).cachetteDeleteEach(keys.length, ...keys)).then((existed) => {
+      this.#scripts.watch((this.client as ValkeyWithScripts).cachetteDeleteEach(keys.length, ...keys)).then((existed) => {
         let at = 0;
         for (let i = start; i < end; i++) {
           let count = 0;
@@ -324,14 +281,6 @@ export class ValkeyStore implements Store {
     );
   }
 
-  /** A script call that switches this store to plain commands when the server refuses scripts. */
-  #script<T>(call: Promise<T>): Promise<T> {
-    return call.catch((error: unknown) => {
-      if (error instanceof Error && NO_SCRIPTS.test(error.message)) this.#scripts = false;
-      throw error;
-    });
-  }
-
   /**
    * Sends entries in order: runs without a TTL as one MSET each; a run of entries with TTLs as
    * one script when it is long enough, else as SET PX each. Order among them is kept (one
@@ -339,17 +288,14 @@ export class ValkeyStore implements Store {
    */
   #writeEntries(entries: readonly StoreEntry[]): Array<Promise<unknown>> {
     const sent: Array<Promise<unknown>> = [];
-    if (entries.length >= SCRIPT_RUN && this.#scripts && entries.some((e) => e.ttlMs !== undefined)) {
-      const args: Array<string | number | Buffer> = [entries.length];
-      for (const e of entries) args.push(e.key);
-      for (const e of entries) args.push(toBuffer(e.value), e.ttlMs === undefined ? 0 : positiveMs(e.ttlMs));
-      sent.push(this.#script((this.client as ValkeyWithScripts).cachetteSetMany(...args)));
+    if (wantsSetScript(entries, this.#scripts)) {
+      sent.push(this.#scripts.watch((this.client as ValkeyWithScripts).cachetteSetMany(...setManyArgs(entries))));
       return sent;
     }
     for (let i = 0; i < entries.length; ) {
       const e = entries[i]!;
       if (e.ttlMs !== undefined) {
-        sent.push(this.#set(e.key, e.value, e.ttlMs));
+        sent.push(setCommand(this.client, e.key, e.value, e.ttlMs));
         i++;
         continue;
       }
@@ -367,61 +313,31 @@ export class ValkeyStore implements Store {
     return sent;
   }
 
-  #set(key: string, value: Uint8Array, ttlMs: number | undefined): Promise<unknown> {
-    return ttlMs === undefined ? this.client.set(key, toBuffer(value)) : this.client.set(key, toBuffer(value), 'PX', positiveMs(ttlMs));
-  }
 
-  #incr(key: string, by: number, ttlMs: number | undefined): Promise<number> {
-    // With a TTL: one script that creates the counter with its TTL only when it is new, then
-    // increments it, atomically and in one command.
-    return ttlMs === undefined ? this.client.incrby(key, by) : (this.client as ValkeyWithScripts).cachetteIncrPx(key, by, positiveMs(ttlMs));
-  }
 }
 
-/** Creates a Valkey/Redis store from a URL or an existing iovalkey client. */
-export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore {
-  return new ValkeyStore(options);
-}
-
-function checkUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`valkeyStore: "${url}" is not a URL; use redis://host:port (or rediss://, valkey://, valkeys://)`);
-  }
-  if (!URL_PROTOCOLS.includes(parsed.protocol)) {
-    throw new TypeError(`valkeyStore: "${parsed.protocol}" URLs are not Valkey/Redis URLs; use redis://host:port (or rediss://, valkey://, valkeys://)${parsed.protocol.startsWith('http') ? ' — for Redis over HTTP use upstashStore from cachette/adapters/upstash' : ''}`);
-  }
-  // iovalkey knows redis:// and rediss://; valkey:// and valkeys:// mean the same.
-  return parsed.protocol.startsWith('valkey') ? url.replace(/^valkey/, 'redis') : url;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object that is not an iovalkey client' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function toBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function orUndefined(value: Buffer | null): Uint8Array | undefined {
-  return value ?? undefined;
-}
-
-function nothing(): void {}
+/** Options of {@link valkeyStore} for an iovalkey `Cluster` passed as the connection. */
+export type ValkeyClusterConnectionOptions = Omit<ValkeyStoreOptions, 'connection' | 'clientOptions'> & { connection: Cluster };
 
 /**
- * An error reply about the command itself (not the server's state) becomes a
- * StoreRefusedError, which never counts against the store's health.
+ * Creates a Valkey/Redis store: on one server from a URL or an iovalkey client, or on a
+ * Valkey/Redis Cluster from `{ cluster: [nodes…] }` or an iovalkey `Cluster` (as `cluster` or as
+ * `connection`), which gives the {@link ValkeyClusterStore}.
  */
-function toRefusal(error: unknown): Error {
-  if (error instanceof Error && error.name === 'ReplyError' && !HEALTH_REPLIES.test(error.message)) return new StoreRefusedError(error.message, { cause: error });
-  return error instanceof Error ? error : new Error(String(error));
+export function valkeyStore(options: ValkeyClusterStoreOptions | ValkeyClusterConnectionOptions): ValkeyClusterStore;
+export function valkeyStore(options: ValkeyStoreOptions | string): ValkeyStore;
+export function valkeyStore(options: ValkeyStoreOptions | ValkeyClusterStoreOptions | ValkeyClusterConnectionOptions | string): ValkeyStore | ValkeyClusterStore {
+  if (typeof options === 'object' && options !== null) {
+    if ('cluster' in options) {
+      if ('connection' in options) throw new TypeError('valkeyStore: give "connection" (one server) or "cluster" (a cluster), not both');
+      return new ValkeyClusterStore(options);
+    }
+    // A Cluster passed where one server was expected would refuse every multi-slot MGET: it gets the cluster store.
+    if (isCluster(options.connection)) return new ValkeyClusterStore({ cluster: options.connection, ...(options.onConnectionError ? { onConnectionError: options.onConnectionError } : {}) });
+  }
+  return new ValkeyStore(options as ValkeyStoreOptions | string);
 }
 
-function refusal(error: unknown): never {
-  throw toRefusal(error);
-}
+export { ValkeyClusterStore } from './cluster-store.ts';
+export type { ClusterStartupNode, ValkeyClusterStoreOptions } from './cluster-options.ts';
+export { colocatedKey, hashSlot, hashTagOf, SLOT_COUNT } from './hash-slot.ts';

@@ -1,8 +1,8 @@
-import Valkey from 'iovalkey';
+import Valkey, { type Cluster } from 'iovalkey';
 import type { Contender, ContenderSpec } from './types.ts';
 
-/** Wraps an open iovalkey client as a contender storing JSON text, what a hand-rolled cache does. */
-export function iovalkeyContender(client: Valkey): Contender {
+/** Wraps an open iovalkey client (one server or a Cluster) as a contender storing JSON text, what a hand-rolled cache does. */
+export function iovalkeyContender(client: Valkey | Cluster): Contender {
   return {
     get: async (key) => {
       const text = await client.get(key);

@@ -2,7 +2,7 @@ import { PHASES, type ContenderSpec, type PhaseName } from '../contenders/types.
 import { settledHeapBytes } from '../support/heap.ts';
 import { timedPass } from '../support/measure.ts';
 import type { ValueCheck, ValueFactory } from '../support/payloads.ts';
-import { commandDelta, type ServerMonitor } from '../support/server.ts';
+import { commandDelta, type CommandCounts, type ServerMonitor } from '../support/server.ts';
 import { median, round } from '../support/stats.ts';
 import { phaseDefs, type PhaseContext } from './phases.ts';
 
@@ -38,10 +38,27 @@ export interface ContenderResult {
   conns: number;
 }
 
-/** How a contender is run. */
-export interface PhaseRunOptions {
+/**
+ * What the phases need to know about the servers: one server's ServerMonitor, or a cluster's
+ * (bench/cluster/cluster-monitor.ts), which sums over its masters.
+ */
+export interface PhaseMonitor {
+  /** Empties the database(s) between contenders. */
+  flush(): Promise<void>;
+  /** Samples client connections until {@link stopSampling}. */
+  startSampling(): void;
+  stopSampling(): Promise<void>;
+  /** The peak client connections since the last call, the harness's own excluded. */
+  takePeak(): number;
+  /** Calls per command so far. */
+  commandCounts(): Promise<CommandCounts>;
+}
+
+/** How a contender is run (against one server's monitor unless `M` says otherwise). */
+export interface PhaseRunOptions<M extends PhaseMonitor = ServerMonitor> {
+  /** What the contender opens: a server URL, or a cluster's `host:port,…` seed list. */
   url: string;
-  monitor: ServerMonitor;
+  monitor: M;
   n: number;
   kRuns: number;
   batch: number;
@@ -61,7 +78,7 @@ export interface PhaseRunOptions {
  * and closes it. The database is flushed before and after so the server holds only this
  * contender's keys.
  */
-export async function runPhases(spec: ContenderSpec, o: PhaseRunOptions): Promise<ContenderResult> {
+export async function runPhases(spec: ContenderSpec, o: PhaseRunOptions<PhaseMonitor>): Promise<ContenderResult> {
   await o.monitor.flush();
   const contender = await spec.open(o.url);
   const results: PhaseResult[] = [];

@@ -5,6 +5,7 @@ import type { ContenderResult } from '../phases/run-phases.ts';
 import { observations } from './observations.ts';
 import { ratioTable } from './ratios.ts';
 import type { BenchResults } from './results.ts';
+import { clusterSection } from './cluster-section.ts';
 import { barChartSvg } from './svg.ts';
 import { phaseTable } from './tables.ts';
 
@@ -144,6 +145,8 @@ ${probes.join('\n')}
 ![delay](${charts.delay})
 
 ${r.delay.runs.map((d) => `### +${d.delayUs} µs per round trip\n\n${phaseTable(d.contenders)}`).join('\n\n')}
+
+${clusterSection(dir)}
 `;
   writeFileSync(join(dir, 'README.md'), md);
 }

@@ -1,9 +1,11 @@
 /**
  * `npm test`: starts what the suites need (a redis-server on a free port, installed with apt
- * when missing and allowed), runs every suite, prints a table of tests per runtime per suite,
- * and says loudly what it could not run. With CI=true nothing may be skipped.
+ * when missing and allowed, and a local Redis Cluster of 3 masters and 3 replicas built from
+ * it), runs every suite, prints a table of tests per runtime per suite, and says loudly what it
+ * could not run. With CI=true nothing may be skipped.
  */
 import { spawnBridge } from '../../test/support/bridge-process.ts';
+import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
 import { printSummary, type SuiteResult } from './summary.ts';
 import { runBun } from './bun.ts';
@@ -19,7 +21,10 @@ const problems: string[] = [];
 const results: SuiteResult[] = [];
 
 let redis: RedisServer | undefined;
+let cluster: RedisCluster | undefined;
 const bin = findRedisServer({ install: mayInstall });
+// The cluster comes up (~2 s) while the single server starts; its nodes die with this process even on a crash.
+const clusterStarting = process.env.VALKEY_CLUSTER_NODES || !bin ? undefined : startRedisCluster({ bin }).catch((error: Error) => error);
 if (process.env.REDIS_URL) {
   console.log(`[test] using the Valkey/Redis server at REDIS_URL=${process.env.REDIS_URL}`);
 } else if (bin) {
@@ -32,6 +37,19 @@ if (process.env.REDIS_URL) {
     : process.getuid?.() !== 0 ? 'installing it needs root (apt-get install redis-server)'
     : 'apt-get install redis-server did not install it';
   problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
+}
+if (process.env.VALKEY_CLUSTER_NODES) {
+  console.log(`[test] using the Valkey/Redis Cluster at VALKEY_CLUSTER_NODES=${process.env.VALKEY_CLUSTER_NODES}`);
+} else if (clusterStarting) {
+  const started = await clusterStarting;
+  if (started instanceof Error) problems.push(`the Valkey Cluster suites on node, bun and deno: the local cluster did not start (${started.message})`);
+  else {
+    cluster = started;
+    process.env.VALKEY_CLUSTER_NODES = cluster.seedList;
+    console.log(`[test] started a Redis Cluster (3 masters, 3 replicas) on ${cluster.seedList}`);
+  }
+} else {
+  problems.push('the Valkey Cluster suites on node, bun and deno: no redis-server to build the local cluster from');
 }
 
 try {
@@ -56,7 +74,7 @@ try {
     await bridge?.stop();
   }
 } finally {
-  await redis?.stop();
+  await Promise.all([redis?.stop(), cluster?.stop()]);
 }
 
 const ok = printSummary(results, problems, strict);

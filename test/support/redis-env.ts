@@ -13,3 +13,16 @@ export function requireRedis(): boolean {
   if (mustRunAll) throw new Error('REDIS_URL is not set and CI forbids skipping the Valkey suites');
   return false;
 }
+
+/**
+ * The local Redis Cluster the tests talk to, as `host:port,…` (scripts/test/main.ts or the vitest
+ * global setup builds it: 3 masters and 3 replicas). Under CI a missing cluster fails the suite.
+ */
+export const clusterNodes: string | undefined = process.env.VALKEY_CLUSTER_NODES || undefined;
+
+/** Throws when the cluster is missing under CI; returns whether it is present. */
+export function requireCluster(): boolean {
+  if (clusterNodes) return true;
+  if (mustRunAll) throw new Error('VALKEY_CLUSTER_NODES is not set and CI forbids skipping the Valkey Cluster suites');
+  return false;
+}

@@ -31,7 +31,8 @@ export function findRedisServer({ install = false, log = console.error }: { inst
   return bin || undefined;
 }
 
-function waitForPort(port: number, ms: number): Promise<void> {
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`; rejects after `ms`. */
+export function waitForPort(port: number, ms: number): Promise<void> {
   const until = Date.now() + ms;
   return new Promise((resolve, reject) => {
     const attempt = () => {
