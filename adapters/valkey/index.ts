@@ -1,7 +1,7 @@
 import { Redis as Valkey, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { COMPARE_AND_DELETE_LUA, DELETE_EACH_LUA, INCR_MANY_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH, SET_MANY_LUA } from '../shared/redis-protocol.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -20,7 +20,21 @@ export interface ValkeyStoreOptions {
 type ValkeyWithScripts = Valkey & {
   cachetteCompareAndDelete(key: string, expected: Buffer): Promise<number>;
   cachetteIncrPx(key: string, by: number, ttlMs: number): Promise<number>;
+  /** Scripts without a fixed key count take it as their first argument. */
+  cachetteIncrMany(...args: Array<string | number>): Promise<Array<number | Error>>;
+  cachetteDeleteEach(...args: Array<string | number>): Promise<number[]>;
+  cachetteSetMany(...args: Array<string | number | Buffer>): Promise<number>;
 };
+
+/**
+ * From this many increments, deletes or expiring writes in a row, one script replaces one
+ * command per op: the server runs one command instead of many, and the client builds one
+ * command and parses one reply. Below it, plain commands cost less than a script call.
+ */
+const SCRIPT_RUN = 3;
+
+/** A server that refuses scripts (disabled, or not allowed to this user): plain commands from then on. */
+const NO_SCRIPTS = /unknown command|NOPERM|not allowed|disabled/i;
 
 /**
  * Server replies that say something about the server's state rather than about the command:
@@ -52,6 +66,8 @@ export class ValkeyStore implements Store {
   readonly #owned: boolean;
   /** Why the connection is known to be down, or undefined while it is up (or still coming up). */
   #unavailable: string | undefined;
+  /** False once the server refused a script: runs then go as one plain command per op. */
+  #scripts = true;
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
@@ -87,6 +103,9 @@ export class ValkeyStore implements Store {
     });
     this.client.defineCommand('cachetteCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE_LUA });
     this.client.defineCommand('cachetteIncrPx', { numberOfKeys: 1, lua: INCR_WITH_TTL_LUA });
+    this.client.defineCommand('cachetteIncrMany', { lua: INCR_MANY_LUA });
+    this.client.defineCommand('cachetteDeleteEach', { lua: DELETE_EACH_LUA });
+    this.client.defineCommand('cachetteSetMany', { lua: SET_MANY_LUA });
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
@@ -257,18 +276,76 @@ export class ValkeyStore implements Store {
       );
       return end;
     }
+    let end = start + 1;
+    while (end < ops.length && ops[end]!.kind === op.kind) end++;
+    if (end - start >= SCRIPT_RUN && this.#scripts) {
+      if (op.kind === 'incr') this.#incrRun(ops, start, end, results, pending, fail(start, end));
+      else this.#deleteRun(ops, start, end, results, pending, fail(start, end));
+      return end;
+    }
     const done = (value: number) => void (results[start] = value);
     if (op.kind === 'delete') pending.push(op.keys.length === 0 ? Promise.resolve(done(0)) : this.client.del(op.keys as string[]).then(done, fail(start, start + 1)));
-    else pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
+    else if (op.kind === 'incr') pending.push(this.#incr(op.key, op.by, op.ttlMs).then(done, fail(start, start + 1)));
     return start + 1;
   }
 
+  /** A run of increments as one script: one reply per counter, an error only for its own op. */
+  #incrRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>, fail: (error: unknown) => void): void {
+    const keys: string[] = [];
+    const args: number[] = [];
+    for (let i = start; i < end; i++) {
+      const op = ops[i] as Extract<StoreOp, { kind: 'incr' }>;
+      keys.push(op.key);
+      args.push(op.by, op.ttlMs === undefined ? 0 : positiveMs(op.ttlMs));
+    }
+    pending.push(
+      this.#script((this.client as ValkeyWithScripts).cachetteIncrMany(keys.length, ...keys, ...args)).then((replies) => {
+        for (let i = start; i < end; i++) {
+          const reply = replies[i - start];
+          results[i] = reply instanceof Error ? toRefusal(reply) : Number(reply);
+        }
+      }, fail),
+    );
+  }
+
+  /** A run of deletes as one script that says, key by key, whether each existed: each op gets its own count. */
+  #deleteRun(ops: readonly StoreOp[], start: number, end: number, results: StoreOpResult[], pending: Array<Promise<void>>, fail: (error: unknown) => void): void {
+    const keys: string[] = [];
+    for (let i = start; i < end; i++) for (const key of (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys) keys.push(key);
+    pending.push(
+      this.#script((this.client as ValkeyWithScripts).cachetteDeleteEach(keys.length, ...keys)).then((existed) => {
+        let at = 0;
+        for (let i = start; i < end; i++) {
+          let count = 0;
+          for (let k = (ops[i] as Extract<StoreOp, { kind: 'delete' }>).keys.length; k > 0; k--) count += existed[at++]!;
+          results[i] = count;
+        }
+      }, fail),
+    );
+  }
+
+  /** A script call that switches this store to plain commands when the server refuses scripts. */
+  #script<T>(call: Promise<T>): Promise<T> {
+    return call.catch((error: unknown) => {
+      if (error instanceof Error && NO_SCRIPTS.test(error.message)) this.#scripts = false;
+      throw error;
+    });
+  }
+
   /**
-   * Sends entries in order: runs without a TTL as one MSET each, entries with a TTL as SET PX.
-   * Order among them is kept (one connection), so a later write to the same key wins.
+   * Sends entries in order: runs without a TTL as one MSET each; a run of entries with TTLs as
+   * one script when it is long enough, else as SET PX each. Order among them is kept (one
+   * connection), so a later write to the same key wins.
    */
   #writeEntries(entries: readonly StoreEntry[]): Array<Promise<unknown>> {
     const sent: Array<Promise<unknown>> = [];
+    if (entries.length >= SCRIPT_RUN && this.#scripts && entries.some((e) => e.ttlMs !== undefined)) {
+      const args: Array<string | number | Buffer> = [entries.length];
+      for (const e of entries) args.push(e.key);
+      for (const e of entries) args.push(toBuffer(e.value), e.ttlMs === undefined ? 0 : positiveMs(e.ttlMs));
+      sent.push(this.#script((this.client as ValkeyWithScripts).cachetteSetMany(...args)));
+      return sent;
+    }
     for (let i = 0; i < entries.length; ) {
       const e = entries[i]!;
       if (e.ttlMs !== undefined) {

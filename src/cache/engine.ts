@@ -86,41 +86,54 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     );
   }
 
-  async getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
-    const fulls = keys.map((k) => this.#full(k));
-    if (fulls.length === 0) return [];
-    const started = this.#timing() ? performance.now() : 0;
-    let raw: Array<Uint8Array | undefined> | undefined;
+  getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
+    let fulls: string[];
     try {
-      raw = await this.#path.getMany(fulls);
+      fulls = keys.map((k) => this.#full(k));
     } catch (error) {
-      this.#fallback(error, 'getMany', fulls, undefined, undefined);
+      return Promise.reject(error);
     }
-    const now = this.#clock.now();
-    return keys.map((key, i) => {
-      const entry = this.#decode(key, raw?.[i]);
-      if (entry && now < entry.freshUntil) {
-        this.hit(key, started);
-        return entry.value as T;
+    if (fulls.length === 0) return Promise.resolve([]);
+    const started = this.#timing() ? performance.now() : 0;
+    const answer = (raw: ReadonlyArray<Uint8Array | undefined> | undefined) => {
+      const now = this.#clock.now();
+      const values = new Array<T | undefined>(keys.length);
+      for (let i = 0; i < keys.length; i++) {
+        const entry = this.#decode(keys[i]!, raw?.[i]);
+        if (entry !== undefined && now < entry.freshUntil) {
+          this.hit(keys[i]!, started);
+          values[i] = entry.value as T;
+        } else this.miss(keys[i]!, started);
       }
-      this.miss(key, started);
-      return undefined;
-    });
+      return values;
+    };
+    return this.#path.getMany(fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
 
-  async set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
-    const full = this.#full(key);
-    const lifetimes = this.#lifetimes(options);
-    const bytes = this.#encode(key, value, lifetimes);
-    if (bytes === undefined) return false;
+
+  set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
+    // Not async: an async wrapper around the store's promise would cost every write two more ticks.
+    let full: string;
+    let lifetimes: Lifetimes;
+    let bytes: Uint8Array | undefined;
+    try {
+      full = this.#full(key);
+      lifetimes = this.#lifetimes(options);
+      bytes = this.#encode(key, value, lifetimes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (bytes === undefined) return Promise.resolve(false);
+    const size = bytes.length;
     return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
       () => {
-        this.counters.bytesWritten += bytes.length;
+        this.counters.bytesWritten += size;
         return true;
       },
       (error: unknown) => this.#fallback(error, 'set', full, undefined, false),
     );
   }
+
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
@@ -157,35 +170,54 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     return stored && results.every(Boolean);
   }
 
-  async incr(key: string, by = 1, options?: { ttl?: Duration }): Promise<number | undefined> {
-    if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
-    const full = this.#full(key);
+  incr(key: string, by = 1, options?: { ttl?: Duration }): Promise<number | undefined> {
+    let full: string;
     let ttlMs: number | undefined;
-    if (options?.ttl !== undefined) {
-      const ms = toMs(options.ttl, 'ttl');
-      if (ms === 0) throw new RangeError(`cachette: incr("${key}") needs a ttl greater than 0 (leave it out for no expiry)`);
-      ttlMs = storeTtl({ freshFor: ms, staleFor: 0 });
+    try {
+      if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
+      full = this.#full(key);
+      if (options?.ttl !== undefined) {
+        const ms = toMs(options.ttl, 'ttl');
+        if (ms === 0) throw new RangeError(`cachette: incr("${key}") needs a ttl greater than 0 (leave it out for no expiry)`);
+        ttlMs = storeTtl({ freshFor: ms, staleFor: 0 });
+      }
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return this.#path.incr(full, by, ttlMs).catch((error: unknown) => this.#fallback(error, 'incr', full, undefined, undefined));
+    return this.#path.incr(full, by, ttlMs).then(undefined, (error: unknown) => this.#fallback(error, 'incr', full, undefined, undefined));
   }
 
-  async delete(keys: string | readonly string[]): Promise<number> {
-    const fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
-    if (fulls.length === 0) return 0;
-    return this.#path.delete(fulls).catch((error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
+
+  delete(keys: string | readonly string[]): Promise<number> {
+    let fulls: string[];
+    try {
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (fulls.length === 0) return Promise.resolve(0);
+    return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
   }
+
 
   async has(key: string): Promise<boolean> {
     return (await this.lookup(key, this.#full(key)))?.state === 'fresh';
   }
 
-  async getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
+  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
     // Every argument is checked before the store is read or the factory runs.
-    if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
-    const full = this.#full(key);
-    const lifetimes = this.#lifetimes(options);
+    let full: string;
+    let lifetimes: Lifetimes;
+    try {
+      if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
+      full = this.#full(key);
+      lifetimes = this.#lifetimes(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#fills.getOrSet(key, full, factory, lifetimes, this.#timing() ? performance.now() : 0);
   }
+
 
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
     return wrap(this, fn, options);
@@ -231,21 +263,20 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
 
   // FillHost -------------------------------------------------------------------------------
 
-  async lookup<T>(key: string, full: string): Promise<Lookup<T>> {
-    let bytes: Uint8Array | undefined;
-    try {
-      bytes = await this.#path.get(full);
-    } catch (error) {
-      this.#fallback(error, 'get', full, undefined, undefined);
-      return undefined;
-    }
-    const entry = this.#decode(key, bytes);
-    if (!entry) return undefined;
-    const now = this.#clock.now();
-    if (now < entry.freshUntil) return { state: 'fresh', value: entry.value as T };
-    if (now < entry.staleUntil) return { state: 'stale', value: entry.value as T };
-    return undefined;
+  lookup<T>(key: string, full: string): Promise<Lookup<T>> {
+    return this.#path.get(full).then(
+      (bytes): Lookup<T> => {
+        const entry = this.#decode(key, bytes);
+        if (!entry) return undefined;
+        const now = this.#clock.now();
+        if (now < entry.freshUntil) return { state: 'fresh', value: entry.value as T };
+        if (now < entry.staleUntil) return { state: 'stale', value: entry.value as T };
+        return undefined;
+      },
+      (error: unknown) => this.#fallback(error, 'get', full, undefined, undefined),
+    );
   }
+
 
   hit(key: string, started: number): void {
     this.counters.hits++;
