@@ -1,7 +1,9 @@
 import { Redis as Valkey, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, DELETE_EACH_LUA, INCR_MANY_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH, SET_MANY_LUA } from '../shared/redis-protocol.ts';
+import { defineGenerationScripts, readWithGenerations, writeGenerations } from './generations.ts';
+import { ValkeyTracking } from './tracking.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -68,6 +70,8 @@ export class ValkeyStore implements Store {
   #unavailable: string | undefined;
   /** False once the server refused a script: runs then go as one plain command per op. */
   #scripts = true;
+  /** CLIENT TRACKING for L1 tiers, started by the first {@link track}. */
+  #tracking: ValkeyTracking | undefined;
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
@@ -106,6 +110,7 @@ export class ValkeyStore implements Store {
     this.client.defineCommand('cachetteIncrMany', { lua: INCR_MANY_LUA });
     this.client.defineCommand('cachetteDeleteEach', { lua: DELETE_EACH_LUA });
     this.client.defineCommand('cachetteSetMany', { lua: SET_MANY_LUA });
+    defineGenerationScripts(this.client);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
@@ -191,7 +196,28 @@ export class ValkeyStore implements Store {
     } while (cursor !== '0');
   }
 
+  /** One script: the entries and each tag's generation and fence (adapters/valkey/generations.ts). */
+  async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    const down = this.#down();
+    if (down) throw down;
+    return readWithGenerations(this.client, read).catch(refusal);
+  }
+
+  /** One script: bumps, holds or releases, atomically per tag. */
+  async writeGenerations(write: GenerationWrite): Promise<void> {
+    const down = this.#down();
+    if (down) throw down;
+    await writeGenerations(this.client, write).catch(refusal);
+  }
+
+  /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */
+  track(listener: InvalidationListener): Tracking {
+    this.#tracking ??= new ValkeyTracking(this.client);
+    return this.#tracking.add(listener);
+  }
+
   async close(): Promise<void> {
+    await this.#tracking?.stop();
     if (!this.#owned) return; // A client passed in belongs to its owner.
     try {
       await this.client.quit();
