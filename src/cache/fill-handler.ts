@@ -1,9 +1,20 @@
+import type { TagGeneration } from '../codec/envelope.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
+import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
+import type { TagSnapshot } from './tiers/tier.ts';
 import type { Factory } from './types.ts';
 
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
+
+/** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
+export interface TaggedLookup<T> {
+  found: Lookup<T>;
+  snapshot: TagSnapshot | undefined;
+  /** The store failed: the fill takes no lease (it would cost a second timeout) and computes at once. */
+  failed?: boolean;
+}
 
 /** How long a value lives, resolved once per call. */
 export interface Lifetimes {
@@ -16,38 +27,56 @@ export interface FillHost {
   readonly events: CacheEvents;
   readonly counters: CacheStats;
   readonly factoryTimeoutMs: number;
-  /** Reads and decodes `full`; counts nothing. */
-  lookup<T>(key: string, full: string): Promise<Lookup<T>>;
+  /** How long a fill waits for another process's fill, or for a write in progress to commit. */
+  readonly lockTimeoutMs: number;
+  /** Fill leases across processes, when the store can hold them. */
+  readonly leases: FillLeases | undefined;
+  /** Reads and decodes `full` and the state of `tags`; counts nothing; a store failure is a miss without snapshot. */
+  lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>>;
+  /** The current state of `tags` alone, or undefined when the store failed. */
+  snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined>;
   /** Counts and reports a hit or a miss. */
   hit(key: string, started: number): void;
   miss(key: string, started: number): void;
   /**
-   * Encodes `value` (throwing a TypeError when it cannot be encoded) and starts its write; the
-   * returned promise settles when the write has (it never rejects) and is tracked for close().
+   * Encodes `value` with `generations` (throwing a TypeError when it cannot be encoded) and
+   * starts its write; the returned promise settles when the write has (it never rejects) and is
+   * tracked for close().
    */
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes): Promise<unknown>;
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown>;
   /** Keeps `work` in the set that close() waits for. */
   track(work: Promise<unknown>): void;
 }
 
+/** At most this many (tag, generation) pairs remembered as held by a writer that outlived the wait. */
+const STUCK_LIMIT = 1024;
+
 /**
- * `getOrSet`: the read, then on a miss one factory run per key however many callers wait
- * (coalescing), and inside the grace window the stale value while exactly one background
- * refresh runs. The write after a fill is not awaited by the callers: a store that hangs
- * costs them one timeout (the read), not two. The fill stays registered until its write has
- * landed, so that a call arriving in between joins it instead of running the factory again.
+ * `getOrSet`: the read, then on a miss one factory run per key however many callers wait, in
+ * this process (one promise per key) and across processes (a fill lease, when the store can
+ * hold one), and inside the grace window the stale value while exactly one background refresh
+ * runs. The write after a fill is not awaited by the callers: a store that hangs costs them one
+ * timeout (the read), not two. The fill stays registered until its write has landed, so that a
+ * call arriving in between joins it instead of running the factory again.
+ *
+ * With tags, the generations read with the entry (before any factory runs) are what the new
+ * entry records. When a write lease is held on one of them, nothing computed now may be stored:
+ * the fill waits (up to `lockTimeout`) for the write to commit and then fills once for every
+ * process; past that it reads the source without storing, and remembers the stuck lease so the
+ * next reads go to the source at once instead of waiting again.
  */
 export class FillHandler {
   readonly #fills = new Map<string, Promise<unknown>>();
   readonly #refreshes = new Map<string, Promise<unknown>>();
+  readonly #stuck = new Set<string>();
 
   constructor(private readonly host: FillHost) {}
 
-  getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, started: number): Promise<T> {
+  getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], started: number): Promise<T> {
     const filling = this.#fills.get(full);
-    if (filling) return this.#join(key, filling as Promise<T>);
+    if (filling) return this.#join(key, filling as Promise<T>, false);
     // A then-chain rather than async/await: a hit, the common case, costs no extra ticks.
-    return this.host.lookup<T>(key, full).then((found) => {
+    return this.host.lookup<T>(key, full, tags).then(({ found, snapshot, failed }) => {
       if (found?.state === 'fresh') {
         this.host.hit(key, started);
         return found.value;
@@ -55,24 +84,23 @@ export class FillHandler {
       if (found?.state === 'stale') {
         this.host.counters.staleServed++;
         this.host.events.emit('stale', { key });
-        this.#refresh(key, full, factory, lifetimes, found.value);
+        this.#refresh(key, full, factory, lifetimes, tags, snapshot, found.value);
         return found.value;
       }
       // Another caller may have started the fill while this one was reading.
       const started2 = this.#fills.get(full);
-      if (started2) return this.#join(key, started2 as Promise<T>);
+      if (started2) return this.#join(key, started2 as Promise<T>, false);
       this.host.miss(key, started);
-      return this.#fill(key, full, factory, lifetimes);
+      return this.#fill(key, full, factory, lifetimes, tags, snapshot, failed === true);
     });
   }
 
-
-  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes): Promise<T> {
+  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, storeFailed: boolean): Promise<T> {
     let written: Promise<unknown> | undefined;
-    const fill = this.#run(key, factory, undefined, false).then((value) => {
-      written = this.host.write(key, full, value, lifetimes);
-      return value;
-    });
+    const onWrite = (write: Promise<unknown>) => (written = write);
+    // A store that just failed the read gets no lease request (one call, one timeout at most):
+    // the value is computed at once and its write goes out in the background as usual.
+    const fill = storeFailed ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite) : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite);
     this.#fills.set(full, fill);
     const release = () => {
       if (this.#fills.get(full) === fill) this.#fills.delete(full);
@@ -84,12 +112,83 @@ export class FillHandler {
     return fill;
   }
 
-  #refresh<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, stale: T): void {
+  /** The value for a miss: waits out a write in progress, then fills under a lease or joins another process's fill. */
+  async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void): Promise<T> {
+    const { host } = this;
+    const deadline = performance.now() + host.lockTimeoutMs;
+    let snap = snapshot;
+    if (tags.length > 0 && snap === undefined) snap = await host.snapshot(tags);
+    for (let attempt = 0; ; attempt++) {
+      // Tags whose state is unknown (the store failed) cannot be recorded: serve, do not store.
+      const storable = tags.length === 0 || (snap !== undefined && snap.fenced.length === 0);
+      if (snap !== undefined && snap.fenced.length > 0) {
+        if (attempt === 0) this.#fenced(key, snap.fenced);
+        if (performance.now() >= deadline || this.#isStuck(snap)) {
+          if (performance.now() >= deadline) this.#remember(snap);
+          return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite);
+        }
+      } else if (host.leases && storable) {
+        const lease = await host.leases.acquire(key);
+        if (lease !== 'held') return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], lease === 'unavailable' ? undefined : lease, onWrite);
+        if (attempt === 0) host.counters.leaseWaits++;
+        if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite);
+      } else {
+        return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite);
+      }
+      // Somebody else is at work (a writer, or another process's fill): look again shortly.
+      await backoff(attempt);
+      const again = await host.lookup<T>(key, full, tags);
+      if (again.found?.state === 'fresh') {
+        host.counters.coalesced++;
+        host.events.emit('coalesced', { key, remote: true });
+        return again.found.value;
+      }
+      snap = again.snapshot ?? (tags.length > 0 ? undefined : snap);
+    }
+  }
+
+  /**
+   * Runs the factory and, when `generations` is given, stores the value recording them; a
+   * lease is released once the write has landed (so waiters find the entry), or at once when
+   * there is nothing to write.
+   */
+  async #runAndStore<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, generations: readonly TagGeneration[] | undefined, lease: FillLease | undefined, onWrite: (written: Promise<unknown>) => void): Promise<T> {
+    let value: T;
+    try {
+      value = await this.#run(key, factory, undefined, false);
+    } catch (error) {
+      if (lease) this.host.track(lease.release());
+      throw error;
+    }
+    if (generations === undefined) {
+      if (lease) this.host.track(lease.release());
+      return value;
+    }
+    let written: Promise<unknown>;
+    try {
+      written = this.host.write(key, full, value, lifetimes, generations);
+    } catch (error) {
+      if (lease) this.host.track(lease.release());
+      throw error;
+    }
+    onWrite(written);
+    if (lease) this.host.track(written.then(() => lease.release()));
+    return value;
+  }
+
+  #refresh<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, stale: T): void {
     if (this.#refreshes.has(full)) return;
     this.host.counters.refreshes++;
     this.host.events.emit('refresh', { key });
-    const run = this.#run(key, factory, stale, true).then(
-      (value) => this.host.write(key, full, value, lifetimes),
+    const run = (async () => {
+      const snap = tags.length > 0 && snapshot === undefined ? await this.host.snapshot(tags) : snapshot;
+      // A write in progress (or tags of unknown state): the refresh could not be stored.
+      if (tags.length > 0 && (snap === undefined || snap.fenced.length > 0)) return;
+      // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
+      // and a lease held elsewhere must not cancel it.
+      const value = await this.#run(key, factory, stale, true);
+      await this.host.write(key, full, value, lifetimes, snap?.generations ?? []);
+    })().catch(
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
       (error: unknown) => this.host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
@@ -129,9 +228,30 @@ export class FillHandler {
     );
   }
 
-  #join<T>(key: string, fill: Promise<T>): Promise<T> {
+  #join<T>(key: string, fill: Promise<T>, remote: boolean): Promise<T> {
     this.host.counters.coalesced++;
-    this.host.events.emit('coalesced', { key });
+    this.host.events.emit('coalesced', { key, remote });
     return fill;
   }
+
+  #fenced(key: string, tags: readonly string[]): void {
+    this.host.counters.fenced++;
+    this.host.events.emit('fenced', { key, tags });
+  }
+
+  /** True when every fenced tag of `snap` is one a writer held past a whole wait already. */
+  #isStuck(snap: TagSnapshot): boolean {
+    if (this.#stuck.size === 0) return false;
+    return snap.fenced.every((tag) => this.#stuck.has(stuckId(tag, snap)));
+  }
+
+  #remember(snap: TagSnapshot): void {
+    if (this.#stuck.size >= STUCK_LIMIT) this.#stuck.clear();
+    for (const tag of snap.fenced) this.#stuck.add(stuckId(tag, snap));
+  }
+}
+
+/** A fenced tag at its generation: once the writer commits (or its lease expires and a writer bumps), the id changes. */
+function stuckId(tag: string, snap: TagSnapshot): string {
+  return `${snap.generations.find((g) => g.tag === tag)?.generation ?? ''}:${tag}`;
 }

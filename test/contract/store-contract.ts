@@ -205,7 +205,7 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
       assert.equal(same.values[0], 'unchanged');
       assert.deepEqual([...((same.values[1] as Uint8Array | undefined) ?? [])], [...value]);
       const changed = value.slice();
-      changed[20] ^= 0xff;
+      changed[20] = changed[20]! ^ 0xff;
       await store.set(k('kp'), changed);
       const after = await store.readWithGenerations({ keys: [k('kp')], knownPrefixes: [known], tags: [], epoch: EPOCH });
       assert.deepEqual([...((after.values[0] as Uint8Array | undefined) ?? [])], [...changed]);
