@@ -35,6 +35,8 @@ export interface FillHost {
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>>;
   /** The current state of `tags` alone, or undefined when the store failed. */
   snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined>;
+  /** Counts and reports a fill or a set that found a write lease on these tags. */
+  wasFenced(key: string, tags: readonly string[]): void;
   /** Counts and reports a hit or a miss. */
   hit(key: string, started: number): void;
   miss(key: string, started: number): void;
@@ -122,14 +124,34 @@ export class FillHandler {
       // Tags whose state is unknown (the store failed) cannot be recorded: serve, do not store.
       const storable = tags.length === 0 || (snap !== undefined && snap.fenced.length === 0);
       if (snap !== undefined && snap.fenced.length > 0) {
-        if (attempt === 0) this.#fenced(key, snap.fenced);
+        if (attempt === 0) host.wasFenced(key, snap.fenced);
         if (performance.now() >= deadline || this.#isStuck(snap)) {
           if (performance.now() >= deadline) this.#remember(snap);
           return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite);
         }
       } else if (host.leases && storable) {
         const lease = await host.leases.acquire(key);
-        if (lease !== 'held') return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], lease === 'unavailable' ? undefined : lease, onWrite);
+        if (lease !== 'held') {
+          const owned = lease === 'unavailable' ? undefined : lease;
+          // The lease may be free because its holder has just stored the value (it releases
+          // once its write lands, possibly between our read and our lease request): one more
+          // look before computing it again. A round trip on the miss path only.
+          if (owned) {
+            const latest = await host.lookup<T>(key, full, tags);
+            if (latest.found?.state === 'fresh') {
+              host.track(owned.release());
+              this.#remoteJoin(key);
+              return latest.found.value;
+            }
+            if (tags.length > 0 && (latest.snapshot === undefined || latest.snapshot.fenced.length > 0)) {
+              host.track(owned.release());
+              snap = latest.snapshot;
+              continue;
+            }
+            snap = latest.snapshot ?? snap;
+          }
+          return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], owned, onWrite);
+        }
         if (attempt === 0) host.counters.leaseWaits++;
         if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite);
       } else {
@@ -139,8 +161,7 @@ export class FillHandler {
       await backoff(attempt);
       const again = await host.lookup<T>(key, full, tags);
       if (again.found?.state === 'fresh') {
-        host.counters.coalesced++;
-        host.events.emit('coalesced', { key, remote: true });
+        this.#remoteJoin(key);
         return again.found.value;
       }
       snap = again.snapshot ?? (tags.length > 0 ? undefined : snap);
@@ -234,9 +255,10 @@ export class FillHandler {
     return fill;
   }
 
-  #fenced(key: string, tags: readonly string[]): void {
-    this.host.counters.fenced++;
-    this.host.events.emit('fenced', { key, tags });
+  /** Another process's fill (or the fill after a write's commit) provided the value. */
+  #remoteJoin(key: string): void {
+    this.host.counters.coalesced++;
+    this.host.events.emit('coalesced', { key, remote: true });
   }
 
   /** True when every fenced tag of `snap` is one a writer held past a whole wait already. */
