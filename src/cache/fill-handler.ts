@@ -68,15 +68,17 @@ const STUCK_LIMIT = 1024;
  * next reads go to the source at once instead of waiting again.
  */
 export class FillHandler {
-  readonly #fills = new Map<string, Promise<unknown>>();
+  readonly #fills = new Map<string, Fill>();
   readonly #refreshes = new Map<string, Promise<unknown>>();
   readonly #stuck = new Set<string>();
 
   constructor(private readonly host: FillHost) {}
 
   getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], started: number): Promise<T> {
-    const filling = this.#fills.get(full);
-    if (filling) return this.#join(key, filling as Promise<T>, false);
+    // Untagged: join a fill in flight at once. Tagged: only after reading the tags' state, which
+    // tells whether a write committed since that fill's factory began (see #joinable).
+    const filling = tags.length === 0 ? this.#fills.get(full) : undefined;
+    if (filling) return this.#join(key, filling.promise as Promise<T>, false);
     // A then-chain rather than async/await: a hit, the common case, costs no extra ticks.
     return this.host.lookup<T>(key, full, tags).then(({ found, snapshot, failed }) => {
       if (found?.state === 'fresh') {
@@ -91,21 +93,25 @@ export class FillHandler {
       }
       // Another caller may have started the fill while this one was reading.
       const started2 = this.#fills.get(full);
-      if (started2) return this.#join(key, started2 as Promise<T>, false);
+      if (started2 && joinable(started2, snapshot)) return this.#join(key, started2.promise as Promise<T>, false);
       this.host.miss(key, started);
-      return this.#fill(key, full, factory, lifetimes, tags, snapshot, failed === true);
+      // Superseding an outdated fill of this process: its lease is probably the one held, so
+      // waiting for it would only delay this call; generations keep the result correct.
+      return this.#fill(key, full, factory, lifetimes, tags, snapshot, failed === true, started2 !== undefined);
     });
   }
 
-  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, storeFailed: boolean): Promise<T> {
+  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
     let written: Promise<unknown> | undefined;
+    const record: Fill = { promise: Promise.resolve(), asOf: undefined };
     const onWrite = (write: Promise<unknown>) => (written = write);
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
-    const fill = storeFailed ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite) : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite);
-    this.#fills.set(full, fill);
+    const fill = storeFailed ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite, record, undefined) : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite, record, superseding ? undefined : this.host.leases);
+    record.promise = fill;
+    this.#fills.set(full, record);
     const release = () => {
-      if (this.#fills.get(full) === fill) this.#fills.delete(full);
+      if (this.#fills.get(full) === record) this.#fills.delete(full);
     };
     fill.then(
       () => (written ?? Promise.resolve()).then(release),
@@ -115,7 +121,7 @@ export class FillHandler {
   }
 
   /** The value for a miss: waits out a write in progress, then fills under a lease or joins another process's fill. */
-  async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void): Promise<T> {
+  async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, leases: FillLeases | undefined): Promise<T> {
     const { host } = this;
     const deadline = performance.now() + host.lockTimeoutMs;
     let snap = snapshot;
@@ -127,10 +133,10 @@ export class FillHandler {
         if (attempt === 0) host.wasFenced(key, snap.fenced);
         if (performance.now() >= deadline || this.#isStuck(snap)) {
           if (performance.now() >= deadline) this.#remember(snap);
-          return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite);
+          return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite, record, snap);
         }
-      } else if (host.leases && storable) {
-        const lease = await host.leases.acquire(key);
+      } else if (leases && storable) {
+        const lease = await leases.acquire(key);
         if (lease !== 'held') {
           const owned = lease === 'unavailable' ? undefined : lease;
           // The lease may be free because its holder has just stored the value (it releases
@@ -150,12 +156,12 @@ export class FillHandler {
             }
             snap = latest.snapshot ?? snap;
           }
-          return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], owned, onWrite);
+          return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], owned, onWrite, record, snap);
         }
         if (attempt === 0) host.counters.leaseWaits++;
-        if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite);
+        if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite, record, snap);
       } else {
-        return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite);
+        return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite, record, snap);
       }
       // Somebody else is at work (a writer, or another process's fill): look again shortly.
       await backoff(attempt);
@@ -173,7 +179,8 @@ export class FillHandler {
    * lease is released once the write has landed (so waiters find the entry), or at once when
    * there is nothing to write.
    */
-  async #runAndStore<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, generations: readonly TagGeneration[] | undefined, lease: FillLease | undefined, onWrite: (written: Promise<unknown>) => void): Promise<T> {
+  async #runAndStore<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, generations: readonly TagGeneration[] | undefined, lease: FillLease | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, snap: TagSnapshot | undefined): Promise<T> {
+    record.asOf = snap ?? UNKNOWN_STATE;
     let value: T;
     try {
       value = await this.#run(key, factory, undefined, false);
@@ -271,6 +278,30 @@ export class FillHandler {
     if (this.#stuck.size >= STUCK_LIMIT) this.#stuck.clear();
     for (const tag of snap.fenced) this.#stuck.add(stuckId(tag, snap));
   }
+}
+
+/** A fill in flight in this process. */
+interface Fill {
+  promise: Promise<unknown>;
+  /** The tags' state its factory started under; undefined while it has not started (it waits for a lease or a write). */
+  asOf: TagSnapshot | undefined;
+}
+
+/** The state of a fill whose tags were not read (the store failed): nobody with tags joins it. */
+const UNKNOWN_STATE: TagSnapshot = Object.freeze({ generations: Object.freeze([]), fenced: Object.freeze([]) });
+
+/**
+ * Whether a tagged caller that read `current` may take the value of `fill`: yes while its
+ * factory has not started (it will read the source later than now), or when no generation
+ * moved since it started (no write committed in between, so it read what this caller would).
+ * Otherwise the caller fills for itself: joining would hand it a value older than a commit
+ * that returned before it asked.
+ */
+function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
+  if (fill.asOf === undefined || current === undefined) return true;
+  if (current.fenced.length > 0 || fill.asOf.fenced.length > 0) return false;
+  const asOf = fill.asOf.generations;
+  return current.generations.every((g) => asOf.some((a) => a.tag === g.tag && a.generation === g.generation));
 }
 
 /** A fenced tag at its generation: once the writer commits (or its lease expires and a writer bumps), the id changes. */
