@@ -27,7 +27,7 @@ export interface FillHost {
   readonly events: CacheEvents;
   readonly counters: CacheStats;
   readonly factoryTimeoutMs: number;
-  /** How long a fill waits for another process's fill, or for a write in progress to commit. */
+  /** How long a fill waits for another process's fill. */
   readonly lockTimeoutMs: number;
   /** Fill leases across processes, when the store can hold them. */
   readonly leases: FillLeases | undefined;
@@ -50,8 +50,6 @@ export interface FillHost {
   track(work: Promise<unknown>): void;
 }
 
-/** At most this many (tag, generation) pairs remembered as held by a writer that outlived the wait. */
-const STUCK_LIMIT = 1024;
 
 /**
  * `getOrSet`: the read, then on a miss one factory run per key however many callers wait, in
@@ -63,14 +61,11 @@ const STUCK_LIMIT = 1024;
  *
  * With tags, the generations read with the entry (before any factory runs) are what the new
  * entry records. When a write lease is held on one of them, nothing computed now may be stored:
- * the fill waits (up to `lockTimeout`) for the write to commit and then fills once for every
- * process; past that it reads the source without storing, and remembers the stuck lease so the
- * next reads go to the source at once instead of waiting again.
+ * the fill reads the source and serves the value without storing it.
  */
 export class FillHandler {
   readonly #fills = new Map<string, Fill>();
   readonly #refreshes = new Map<string, Promise<unknown>>();
-  readonly #stuck = new Set<string>();
 
   constructor(private readonly host: FillHost) {}
 
@@ -120,7 +115,7 @@ export class FillHandler {
     return fill;
   }
 
-  /** The value for a miss: waits out a write in progress, then fills under a lease or joins another process's fill. */
+  /** The value for a miss: from the source during a write in progress, else filled under a lease or taken from another process's fill. */
   async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, leases: FillLeases | undefined): Promise<T> {
     const { host } = this;
     const deadline = performance.now() + host.lockTimeoutMs;
@@ -130,11 +125,11 @@ export class FillHandler {
       // Tags whose state is unknown (the store failed) cannot be recorded: serve, do not store.
       const storable = tags.length === 0 || (snap !== undefined && snap.fenced.length === 0);
       if (snap !== undefined && snap.fenced.length > 0) {
-        if (attempt === 0) host.wasFenced(key, snap.fenced);
-        if (performance.now() >= deadline || this.#isStuck(snap)) {
-          if (performance.now() >= deadline) this.#remember(snap);
-          return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite, record, snap);
-        }
+        // A write is in progress: the source is read now and the value served, not stored.
+        // Waiting for the commit instead would share one fill, but under frequent writes every
+        // reader would queue behind them (bench/race measured it: reads/s fell tenfold).
+        host.wasFenced(key, snap.fenced);
+        return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite, record, snap);
       } else if (leases && storable) {
         const lease = await leases.acquire(key);
         if (lease !== 'held') {
@@ -268,16 +263,6 @@ export class FillHandler {
     this.host.events.emit('coalesced', { key, remote: true });
   }
 
-  /** True when every fenced tag of `snap` is one a writer held past a whole wait already. */
-  #isStuck(snap: TagSnapshot): boolean {
-    if (this.#stuck.size === 0) return false;
-    return snap.fenced.every((tag) => this.#stuck.has(stuckId(tag, snap)));
-  }
-
-  #remember(snap: TagSnapshot): void {
-    if (this.#stuck.size >= STUCK_LIMIT) this.#stuck.clear();
-    for (const tag of snap.fenced) this.#stuck.add(stuckId(tag, snap));
-  }
 }
 
 /** A fill in flight in this process. */
@@ -304,7 +289,3 @@ function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
   return current.generations.every((g) => asOf.some((a) => a.tag === g.tag && a.generation === g.generation));
 }
 
-/** A fenced tag at its generation: once the writer commits (or its lease expires and a writer bumps), the id changes. */
-function stuckId(tag: string, snap: TagSnapshot): string {
-  return `${snap.generations.find((g) => g.tag === tag)?.generation ?? ''}:${tag}`;
-}

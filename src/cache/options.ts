@@ -94,9 +94,9 @@ export interface CacheOptions {
   /** Where store health changes are written, once per change. Default: nowhere (listen to `health` events). */
   logger?: CacheLogger;
   /**
-   * How long a cold `getOrSet` waits for another process's fill (its fill lease), or for a write
-   * in progress on one of its tags to commit, before computing the value itself. Also the fill
-   * lease's expiry: a process that dies while filling blocks others no longer. Default 5 s.
+   * How long a cold `getOrSet` waits for another process's fill (its fill lease) before
+   * computing the value itself. Also the fill lease's expiry: a process that dies while filling
+   * blocks others no longer. Default 5 s.
    */
   lockTimeout?: Duration;
   /**
