@@ -158,13 +158,16 @@ export class FillHandler {
       } else {
         return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite, record, snap);
       }
-      // Somebody else is at work (a writer, or another process's fill): look again shortly.
+      // Another process's fill is at work: look again shortly.
       await backoff(attempt);
       const again = await host.lookup<T>(key, full, tags);
       if (again.found?.state === 'fresh') {
         this.#remoteJoin(key);
         return again.found.value;
       }
+      // A generation moved since the holder's fill began: its value will be outdated, so this
+      // call stops waiting and fills for itself (under frequent writes, waiting would chain).
+      if (snap !== undefined && again.snapshot !== undefined && !sameGenerations(snap, again.snapshot)) leases = undefined;
       snap = again.snapshot ?? (tags.length > 0 ? undefined : snap);
     }
   }
@@ -285,7 +288,11 @@ const UNKNOWN_STATE: TagSnapshot = Object.freeze({ generations: Object.freeze([]
 function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
   if (fill.asOf === undefined || current === undefined) return true;
   if (current.fenced.length > 0 || fill.asOf.fenced.length > 0) return false;
-  const asOf = fill.asOf.generations;
-  return current.generations.every((g) => asOf.some((a) => a.tag === g.tag && a.generation === g.generation));
+  return sameGenerations(fill.asOf, current);
+}
+
+/** True when every tag of `later` is at the generation `earlier` recorded for it. */
+function sameGenerations(earlier: TagSnapshot, later: TagSnapshot): boolean {
+  return later.generations.every((g) => earlier.generations.some((e) => e.tag === g.tag && e.generation === g.generation));
 }
 
