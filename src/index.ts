@@ -4,7 +4,8 @@
  */
 export { createCache } from './cache/create-cache.ts';
 export type { Cache, CacheHealth, CloseOptions, Factory, FactoryContext, SetManyEntry, SetOptions } from './cache/create-cache.ts';
-export type { CacheLogger, CacheOptions, CircuitBreakerOptions } from './cache/options.ts';
+export type { CacheLogger, CacheOptions, CircuitBreakerOptions, L1Options } from './cache/options.ts';
+export type { WriteFence } from './cache/tags/write-fences.ts';
 export type { Clock } from './cache/clock.ts';
 export type { WrapOptions, WrappedFunction } from './cache/wrap.ts';
 export { cached } from './decorators/cached.ts';
@@ -13,7 +14,7 @@ export { cachedResponse } from './decorators/cached-response.ts';
 export type { CachedResponseDecorator, ResponseMethod } from './decorators/cached-response.ts';
 export { CacheEvents } from './cache/events.ts';
 export type { CacheEventListener, CacheEventMap, CacheEventType, CacheStats, HealthEventDetail } from './cache/events.ts';
-export { FactoryTimeoutError, ValueTooLargeError } from './cache/errors.ts';
+export { FactoryTimeoutError, MissingCapabilityError, ValueTooLargeError, WriteFenceError } from './cache/errors.ts';
 export { CircuitOpenError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './store/errors.ts';
 export { CorruptEntryError, decodeEnvelope, encodeEnvelope, HEADER_BYTES, MAGIC, VERSION } from './codec/envelope.ts';
 export type { Envelope, EnvelopeInput, TagGeneration } from './codec/envelope.ts';
@@ -21,5 +22,5 @@ export { autoSerializer, cborSerializer, jsonSerializer, rawBytesSerializer, raw
 export type { Serializer, SerializerName } from './codec/serializers.ts';
 export { CompressionId, fflateDeflate, installPlatformDeflate } from './codec/compression.ts';
 export type { CompressionOptions, Compressor, DeflateFactory, DeflateLevel } from './codec/compression.ts';
-export type { Store, StoreEntry, StoreOp, StoreOpResult } from './store/types.ts';
+export type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, TagKeys, TagState, Tracking } from './store/types.ts';
 export type { Duration } from './util/duration.ts';

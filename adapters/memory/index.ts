@@ -1,7 +1,8 @@
 import { StoreRefusedError } from '../../src/store/errors.ts';
-import type { Store, StoreEntry } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
+import { readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 
 /** Options of {@link memoryStore}. */
@@ -121,9 +122,28 @@ export class MemoryStore implements Store {
     for (const k of [...this.#map.keys()]) if (k.startsWith(prefix)) this.#drop(k);
   }
 
+  async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    const now = Date.now();
+    return readGenerationsIn(this.#cells(now), read, now);
+  }
+
+  async writeGenerations(write: GenerationWrite): Promise<void> {
+    const now = Date.now();
+    writeGenerationsIn(this.#cells(now), write, now);
+  }
+
   async close(): Promise<void> {
     this.#map.clear();
     this.#bytes = 0;
+  }
+
+  /** This store's entries as generation-cells.ts sees them; everything runs in one synchronous step. */
+  #cells(now: number): Cells {
+    return {
+      read: (key) => this.#read(key, now),
+      write: (key, value, ttlMs) => this.#write(key, value, ttlMs, now),
+      remove: (key) => this.#drop(key),
+    };
   }
 
   #live(key: string, now: number): Slot | undefined {

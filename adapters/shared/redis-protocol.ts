@@ -1,3 +1,6 @@
+import { StoreRefusedError } from '../../src/store/errors.ts';
+import type { TagKeys, TagState } from '../../src/store/types.ts';
+
 /**
  * Pieces every Redis-protocol adapter (valkey over TCP, upstash over HTTP) shares, kept once.
  */
@@ -65,3 +68,96 @@ export function positiveMs(ttlMs: number): number {
 export function prefixPattern(prefix: string): string {
   return `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
 }
+
+/**
+ * The server's time in ms, inside a script. Only write-lease expiry reads it: one clock (the
+ * server's) for every process, so skewed client clocks cannot stretch or shorten a lease.
+ */
+const SERVER_NOW = `local function server_now() local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end`;
+
+/**
+ * Store.readWithGenerations in one round trip. KEYS: the n entry keys, then a generation
+ * key and a fence key per tag. ARGV: n, the epoch for missing counters, then per entry key
+ * the prefix of a copy the caller holds ('' for none). Replies, per entry, its value, nil, or
+ * 1 when it still starts with the known prefix (not sent back); then per tag its generation
+ * and 1 or 0 for "a write lease is held". A missing counter is created at the epoch, inside
+ * the script, so the generation a fill records is one the server holds.
+ */
+export const READ_WITH_GENERATIONS_LUA = `${SERVER_NOW}
+local n = tonumber(ARGV[1])
+local out = {}
+for i = 1, n do
+  local known = ARGV[2 + i]
+  if known ~= '' and redis.call('GETRANGE', KEYS[i], 0, #known - 1) == known then
+    out[i] = 1
+  else
+    out[i] = redis.call('GET', KEYS[i])
+  end
+end
+local now
+for j = n + 1, #KEYS, 2 do
+  local g = redis.call('GET', KEYS[j])
+  if not g then
+    g = ARGV[2]
+    redis.call('SET', KEYS[j], g)
+  end
+  local fenced = 0
+  if redis.call('EXISTS', KEYS[j + 1]) == 1 then
+    now = now or server_now()
+    if redis.call('ZCOUNT', KEYS[j + 1], '(' .. string.format('%.0f', now), '+inf') > 0 then fenced = 1 end
+  end
+  out[#out + 1] = g
+  out[#out + 1] = fenced
+end
+return out`;
+
+/**
+ * Store.writeGenerations in one round trip. KEYS: a generation key and a fence key per tag.
+ * ARGV: the action (bump, hold, commit, release), the epoch for missing counters, the writer's
+ * token, the lease TTL in ms. A fence is a sorted set of tokens scored by their expiry on the
+ * server's clock: writers never block each other, and a crashed writer's token stops counting
+ * when its own expiry passes, whatever other writers do meanwhile.
+ */
+export const WRITE_GENERATIONS_LUA = `${SERVER_NOW}
+local action = ARGV[1]
+local now
+if action == 'hold' then now = server_now() end
+for j = 1, #KEYS, 2 do
+  local fence = KEYS[j + 1]
+  if action == 'hold' then
+    local ttl = tonumber(ARGV[4])
+    redis.call('ZREMRANGEBYSCORE', fence, '-inf', string.format('%.0f', now))
+    redis.call('ZADD', fence, string.format('%.0f', now + ttl), ARGV[3])
+    if redis.call('PTTL', fence) < ttl then redis.call('PEXPIRE', fence, ttl) end
+  end
+  if action ~= 'release' then
+    if redis.call('EXISTS', KEYS[j]) == 1 then redis.call('INCR', KEYS[j]) else redis.call('SET', KEYS[j], ARGV[2]) end
+  end
+  if action == 'commit' or action == 'release' then redis.call('ZREM', fence, ARGV[3]) end
+end
+return 1`;
+
+/** The flat KEYS list of the two generation scripts: entry keys first, then a generation and a fence key per tag. */
+export function generationScriptKeys(keys: readonly string[], tags: readonly TagKeys[]): string[] {
+  const all = [...keys];
+  for (const tag of tags) all.push(tag.generation, tag.fence);
+  return all;
+}
+
+/**
+ * Reads the tag half of READ_WITH_GENERATIONS_LUA's reply (after `n` entry slots). A counter
+ * that is not a safe integer (something else wrote the key) is refused, never guessed.
+ */
+export function parseTagStates(reply: readonly unknown[], n: number, count: number): TagState[] {
+  const states: TagState[] = [];
+  for (let i = 0; i < count; i++) {
+    const raw = reply[n + 2 * i];
+    const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
+    const generation = Number(text);
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
+    states.push({ generation, fenced: Number(reply[n + 2 * i + 1]) === 1 });
+  }
+  return states;
+}
+
+const textDecoder = new TextDecoder();

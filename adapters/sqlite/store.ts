@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Store, StoreEntry } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
+import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
@@ -184,6 +185,26 @@ export class SqliteStore implements Store {
     for (let more = true; more; ) more = await this.#run(step);
   }
 
+  /**
+   * Entries and tag states in one read transaction (one consistent snapshot), or in one write
+   * transaction when a generation counter has to be created first.
+   */
+  async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    const op = () => {
+      const now = Date.now();
+      const cells = this.#cells(now);
+      const snapshot = this.#transaction(false, () => (missingGeneration(cells, read.tags) ? undefined : readGenerationsIn(cells, read, now)));
+      return snapshot ?? this.#write((at) => readGenerationsIn(this.#cells(at), read, at));
+    };
+    return this.#run(op);
+  }
+
+  /** Bumps, holds or releases in one write transaction. */
+  async writeGenerations(write: GenerationWrite): Promise<void> {
+    const op = () => this.#write((now) => writeGenerationsIn(this.#cells(now), write, now));
+    return this.#run(op);
+  }
+
   /** Entries and bytes held by the file (expired entries not yet culled included). */
   async usage(): Promise<SqliteUsage> {
     const op = () => {
@@ -203,6 +224,21 @@ export class SqliteStore implements Store {
     } finally {
       this.#db = undefined;
     }
+  }
+
+  /** The file's entries as generation-cells.ts sees them, for use inside one transaction. */
+  #cells(now: number): Cells {
+    const s = this.#statements();
+    return {
+      read: (key) => {
+        const row = s.readLive.get(key, now);
+        // Inside a read transaction another process may have removed the value file: a miss then.
+        if (!row) return undefined;
+        return row.file === null ? (row.value as Uint8Array) : this.#readFile(row.file as string);
+      },
+      write: (key, value, ttlMs) => this.#put(key, value, ttlMs, now),
+      remove: (key) => void s.removeQuietly.run(key),
+    };
   }
 
   #getNow(key: string): Uint8Array | undefined {

@@ -1,7 +1,8 @@
 import { Redis } from '@upstash/redis/cloudflare';
 import { StoreRefusedError } from '../../src/store/errors.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { generationScripts, type GenerationScripts } from './generations.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
@@ -49,6 +50,7 @@ export class UpstashStore implements Store {
   readonly address: string | undefined;
   /** The underlying client, for commands the store contract does not cover. */
   readonly client: Redis;
+  #scripts: GenerationScripts | undefined;
 
   constructor(options: UpstashStoreOptions) {
     if (isClient(options)) {
@@ -187,6 +189,18 @@ export class UpstashStore implements Store {
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     return Number(await this.client.eval(COMPARE_AND_DELETE_LUA, [key], [encodeValue(expected)])) === 1;
+  }
+
+  /** One HTTP request: the shared read script (adapters/upstash/generations.ts). */
+  readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    this.#scripts ??= generationScripts(this.client);
+    return this.#scripts.read(read);
+  }
+
+  /** One HTTP request: the shared write script. Upstash has no CLIENT TRACKING, so no `track`. */
+  writeGenerations(write: GenerationWrite): Promise<void> {
+    this.#scripts ??= generationScripts(this.client);
+    return this.#scripts.write(write);
   }
 
   async clear(prefix: string): Promise<void> {

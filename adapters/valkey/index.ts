@@ -1,6 +1,6 @@
 import { Redis as Valkey, type Cluster, type RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
@@ -8,6 +8,8 @@ import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
 import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
 import { checkUrl, describe } from './urls.ts';
+import { defineGenerationScripts, readWithGenerations, writeGenerations } from './generations.ts';
+import { ValkeyTracking } from './tracking.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -42,6 +44,8 @@ export class ValkeyStore implements Store {
   #unavailable: string | undefined;
   /** Whether the server takes scripts: once it refused one, runs go as one plain command per op. */
   readonly #scripts = new ScriptSupport();
+  /** CLIENT TRACKING for L1 tiers, started by the first {@link track}. */
+  #tracking: ValkeyTracking | undefined;
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
@@ -76,6 +80,7 @@ export class ValkeyStore implements Store {
       this.#unavailable = undefined;
     });
     defineStoreScripts(this.client);
+    defineGenerationScripts(this.client);
   }
 
   get(key: string): Promise<Uint8Array | undefined> {
@@ -157,7 +162,28 @@ export class ValkeyStore implements Store {
     } while (cursor !== '0');
   }
 
+  /** One script: the entries and each tag's generation and fence (adapters/valkey/generations.ts). */
+  async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    const down = this.#down();
+    if (down) throw down;
+    return readWithGenerations(this.client, read).catch(refusal);
+  }
+
+  /** One script: bumps, holds or releases, atomically per tag. */
+  async writeGenerations(write: GenerationWrite): Promise<void> {
+    const down = this.#down();
+    if (down) throw down;
+    await writeGenerations(this.client, write).catch(refusal);
+  }
+
+  /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */
+  track(listener: InvalidationListener): Tracking {
+    this.#tracking ??= new ValkeyTracking(this.client);
+    return this.#tracking.add(listener);
+  }
+
   async close(): Promise<void> {
+    await this.#tracking?.stop();
     if (!this.#owned) return; // A client passed in belongs to its owner.
     try {
       await this.client.quit();

@@ -71,6 +71,9 @@ Knobs: \`N_OPS\`, \`K_RUNS\`, \`BATCH\`, \`CONCURRENCY\`; \`REDIS_URL\` to use a
 Embedded stores (the SQLite store against Keyv + @keyv/sqlite, lmdb, lru-cache and the memory store; classic mix,
 value sizes, hit ratio, several processes on one file) have their own page: [\`EMBEDDED.md\`](EMBEDDED.md), from \`npm run bench:embedded\`.
 
+Stale reads across processes (four readers of one PostgreSQL row and a writer; delete-after, delete-before, tags with fenced writes,
+the L1 tier, bentocache) have their own page: [\`RACE.md\`](RACE.md), from \`npm run bench:race\`.
+
 ## What the numbers show
 
 ${observations(r).map((s) => `- ${s}`).join('\n')}

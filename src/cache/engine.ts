@@ -1,15 +1,26 @@
 import { CircuitOpenError, errorMessage } from '../store/errors.ts';
-import type { Store, StoreEntry } from '../store/types.ts';
+import type { TagGeneration } from '../codec/envelope.ts';
+import type { StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
-import { FillHandler, type FillHost, type Lifetimes, type Lookup } from './fill-handler.ts';
+import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HealthChange } from './path/breaker.ts';
 import { buildPath } from './path/build-path.ts';
+import type { GenerationLayer } from './path/generations.ts';
 import type { GuardLayer, GuardReporter } from './path/guard.ts';
+import { checkTags, NO_TAGS } from './tags/tag-keys.ts';
+import { WriteFences, type WriteFence } from './tags/write-fences.ts';
+import { L1Copies } from './tiers/l1-copies.ts';
+import { RemoteReads } from './tiers/remote-reads.ts';
+import { SingleTier } from './tiers/single-tier.ts';
+import { StrictTier } from './tiers/strict-tier.ts';
+import type { TagSnapshot, Tier, TierHost } from './tiers/tier.ts';
+import { TrackingTier } from './tiers/tracking-tier.ts';
 import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
@@ -19,21 +30,27 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 
 /**
  * The front of the engine (DESIGN.md, "The engine's shape"): key prefixing, the codec, events
- * and stats. Store calls go down the path built by {@link buildPath} (batcher → guard → store);
- * `getOrSet` coalescing and refresh live in {@link FillHandler}. A store failure arrives here
+ * and stats. Reads go through the {@link Tier} chosen by topology (the store alone, or an L1
+ * in front of it), writes down the path built by {@link buildPath} (generations → batcher →
+ * guard → store); `getOrSet` coalescing, fill leases and refresh live in {@link FillHandler},
+ * tag invalidation and fenced writes in {@link WriteFences}. A store failure arrives here
  * already reported by the guard and becomes the documented fallback (a miss, `false`, `0`,
  * `undefined`), or is thrown when the cache is strict.
  */
-export class CacheEngine implements Cache, FillHost, GuardReporter {
+export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly events = new CacheEvents();
   /** The live counters (the fill handler counts into them; `stats()` returns a copy). */
   readonly counters = emptyStats();
   readonly factoryTimeoutMs: number;
+  readonly lockTimeoutMs: number;
+  readonly leases: FillLeases | undefined;
   readonly #o: ResolvedOptions;
   readonly #clock: Clock;
   readonly #codec: EntryCodec;
-  readonly #path: Store;
+  readonly #path: GenerationLayer;
   readonly #guard: GuardLayer;
+  readonly #tier: Tier;
+  readonly #fences: WriteFences;
   readonly #fills: FillHandler;
   readonly #background = new Set<Promise<unknown>>();
   /** Failures the guard already reported, so that the front reports only what it did not see. */
@@ -60,6 +77,17 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     });
     this.#path = path.top;
     this.#guard = path.guard;
+    this.lockTimeoutMs = o.lockTimeoutMs;
+    const prefix = o.keyPrefix;
+    const remote = new RemoteReads(this.#path, prefix, this);
+    const copies = o.l1 && new L1Copies(o.l1.maxEntries, o.l1.maxBytes);
+    if (!copies) this.#tier = new SingleTier(remote);
+    else this.#tier = o.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
+    this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, o.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
+    this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), o.writeLeaseTtlMs, {
+      failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
+      tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
+    });
     this.#fills = new FillHandler(this);
   }
 
@@ -72,9 +100,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
       return Promise.reject(error);
     }
     const started = this.#timing() ? performance.now() : 0;
-    return this.#path.get(full).then(
-      (bytes) => {
-        const entry = this.#decode(key, bytes);
+    return this.#tier.read(key, full, NO_TAGS).then(
+      ({ entry }) => {
         if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
           this.hit(key, started);
           return entry.value as T;
@@ -95,11 +122,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     }
     if (fulls.length === 0) return Promise.resolve([]);
     const started = this.#timing() ? performance.now() : 0;
-    const answer = (raw: ReadonlyArray<Uint8Array | undefined> | undefined) => {
+    const answer = (found: ReadonlyArray<DecodedEntry | undefined> | undefined) => {
       const now = this.#clock.now();
       const values = new Array<T | undefined>(keys.length);
       for (let i = 0; i < keys.length; i++) {
-        const entry = this.#decode(keys[i]!, raw?.[i]);
+        const entry = found?.[i];
         if (entry !== undefined && now < entry.freshUntil) {
           this.hit(keys[i]!, started);
           values[i] = entry.value as T;
@@ -107,7 +134,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
       }
       return values;
     };
-    return this.#path.getMany(fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+    return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
 
 
@@ -115,14 +142,41 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     // Not async: an async wrapper around the store's promise would cost every write two more ticks.
     let full: string;
     let lifetimes: Lifetimes;
-    let bytes: Uint8Array | undefined;
+    let tags: readonly string[];
     try {
       full = this.#full(key);
       lifetimes = this.#lifetimes(options);
-      bytes = this.#encode(key, value, lifetimes);
+      tags = checkTags(options?.tags, `set("${key}")`);
     } catch (error) {
       return Promise.reject(error);
     }
+    if (tags.length > 0) return this.#setTagged(key, full, value, lifetimes, tags);
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = this.#encode(key, value, lifetimes, NO_GENERATIONS);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#send(full, bytes, lifetimes);
+  }
+
+  /**
+   * A tagged set records the generations current now. During a write in progress on one of
+   * the tags the value may predate the write's commit: it is not stored (false, a `fenced` event).
+   */
+  async #setTagged<T>(key: string, full: string, value: T, lifetimes: Lifetimes, tags: readonly string[]): Promise<boolean> {
+    const snapshot = await this.snapshot(tags);
+    if (snapshot === undefined) return false;
+    if (snapshot.fenced.length > 0) {
+      this.wasFenced(key, snapshot.fenced);
+      return false;
+    }
+    return this.#send(full, this.#encode(key, value, lifetimes, snapshot.generations), lifetimes);
+  }
+
+  /** Stores encoded bytes (undefined: too large, reported already) and counts them. */
+  #send(full: string, bytes: Uint8Array | undefined, lifetimes: Lifetimes): Promise<boolean> {
+    this.#tier.forget([full]);
     if (bytes === undefined) return Promise.resolve(false);
     const size = bytes.length;
     return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
@@ -137,7 +191,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
-    const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e) }));
+    const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) }));
+    // Tagged entries record the generations current now: one read for every tag of the batch.
+    const allTags = [...new Set(prepared.flatMap((p) => p.tags))];
+    const snapshot = allTags.length > 0 ? await this.snapshot(allTags) : undefined;
+    const current = new Map(snapshot?.generations.map((g) => [g.tag, g]));
+    const fenced = new Set(snapshot?.fenced);
+    this.#tier.forget(prepared.map((p) => p.full));
     let stored = true;
     const sends: Array<Promise<boolean>> = [];
     for (let start = 0; start < entries.length; start += SET_MANY_SLICE) {
@@ -147,7 +207,14 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
       const slice: StoreEntry[] = [];
       let bytes = 0;
       for (let i = start; i < Math.min(start + SET_MANY_SLICE, entries.length); i++) {
-        const encoded = this.#encode(entries[i]!.key, entries[i]!.value, prepared[i]!.lifetimes);
+        const { tags } = prepared[i]!;
+        // Tags of unknown state (the store failed) or under a write lease: not stored.
+        if (tags.length > 0 && (snapshot === undefined || tags.some((tag) => fenced.has(tag)))) {
+          stored = false;
+          continue;
+        }
+        const generations = tags.length === 0 ? NO_GENERATIONS : tags.map((tag) => current.get(tag)!);
+        const encoded = this.#encode(entries[i]!.key, entries[i]!.value, prepared[i]!.lifetimes, generations);
         if (encoded === undefined) {
           stored = false;
           continue;
@@ -196,26 +263,41 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
       return Promise.reject(error);
     }
     if (fulls.length === 0) return Promise.resolve(0);
+    this.#tier.forget(fulls);
     return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
   }
 
 
   async has(key: string): Promise<boolean> {
-    return (await this.lookup(key, this.#full(key)))?.state === 'fresh';
+    return (await this.lookup(key, this.#full(key), NO_TAGS)).found?.state === 'fresh';
   }
 
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
     // Every argument is checked before the store is read or the factory runs.
     let full: string;
     let lifetimes: Lifetimes;
+    let tags: readonly string[];
     try {
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
       full = this.#full(key);
       lifetimes = this.#lifetimes(options);
+      tags = checkTags(options?.tags, `getOrSet("${key}")`);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#fills.getOrSet(key, full, factory, lifetimes, this.#timing() ? performance.now() : 0);
+    return this.#fills.getOrSet(key, full, factory, lifetimes, tags, this.#timing() ? performance.now() : 0);
+  }
+
+  invalidateTags(tags: readonly string[]): Promise<boolean> {
+    return this.#fences.invalidate(tags);
+  }
+
+  beginWrite(tags: readonly string[]): Promise<WriteFence> {
+    return this.#fences.begin(tags);
+  }
+
+  mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T> {
+    return this.#fences.mutate(tags, fn);
   }
 
 
@@ -226,6 +308,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
   async clear(): Promise<void> {
     if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#o.store.name}" store cannot clear by prefix`);
     const prefix = this.#o.keyPrefix;
+    this.#tier.cleared();
     await this.#path.clear(prefix).catch((error: unknown) => this.#fallback(error, 'clear', prefix, undefined, undefined));
   }
 
@@ -258,23 +341,45 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
       }),
     ]);
     clearTimeout(timer);
+    await this.#tier.close();
     await this.#path.close();
   }
 
   // FillHost -------------------------------------------------------------------------------
 
-  lookup<T>(key: string, full: string): Promise<Lookup<T>> {
-    return this.#path.get(full).then(
-      (bytes): Lookup<T> => {
-        const entry = this.#decode(key, bytes);
-        if (!entry) return undefined;
-        const now = this.#clock.now();
-        if (now < entry.freshUntil) return { state: 'fresh', value: entry.value as T };
-        if (now < entry.staleUntil) return { state: 'stale', value: entry.value as T };
-        return undefined;
+  lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {
+    return this.#tier.read(key, full, tags).then(
+      ({ entry, snapshot }): TaggedLookup<T> => {
+        let found: Lookup<T>;
+        if (entry) {
+          const now = this.#clock.now();
+          if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
+          else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+        }
+        return { found, snapshot };
       },
-      (error: unknown) => this.#fallback(error, 'get', full, undefined, undefined),
+      (error: unknown) => this.#fallback(error, 'get', full, undefined, NOTHING_FOUND),
     );
+  }
+
+  snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined> {
+    return this.#tier.snapshot(tags).then(undefined, (error: unknown) => this.#fallback(error, 'readWithGenerations', tags, undefined, undefined));
+  }
+
+  wasFenced(key: string, tags: readonly string[]): void {
+    this.counters.fenced++;
+    if (this.events.listens('fenced')) this.events.emit('fenced', { key, tags });
+  }
+
+  // TierHost -------------------------------------------------------------------------------
+
+  decode(key: string, bytes: Uint8Array): DecodedEntry | undefined {
+    return this.#decode(key, bytes);
+  }
+
+  outdated(key: string, tags: readonly string[]): void {
+    this.counters.outdated++;
+    if (this.events.listens('outdated')) this.events.emit('outdated', { key, tags });
   }
 
 
@@ -288,8 +393,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
     if (this.events.listens('miss')) this.events.emit('miss', { key, durationMs: started ? performance.now() - started : 0 });
   }
 
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes): Promise<unknown> {
-    const bytes = this.#encode(key, value, lifetimes);
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown> {
+    this.#tier.forget([full]);
+    const bytes = this.#encode(key, value, lifetimes, generations);
     if (bytes === undefined) return Promise.resolve(false);
     const written = this.#path.set(full, bytes, storeTtl(lifetimes)).then(
       () => {
@@ -353,9 +459,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
 
 
   /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */
-  #encode(key: string, value: unknown, lifetimes: Lifetimes): Uint8Array | undefined {
+  #encode(key: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Uint8Array | undefined {
     try {
-      return this.#codec.encode(key, value, this.#clock.now(), lifetimes.freshFor, lifetimes.staleFor, []);
+      return this.#codec.encode(key, value, this.#clock.now(), lifetimes.freshFor, lifetimes.staleFor, generations);
     } catch (error) {
       if (!(error instanceof ValueTooLargeError)) throw error;
       this.counters.tooLarge++;
@@ -382,13 +488,23 @@ export class CacheEngine implements Cache, FillHost, GuardReporter {
    * `onMiss`). A failure the guard did not see (a bug above it) is reported here.
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
-    const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
-    if (!seen && !(error instanceof CircuitOpenError)) this.failed(operation, keys, error);
+    this.#report(error, operation, keys);
     if (this.#o.strict) throw error;
     onMiss?.();
     return fallback;
   }
+
+  /** Reports a failure the guard did not see (a bug above it, or a layer's own error), and never one skipped by the breaker. */
+  #report(error: unknown, operation: string, keys: string | readonly string[]): void {
+    const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
+    if (!seen && !(error instanceof CircuitOpenError)) this.failed(operation, keys, error);
+  }
 }
+
+/** An entry written with no tags. */
+const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
+/** A read the store failed: nothing found, no tag state. */
+const NOTHING_FOUND: TaggedLookup<never> = Object.freeze({ found: undefined, snapshot: undefined, failed: true });
 
 /** The store-side TTL: fresh plus grace, so stale entries survive their grace window. */
 function storeTtl(lifetimes: Lifetimes): number | undefined {

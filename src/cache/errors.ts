@@ -27,3 +27,28 @@ export class FactoryTimeoutError extends Error {
     super(`cachette: the factory for key "${key}" did not settle within ${timeoutMs} ms`);
   }
 }
+
+/** A fenced write used out of order (committed after it was aborted). */
+export class WriteFenceError extends Error {
+  readonly code = 'E_WRITE_FENCE';
+  override name = 'WriteFenceError';
+  constructor(
+    readonly tags: readonly string[],
+    reason: string,
+  ) {
+    super(`cachette: write fence on [${tags.join(', ')}]: ${reason}`);
+  }
+}
+
+/** An option that needs a store capability the store lacks (e.g. `l1: { consistency: 'tracking' }` on Upstash). */
+export class MissingCapabilityError extends TypeError {
+  readonly code = 'E_STORE_CAPABILITY';
+  override name = 'MissingCapabilityError';
+  constructor(
+    readonly store: string,
+    readonly capability: string,
+    hint: string,
+  ) {
+    super(`cachette: the "${store}" store has no "${capability}" capability: ${hint}`);
+  }
+}

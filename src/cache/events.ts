@@ -8,8 +8,14 @@ export interface CacheStats {
   misses: number;
   /** Stale values served inside their grace window. */
   staleServed: number;
-  /** `getOrSet` calls that waited for another call's factory instead of running their own. */
+  /** `getOrSet` calls that waited for another call's factory (in this process or, through a fill lease, another) instead of running their own. */
   coalesced: number;
+  /** Cold `getOrSet` calls that found another process's fill lease and waited for its value. */
+  leaseWaits: number;
+  /** Fills that found a write lease held on one of their tags (their value is not stored until the write commits). */
+  fenced: number;
+  /** Entries found but refused because a tag they record has a newer generation. */
+  outdated: number;
   /** Background refreshes started. */
   refreshes: number;
   /** Factory runs (foreground fills and background refreshes). */
@@ -58,8 +64,12 @@ export interface CacheEventMap {
   miss: { key: string; durationMs: number };
   /** `getOrSet` served a stale value inside its grace window (a refresh runs). */
   stale: { key: string };
-  /** `getOrSet` joined a fill already running for the key. */
-  coalesced: { key: string };
+  /** `getOrSet` joined a fill already running for the key (`remote`: in another process, through its fill lease). */
+  coalesced: { key: string; remote: boolean };
+  /** An entry was found, but one of its tags was invalidated since it was written: a miss. */
+  outdated: { key: string; tags: readonly string[] };
+  /** A fill found a write in progress on these tags: its value is served, not stored, until the write commits. */
+  fenced: { key: string; tags: readonly string[] };
   /** A background refresh started. */
   refresh: { key: string };
   /** A factory ran; `error` is set when it failed or timed out. */
@@ -127,6 +137,9 @@ export function emptyStats(): CacheStats {
     misses: 0,
     staleServed: 0,
     coalesced: 0,
+    leaseWaits: 0,
+    fenced: 0,
+    outdated: 0,
     refreshes: 0,
     fills: 0,
     factoryErrors: 0,

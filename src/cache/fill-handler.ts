@@ -1,9 +1,20 @@
+import type { TagGeneration } from '../codec/envelope.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
+import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
+import type { TagSnapshot } from './tiers/tier.ts';
 import type { Factory } from './types.ts';
 
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
+
+/** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
+export interface TaggedLookup<T> {
+  found: Lookup<T>;
+  snapshot: TagSnapshot | undefined;
+  /** The store failed: the fill takes no lease (it would cost a second timeout) and computes at once. */
+  failed?: boolean;
+}
 
 /** How long a value lives, resolved once per call. */
 export interface Lifetimes {
@@ -16,38 +27,55 @@ export interface FillHost {
   readonly events: CacheEvents;
   readonly counters: CacheStats;
   readonly factoryTimeoutMs: number;
-  /** Reads and decodes `full`; counts nothing. */
-  lookup<T>(key: string, full: string): Promise<Lookup<T>>;
+  /** How long a fill waits for another process's fill. */
+  readonly lockTimeoutMs: number;
+  /** Fill leases across processes, when the store can hold them. */
+  readonly leases: FillLeases | undefined;
+  /** Reads and decodes `full` and the state of `tags`; counts nothing; a store failure is a miss without snapshot. */
+  lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>>;
+  /** The current state of `tags` alone, or undefined when the store failed. */
+  snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined>;
+  /** Counts and reports a fill or a set that found a write lease on these tags. */
+  wasFenced(key: string, tags: readonly string[]): void;
   /** Counts and reports a hit or a miss. */
   hit(key: string, started: number): void;
   miss(key: string, started: number): void;
   /**
-   * Encodes `value` (throwing a TypeError when it cannot be encoded) and starts its write; the
-   * returned promise settles when the write has (it never rejects) and is tracked for close().
+   * Encodes `value` with `generations` (throwing a TypeError when it cannot be encoded) and
+   * starts its write; the returned promise settles when the write has (it never rejects) and is
+   * tracked for close().
    */
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes): Promise<unknown>;
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown>;
   /** Keeps `work` in the set that close() waits for. */
   track(work: Promise<unknown>): void;
 }
 
+
 /**
- * `getOrSet`: the read, then on a miss one factory run per key however many callers wait
- * (coalescing), and inside the grace window the stale value while exactly one background
- * refresh runs. The write after a fill is not awaited by the callers: a store that hangs
- * costs them one timeout (the read), not two. The fill stays registered until its write has
- * landed, so that a call arriving in between joins it instead of running the factory again.
+ * `getOrSet`: the read, then on a miss one factory run per key however many callers wait, in
+ * this process (one promise per key) and across processes (a fill lease, when the store can
+ * hold one), and inside the grace window the stale value while exactly one background refresh
+ * runs. The write after a fill is not awaited by the callers: a store that hangs costs them one
+ * timeout (the read), not two. The fill stays registered until its write has landed, so that a
+ * call arriving in between joins it instead of running the factory again.
+ *
+ * With tags, the generations read with the entry (before any factory runs) are what the new
+ * entry records. When a write lease is held on one of them, nothing computed now may be stored:
+ * the fill reads the source and serves the value without storing it.
  */
 export class FillHandler {
-  readonly #fills = new Map<string, Promise<unknown>>();
+  readonly #fills = new Map<string, Fill>();
   readonly #refreshes = new Map<string, Promise<unknown>>();
 
   constructor(private readonly host: FillHost) {}
 
-  getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, started: number): Promise<T> {
-    const filling = this.#fills.get(full);
-    if (filling) return this.#join(key, filling as Promise<T>);
+  getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], started: number): Promise<T> {
+    // Untagged: join a fill in flight at once. Tagged: only after reading the tags' state, which
+    // tells whether a write committed since that fill's factory began (see #joinable).
+    const filling = tags.length === 0 ? this.#fills.get(full) : undefined;
+    if (filling) return this.#join(key, filling.promise as Promise<T>, false);
     // A then-chain rather than async/await: a hit, the common case, costs no extra ticks.
-    return this.host.lookup<T>(key, full).then((found) => {
+    return this.host.lookup<T>(key, full, tags).then(({ found, snapshot, failed }) => {
       if (found?.state === 'fresh') {
         this.host.hit(key, started);
         return found.value;
@@ -55,27 +83,30 @@ export class FillHandler {
       if (found?.state === 'stale') {
         this.host.counters.staleServed++;
         this.host.events.emit('stale', { key });
-        this.#refresh(key, full, factory, lifetimes, found.value);
+        this.#refresh(key, full, factory, lifetimes, tags, snapshot, found.value);
         return found.value;
       }
       // Another caller may have started the fill while this one was reading.
       const started2 = this.#fills.get(full);
-      if (started2) return this.#join(key, started2 as Promise<T>);
+      if (started2 && joinable(started2, snapshot)) return this.#join(key, started2.promise as Promise<T>, false);
       this.host.miss(key, started);
-      return this.#fill(key, full, factory, lifetimes);
+      // Superseding an outdated fill of this process: its lease is probably the one held, so
+      // waiting for it would only delay this call; generations keep the result correct.
+      return this.#fill(key, full, factory, lifetimes, tags, snapshot, failed === true, started2 !== undefined);
     });
   }
 
-
-  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes): Promise<T> {
+  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
     let written: Promise<unknown> | undefined;
-    const fill = this.#run(key, factory, undefined, false).then((value) => {
-      written = this.host.write(key, full, value, lifetimes);
-      return value;
-    });
-    this.#fills.set(full, fill);
+    const record: Fill = { promise: Promise.resolve(), asOf: undefined };
+    const onWrite = (write: Promise<unknown>) => (written = write);
+    // A store that just failed the read gets no lease request (one call, one timeout at most):
+    // the value is computed at once and its write goes out in the background as usual.
+    const fill = storeFailed ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite, record, undefined) : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite, record, superseding ? undefined : this.host.leases);
+    record.promise = fill;
+    this.#fills.set(full, record);
     const release = () => {
-      if (this.#fills.get(full) === fill) this.#fills.delete(full);
+      if (this.#fills.get(full) === record) this.#fills.delete(full);
     };
     fill.then(
       () => (written ?? Promise.resolve()).then(release),
@@ -84,12 +115,106 @@ export class FillHandler {
     return fill;
   }
 
-  #refresh<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, stale: T): void {
+  /** The value for a miss: from the source during a write in progress, else filled under a lease or taken from another process's fill. */
+  async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, leases: FillLeases | undefined): Promise<T> {
+    const { host } = this;
+    const deadline = performance.now() + host.lockTimeoutMs;
+    let snap = snapshot;
+    if (tags.length > 0 && snap === undefined) snap = await host.snapshot(tags);
+    for (let attempt = 0; ; attempt++) {
+      // Tags whose state is unknown (the store failed) cannot be recorded: serve, do not store.
+      const storable = tags.length === 0 || (snap !== undefined && snap.fenced.length === 0);
+      if (snap !== undefined && snap.fenced.length > 0) {
+        // A write is in progress: the source is read now and the value served, not stored.
+        // Waiting for the commit instead would share one fill, but under frequent writes every
+        // reader would queue behind them (bench/race measured it: reads/s fell tenfold).
+        host.wasFenced(key, snap.fenced);
+        return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite, record, snap);
+      } else if (leases && storable) {
+        const lease = await leases.acquire(key);
+        if (lease !== 'held') {
+          const owned = lease === 'unavailable' ? undefined : lease;
+          // The lease may be free because its holder has just stored the value (it releases
+          // once its write lands, possibly between our read and our lease request): one more
+          // look before computing it again. A round trip on the miss path only.
+          if (owned) {
+            const latest = await host.lookup<T>(key, full, tags);
+            if (latest.found?.state === 'fresh') {
+              host.track(owned.release());
+              this.#remoteJoin(key);
+              return latest.found.value;
+            }
+            if (tags.length > 0 && (latest.snapshot === undefined || latest.snapshot.fenced.length > 0)) {
+              host.track(owned.release());
+              snap = latest.snapshot;
+              continue;
+            }
+            snap = latest.snapshot ?? snap;
+          }
+          return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], owned, onWrite, record, snap);
+        }
+        if (attempt === 0) host.counters.leaseWaits++;
+        if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite, record, snap);
+      } else {
+        return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite, record, snap);
+      }
+      // Another process's fill is at work: look again shortly.
+      await backoff(attempt);
+      const again = await host.lookup<T>(key, full, tags);
+      if (again.found?.state === 'fresh') {
+        this.#remoteJoin(key);
+        return again.found.value;
+      }
+      // A generation moved since the holder's fill began: its value will be outdated, so this
+      // call stops waiting and fills for itself (under frequent writes, waiting would chain).
+      if (snap !== undefined && again.snapshot !== undefined && !sameGenerations(snap, again.snapshot)) leases = undefined;
+      snap = again.snapshot ?? (tags.length > 0 ? undefined : snap);
+    }
+  }
+
+  /**
+   * Runs the factory and, when `generations` is given, stores the value recording them; a
+   * lease is released once the write has landed (so waiters find the entry), or at once when
+   * there is nothing to write.
+   */
+  async #runAndStore<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, generations: readonly TagGeneration[] | undefined, lease: FillLease | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, snap: TagSnapshot | undefined): Promise<T> {
+    record.asOf = snap ?? UNKNOWN_STATE;
+    let value: T;
+    try {
+      value = await this.#run(key, factory, undefined, false);
+    } catch (error) {
+      if (lease) this.host.track(lease.release());
+      throw error;
+    }
+    if (generations === undefined) {
+      if (lease) this.host.track(lease.release());
+      return value;
+    }
+    let written: Promise<unknown>;
+    try {
+      written = this.host.write(key, full, value, lifetimes, generations);
+    } catch (error) {
+      if (lease) this.host.track(lease.release());
+      throw error;
+    }
+    onWrite(written);
+    if (lease) this.host.track(written.then(() => lease.release()));
+    return value;
+  }
+
+  #refresh<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, stale: T): void {
     if (this.#refreshes.has(full)) return;
     this.host.counters.refreshes++;
     this.host.events.emit('refresh', { key });
-    const run = this.#run(key, factory, stale, true).then(
-      (value) => this.host.write(key, full, value, lifetimes),
+    const run = (async () => {
+      const snap = tags.length > 0 && snapshot === undefined ? await this.host.snapshot(tags) : snapshot;
+      // A write in progress (or tags of unknown state): the refresh could not be stored.
+      if (tags.length > 0 && (snap === undefined || snap.fenced.length > 0)) return;
+      // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
+      // and a lease held elsewhere must not cancel it.
+      const value = await this.#run(key, factory, stale, true);
+      await this.host.write(key, full, value, lifetimes, snap?.generations ?? []);
+    })().catch(
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
       (error: unknown) => this.host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
@@ -129,9 +254,45 @@ export class FillHandler {
     );
   }
 
-  #join<T>(key: string, fill: Promise<T>): Promise<T> {
+  #join<T>(key: string, fill: Promise<T>, remote: boolean): Promise<T> {
     this.host.counters.coalesced++;
-    this.host.events.emit('coalesced', { key });
+    this.host.events.emit('coalesced', { key, remote });
     return fill;
   }
+
+  /** Another process's fill (or the fill after a write's commit) provided the value. */
+  #remoteJoin(key: string): void {
+    this.host.counters.coalesced++;
+    this.host.events.emit('coalesced', { key, remote: true });
+  }
+
 }
+
+/** A fill in flight in this process. */
+interface Fill {
+  promise: Promise<unknown>;
+  /** The tags' state its factory started under; undefined while it has not started (it waits for a lease or a write). */
+  asOf: TagSnapshot | undefined;
+}
+
+/** The state of a fill whose tags were not read (the store failed): nobody with tags joins it. */
+const UNKNOWN_STATE: TagSnapshot = Object.freeze({ generations: Object.freeze([]), fenced: Object.freeze([]) });
+
+/**
+ * Whether a tagged caller that read `current` may take the value of `fill`: yes while its
+ * factory has not started (it will read the source later than now), or when no generation
+ * moved since it started (no write committed in between, so it read what this caller would).
+ * Otherwise the caller fills for itself: joining would hand it a value older than a commit
+ * that returned before it asked.
+ */
+function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
+  if (fill.asOf === undefined || current === undefined) return true;
+  if (current.fenced.length > 0 || fill.asOf.fenced.length > 0) return false;
+  return sameGenerations(fill.asOf, current);
+}
+
+/** True when every tag of `later` is at the generation `earlier` recorded for it. */
+function sameGenerations(earlier: TagSnapshot, later: TagSnapshot): boolean {
+  return later.generations.every((g) => earlier.generations.some((e) => e.tag === g.tag && e.generation === g.generation));
+}
+

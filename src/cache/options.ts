@@ -4,6 +4,23 @@ import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { MissingCapabilityError } from './errors.ts';
+
+/** Options of the in-process L1 tier (`l1`). */
+export interface L1Options {
+  /** Most entries held in memory. Default 10,000. */
+  maxEntries?: number;
+  /** Most bytes held in memory, counted as each entry's stored size plus its key. Default 64 MiB. */
+  maxBytes?: number;
+  /**
+   * `strict` (default): a copy is served only after one small round trip confirms it is still
+   * the stored version and its tags are current (no value transfer, no decode): never stale.
+   * `tracking`: copies are served with no round trip and evicted by the server's invalidation
+   * messages (Valkey/Redis CLIENT TRACKING); stale for at most one message's delivery delay,
+   * and bypassed whenever the invalidation channel is not known to be live.
+   */
+  consistency?: 'strict' | 'tracking';
+}
 
 /** Circuit breaker settings; reads and writes each have a breaker with these settings. */
 export interface CircuitBreakerOptions {
@@ -76,6 +93,19 @@ export interface CacheOptions {
   clock?: Clock;
   /** Where store health changes are written, once per change. Default: nowhere (listen to `health` events). */
   logger?: CacheLogger;
+  /**
+   * How long a cold `getOrSet` waits for another process's fill (its fill lease) before
+   * computing the value itself. Also the fill lease's expiry: a process that dies while filling
+   * blocks others no longer. Default 5 s.
+   */
+  lockTimeout?: Duration;
+  /**
+   * How long a `beginWrite` holds its write lease when nobody commits or aborts it (a crashed
+   * writer): fills of its tags are not stored for at most this long. Default 10 s.
+   */
+  writeLeaseTtl?: Duration;
+  /** An in-process memory tier in front of the store (see {@link L1Options}). Default: none. */
+  l1?: L1Options;
 }
 
 /** Options after validation, with defaults applied. */
@@ -95,11 +125,15 @@ export interface ResolvedOptions {
   maxValueBytes: number;
   clock: Clock;
   logger: CacheLogger | undefined;
+  lockTimeoutMs: number;
+  writeLeaseTtlMs: number;
+  l1: Required<L1Options> | undefined;
 }
 
 const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'store', 'closeStore', 'prefix', 'namespace', 'serializer', 'compression', 'ttl', 'grace', 'timeout',
   'strict', 'circuitBreaker', 'batch', 'factoryTimeout', 'maxValueBytes', 'clock', 'logger',
+  'lockTimeout', 'writeLeaseTtl', 'l1',
 ];
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
@@ -133,6 +167,12 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   if (o.logger !== undefined && (typeof o.logger?.warn !== 'function' || typeof o.logger.info !== 'function')) {
     throw new TypeError('createCache: "logger" must have info() and warn() methods (console does)');
   }
+  const lockTimeoutMs = toMs(o.lockTimeout ?? 5000, 'lockTimeout');
+  const writeLeaseTtlMs = toMs(o.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
+  for (const [name, ms] of [['lockTimeout', lockTimeoutMs], ['writeLeaseTtl', writeLeaseTtlMs]] as const) {
+    // Both are store-side expiries: they must be finite, or a crashed process would block for ever.
+    if (!(ms > 0 && Number.isFinite(ms))) throw new RangeError(`createCache: ${name} must be a finite duration greater than 0, got ${ms}`);
+  }
   return {
     store: store as Store,
     closeStore: o.closeStore ?? true,
@@ -149,5 +189,28 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     maxValueBytes,
     clock,
     logger: o.logger,
+    lockTimeoutMs,
+    writeLeaseTtlMs,
+    l1: o.l1 === undefined ? undefined : resolveL1(o.l1, store as Store),
   };
+}
+
+const DEFAULT_L1_ENTRIES = 10_000;
+const DEFAULT_L1_BYTES = 64 * 1024 * 1024;
+
+/** Validates `l1`; `tracking` needs a store that can deliver invalidations. */
+function resolveL1(l1: L1Options, store: Store): Required<L1Options> {
+  if (typeof l1 !== 'object' || l1 === null) throw new TypeError('createCache: "l1" must be an object ({ maxEntries, maxBytes, consistency })');
+  checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency'], 'createCache: l1');
+  const maxEntries = l1.maxEntries ?? DEFAULT_L1_ENTRIES;
+  const maxBytes = l1.maxBytes ?? DEFAULT_L1_BYTES;
+  for (const [name, n] of [['maxEntries', maxEntries], ['maxBytes', maxBytes]] as const) {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`createCache: l1.${name} must be a positive integer, got ${n}`);
+  }
+  const consistency = l1.consistency ?? 'strict';
+  if (consistency !== 'strict' && consistency !== 'tracking') throw new TypeError(`createCache: l1.consistency must be "strict" or "tracking", got ${JSON.stringify(consistency)}`);
+  if (consistency === 'tracking' && typeof store.track !== 'function') {
+    throw new MissingCapabilityError(store.name, 'tracking', 'l1: { consistency: "tracking" } needs server-assisted invalidation (Valkey/Redis); use consistency: "strict"');
+  }
+  return { maxEntries, maxBytes, consistency };
 }

@@ -1,5 +1,6 @@
 import type { Duration } from '../util/duration.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
+import type { WriteFence } from './tags/write-fences.ts';
 import type { AnyFunction, WrapOptions, WrappedFunction } from './wrap.ts';
 
 /** Per-write options. */
@@ -8,6 +9,12 @@ export interface SetOptions {
   ttl?: Duration;
   /** How long after `ttl` a stale value may be served while one refresh runs; overrides `grace`. */
   grace?: Duration;
+  /**
+   * Tags the value depends on. Their generations are read before the value is computed (in the
+   * same round trip as the entry read, for `getOrSet`) and recorded in the entry; once
+   * `invalidateTags` or a fenced write moves one on, the entry is a miss. At most 64.
+   */
+  tags?: readonly string[];
 }
 
 /** One entry for {@link Cache.setMany}. */
@@ -70,6 +77,20 @@ export interface Cache {
    * caller waits for the read and the factory, never for the write.
    */
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  /**
+   * Invalidates every entry recording one of `tags`, in every process sharing the store (their
+   * generations move on; nothing is deleted). Resolves false when the store failed.
+   */
+  invalidateTags(tags: readonly string[]): Promise<boolean>;
+  /**
+   * Call before writing to the source of truth: takes a write lease on each tag (concurrent
+   * writers never wait for each other) and invalidates them. Until `commit()` (after the
+   * source committed) or `abort()` (after a rollback), fills of those tags are served but not
+   * stored, so a value read from the source before the commit can never be cached after it.
+   */
+  beginWrite(tags: readonly string[]): Promise<WriteFence>;
+  /** `beginWrite(tags)`, `fn()`, then `commit()` (also when `fn` throws: the source may have changed). */
+  mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T>;
   /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
   /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */

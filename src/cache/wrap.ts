@@ -9,7 +9,7 @@ import { encodeArguments } from './argument-key.ts';
 import type { Cache, SetOptions } from './create-cache.ts';
 
 /** Options of `cache.wrap` and `@cached`. */
-export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends SetOptions {
+export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<SetOptions, 'tags'> {
   /**
    * Builds the key of a call from its arguments (with the call's `this`); the result is used as
    * it is, so it can match keys you read or delete elsewhere. Default: the function's name and
@@ -24,8 +24,8 @@ export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> ex
   name?: string;
   /**
    * Tags for the stored entries, or a function of the call's arguments that returns them. Passed
-   * through to `getOrSet`'s options; tag invalidation (tag generations) comes with the engine's
-   * tag support, which this option is ready for.
+   * through to `getOrSet`'s options: `cache.invalidateTags` and fenced writes on a tag make the
+   * entries recording it misses.
    */
   tags?: readonly string[] | ((this: This, ...args: A) => readonly string[]);
 }
@@ -39,8 +39,6 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
   delete(...args: A): Promise<boolean>;
 }
 
-/** `getOrSet`'s options as wrap passes them: `tags` rides along for the engine's tag support. */
-type FillOptions = SetOptions & { tags?: readonly string[] };
 
 /**
  * Argument encodings longer than this many UTF-8 bytes are replaced by their SHA-256 digest, so
@@ -94,7 +92,7 @@ export async function cachedCall<A extends unknown[], R, This>(cache: Cache, res
   const key = keyOfCall(resolved, thisArg, args);
   const tags = typeof resolved.tags === 'function' ? resolved.tags.apply(thisArg, args) : resolved.tags;
   if (tags !== undefined && !isStringArray(tags)) throw new TypeError(`cachette: ${resolved.label}: tags(...args) must return an array of strings`);
-  const options: FillOptions = tags === undefined ? resolved.setOptions : { ...resolved.setOptions, tags };
+  const options: SetOptions = tags === undefined ? resolved.setOptions : { ...resolved.setOptions, tags };
   return cache.getOrSet<R>(key, () => fn.apply(thisArg, args), options);
 }
 

@@ -32,6 +32,99 @@ export type StoreOp =
  */
 export type StoreOpResult = Uint8Array | undefined | Array<Uint8Array | undefined> | number | Error;
 
+/**
+ * The two keys behind one tag, as the engine names them (src/cache/tags/tag-keys.ts): its
+ * generation counter and the set of write leases ("fences") held on it. They share a hash tag,
+ * so on a cluster both live in one slot and one script may read them together.
+ */
+export interface TagKeys {
+  /** A decimal counter, like {@link Store.incr}'s. Missing means the tag has no generation yet. */
+  readonly generation: string;
+  /** The write leases held on the tag, each a token with its own expiry (the store's format). */
+  readonly fence: string;
+}
+
+/** What {@link Store.readWithGenerations} reads, atomically for each tag. */
+export interface GenerationRead {
+  /** Entry keys to read. */
+  readonly keys: readonly string[];
+  /**
+   * Per key, the first bytes of a copy the caller already holds (an L1 copy), or undefined.
+   * When the stored value still starts with exactly these bytes it is not sent back: its slot
+   * says `'unchanged'` instead. Envelopes make 36 bytes enough to tell two writes apart.
+   */
+  readonly knownPrefixes?: ReadonlyArray<Uint8Array | undefined>;
+  /** Tags whose current state to read. */
+  readonly tags: readonly TagKeys[];
+  /**
+   * The generation a missing counter starts from. The store creates it with this value as part
+   * of the read, so that what the caller records is a real generation, and an evicted counter
+   * comes back at a random epoch instead of restarting where old entries may still point.
+   */
+  readonly epoch: number;
+}
+
+/** A tag as {@link Store.readWithGenerations} found it. */
+export interface TagState {
+  /** The current generation. */
+  readonly generation: number;
+  /** True while at least one write lease on the tag is held and not expired. */
+  readonly fenced: boolean;
+}
+
+/** The answer of {@link Store.readWithGenerations}: one slot per key, one state per tag. */
+export interface GenerationReadResult {
+  /** The stored bytes, `'unchanged'` (the known prefix still matches), or undefined when absent. */
+  readonly values: Array<Uint8Array | 'unchanged' | undefined>;
+  readonly tags: TagState[];
+}
+
+/**
+ * What {@link Store.writeGenerations} does to every tag it names, atomically per tag:
+ * - `bump`: increments each generation (a missing one is created at `epoch`);
+ * - `hold`: adds `token` to each fence with its own expiry, then bumps (a fenced write begins);
+ * - `commit`: bumps, then removes `token` from each fence (the write committed);
+ * - `release`: removes `token` only (the write was rolled back: nothing to invalidate).
+ */
+export interface GenerationWrite {
+  readonly action: 'bump' | 'hold' | 'commit' | 'release';
+  readonly tags: readonly TagKeys[];
+  readonly epoch: number;
+  /** The writer's token, for every action but `bump`. */
+  readonly token?: string;
+  /** How long a held token lasts, in ms (for `hold`): a crashed writer fences no longer than this. */
+  readonly ttlMs?: number;
+}
+
+/**
+ * Receives server-assisted invalidations ({@link Store.track}). Keys are full store keys that
+ * changed after this store's connection read them (by any cache sharing the store).
+ */
+export interface InvalidationListener {
+  /** These keys changed (or were evicted, or expired) on the server. */
+  invalidated(keys: readonly string[]): void;
+  /** Anything may have changed: the server flushed, or invalidations may have been lost. */
+  flushed(): void;
+  /**
+   * Invalidations are delivered (true) or not (false): while false, nothing read may be trusted
+   * to be invalidated later. Every change to false comes with a {@link flushed} first.
+   */
+  liveChanged(live: boolean): void;
+}
+
+/** A registration made by {@link Store.track}. */
+export interface Tracking {
+  /** True while invalidations for what the store reads are being delivered. */
+  readonly live: boolean;
+  /**
+   * A number that changes every time tracking is lost: a read issued in one session and
+   * answered in another may have missed its invalidation.
+   */
+  readonly session: number;
+  /** Stops delivering to this listener (the store stops tracking when nobody listens). */
+  close(): Promise<void>;
+}
+
 /** A byte store. Returned bytes are read-only for the caller. */
 export interface Store {
   /** Short name used in events and in logs ("memory", "valkey", …). */
@@ -83,6 +176,19 @@ export interface Store {
   compareAndDelete?(key: string, expected: Uint8Array): Promise<boolean>;
   /** Capability: removes every key that starts with `prefix`. */
   clear?(prefix: string): Promise<void>;
+  /**
+   * Capability: reads entries together with the current state of tags, in one round trip, each
+   * tag's generation and fence read atomically (a script on Redis-protocol stores, a transaction
+   * on embedded ones). Without it the engine reads counters with getMany and has no fences.
+   */
+  readWithGenerations?(read: GenerationRead): Promise<GenerationReadResult>;
+  /** Capability: bumps generations and holds or releases write leases, atomically per tag (see {@link GenerationWrite}). */
+  writeGenerations?(write: GenerationWrite): Promise<void>;
+  /**
+   * Capability: delivers invalidations of every key this store's connection reads (Valkey/Redis
+   * CLIENT TRACKING), for an in-process L1 tier that serves without a round trip.
+   */
+  track?(listener: InvalidationListener): Tracking;
   /** Releases connections and timers the store opened itself. */
   close(): Promise<void>;
 }

@@ -180,6 +180,78 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
       await store.clear(k('cl:'));
       assert.deepEqual((await store.getMany([k('cl:a'), k('cl:b'), k('cl*'), k('keep')])).map(text), [undefined, undefined, 'star', 'k']);
     });
+
+    const tagOf = (name: string) => ({ generation: k(`{tag:${name}}:gen`), fence: k(`{tag:${name}}:fence`) });
+    const EPOCH = 2 ** 40 + 7;
+
+    t.it('readWithGenerations reads entries and tags at once, creating a missing generation at the epoch', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      await store.set(k('rg:a'), bytes('A'));
+      const first = await store.readWithGenerations({ keys: [k('rg:a'), k('rg:none')], tags: [tagOf('rg1'), tagOf('rg2')], epoch: EPOCH });
+      assert.deepEqual(first.values.map((v) => (v === 'unchanged' ? v : text(v))), ['A', undefined]);
+      assert.deepEqual(first.tags, [{ generation: EPOCH, fenced: false }, { generation: EPOCH, fenced: false }]);
+      // The counter now exists: another epoch does not replace it.
+      const again = await store.readWithGenerations({ keys: [], tags: [tagOf('rg1')], epoch: EPOCH + 1000 });
+      assert.deepEqual(again.tags, [{ generation: EPOCH, fenced: false }]);
+      assert.equal(text(await store.get(tagOf('rg1').generation)), String(EPOCH));
+    });
+
+    t.it('readWithGenerations answers "unchanged" only while the stored value starts with the known prefix', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      const value = new Uint8Array(100).map((_, i) => (i * 7) & 0xff);
+      await store.set(k('kp'), value);
+      const known = value.slice(0, 36);
+      const same = await store.readWithGenerations({ keys: [k('kp'), k('kp')], knownPrefixes: [known, undefined], tags: [], epoch: EPOCH });
+      assert.equal(same.values[0], 'unchanged');
+      assert.deepEqual([...((same.values[1] as Uint8Array | undefined) ?? [])], [...value]);
+      const changed = value.slice();
+      changed[20] = changed[20]! ^ 0xff;
+      await store.set(k('kp'), changed);
+      const after = await store.readWithGenerations({ keys: [k('kp')], knownPrefixes: [known], tags: [], epoch: EPOCH });
+      assert.deepEqual([...((after.values[0] as Uint8Array | undefined) ?? [])], [...changed]);
+      await store.delete([k('kp')]);
+      const gone = await store.readWithGenerations({ keys: [k('kp')], knownPrefixes: [known], tags: [], epoch: EPOCH });
+      assert.equal(gone.values[0], undefined);
+    });
+
+    t.it('writeGenerations: bump increments, hold fences and bumps, commit bumps and unfences, release only unfences', async () => {
+      if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
+      const tag = tagOf('wg');
+      const state = async () => (await store.readWithGenerations!({ keys: [], tags: [tag], epoch: EPOCH })).tags[0];
+      await store.writeGenerations({ action: 'bump', tags: [tag], epoch: EPOCH });
+      assert.deepEqual(await state(), { generation: EPOCH, fenced: false }, 'a bump of a missing counter starts it at the epoch');
+      await store.writeGenerations({ action: 'bump', tags: [tag], epoch: EPOCH });
+      assert.deepEqual(await state(), { generation: EPOCH + 1, fenced: false });
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'w1', ttlMs: 60_000 });
+      assert.deepEqual(await state(), { generation: EPOCH + 2, fenced: true });
+      // A second writer on the same tag is not blocked, and the first one's commit leaves it fenced.
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'w2', ttlMs: 60_000 });
+      await store.writeGenerations({ action: 'commit', tags: [tag], epoch: EPOCH, token: 'w1' });
+      assert.deepEqual(await state(), { generation: EPOCH + 4, fenced: true });
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'w2' });
+      assert.deepEqual(await state(), { generation: EPOCH + 4, fenced: false }, 'a release (rollback) does not bump');
+      // Releasing a token that is not held changes nothing.
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'nobody' });
+      assert.deepEqual(await state(), { generation: EPOCH + 4, fenced: false });
+    });
+
+    t.it('a write lease nobody releases stops fencing after its TTL', async () => {
+      if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
+      const tag = tagOf('crash');
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'long', ttlMs: 60_000 });
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'long' });
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'crashed', ttlMs: ttl });
+      assert.equal((await store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH })).tags[0]!.fenced, true);
+      await sleep(ttl * 2 + 20);
+      assert.equal((await store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH })).tags[0]!.fenced, false);
+    });
+
+    t.it('readWithGenerations refuses a generation counter that is not an integer', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      const tag = tagOf('garbage');
+      await store.set(tag.generation, bytes('not a number'));
+      await assert.rejects(store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH }));
+    });
   });
 }
 

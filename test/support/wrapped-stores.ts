@@ -4,7 +4,7 @@
  * counting wrappers do).
  */
 import { StoreLayer } from '../../src/cache/path/layer.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 
 /** One call that reached the wrapped store: its method, and the kinds of op of a pipeline. */
 export interface SeenCall {
@@ -70,6 +70,22 @@ export class CountingStore extends StoreLayer {
     this.calls.push({ method: 'pipeline', ops: ops.map((op) => op.kind) });
     return super.pipeline!(ops);
   }
+  override add(key: string, value: Uint8Array, ttlMs?: number) {
+    this.calls.push({ method: 'add' });
+    return super.add!(key, value, ttlMs);
+  }
+  override compareAndDelete(key: string, expected: Uint8Array) {
+    this.calls.push({ method: 'compareAndDelete' });
+    return super.compareAndDelete!(key, expected);
+  }
+  override readWithGenerations(read: GenerationRead) {
+    this.calls.push({ method: 'readWithGenerations' });
+    return super.readWithGenerations!(read);
+  }
+  override writeGenerations(write: GenerationWrite) {
+    this.calls.push({ method: 'writeGenerations' });
+    return super.writeGenerations!(write);
+  }
 }
 
 /** What a {@link FailingStore} does with a call. */
@@ -107,6 +123,12 @@ export class FailingStore extends StoreLayer {
   }
   override incr(key: string, by: number, ttlMs?: number) {
     return this.#apply(this.writes, () => super.incr(key, by, ttlMs));
+  }
+  override add(key: string, value: Uint8Array, ttlMs?: number) {
+    return this.#apply(this.writes, () => super.add!(key, value, ttlMs));
+  }
+  override compareAndDelete(key: string, expected: Uint8Array) {
+    return this.#apply(this.writes, () => super.compareAndDelete!(key, expected));
   }
 
   /** Rejects every call still hanging. */

@@ -1,4 +1,4 @@
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import { StoreLayer } from './layer.ts';
 import { runInOrder, sendOp, toError } from './ops.ts';
 
@@ -85,6 +85,14 @@ export class BatchLayer extends StoreLayer {
 
   override pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
     return this.#barrier(() => this.next.pipeline!(ops));
+  }
+
+  override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    return this.#barrier(() => this.next.readWithGenerations!(read));
+  }
+
+  override writeGenerations(write: GenerationWrite): Promise<void> {
+    return this.#barrier(() => this.next.writeGenerations!(write));
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Store } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { BatchLayer } from './batcher.ts';
+import { GenerationLayer } from './generations.ts';
 import { GuardLayer, type GuardReporter } from './guard.ts';
 import { StoreHandle } from './store-handle.ts';
 
@@ -18,17 +19,20 @@ export interface PathOptions {
 
 /** The built path: its top (what the engine calls) and the guard (asked about health). */
 export interface StorePath {
-  top: Store;
+  /** Offers readWithGenerations and writeGenerations whatever the store has. */
+  top: GenerationLayer;
   guard: GuardLayer;
 }
 
 /**
  * Stacks the store path, bottom to top: the counted store handle, the guard (timeouts and
- * breakers, so that a folded call is timed once, as the round trip it is), then the batcher
- * that folds the calls of a tick. Later layers (L1, leases, fences, tag checks) stack above.
+ * breakers, so that a folded call is timed once, as the round trip it is), the batcher that
+ * folds the calls of a tick, then the tag-generation layer (one merged script per tick for
+ * tagged reads, or getMany and increments on a store without the capability). The L1 tier,
+ * fill leases and write fences work above the path (src/cache/tiers, leases, tags).
  */
 export function buildPath(o: PathOptions): StorePath {
   const handle = new StoreHandle(o.store, o.closeStore);
   const guard = new GuardLayer(handle, { timeoutMs: o.timeoutMs, threshold: o.threshold, cooldownMs: o.cooldownMs, clock: o.clock, reporter: o.reporter });
-  return { top: o.batch ? new BatchLayer(guard) : guard, guard };
+  return { top: new GenerationLayer(o.batch ? new BatchLayer(guard) : guard), guard };
 }

@@ -1,5 +1,5 @@
 import { CircuitOpenError, errorMessage, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
 import { Deadlines, type Deadline } from './deadlines.ts';
@@ -101,6 +101,17 @@ export class GuardLayer extends StoreLayer {
   override clear(prefix: string): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('clear');
     return this.#watch(this.#writes, 'clear', prefix, send(() => this.next.clear!(prefix)));
+  }
+
+  /** A read, even when it creates a missing generation counter: it answers what reads ask. */
+  override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    if (!this.#reads.admit()) return this.#skip('readWithGenerations');
+    return this.#watch(this.#reads, 'readWithGenerations', () => [...read.keys, ...read.tags.map((t) => t.generation)], send(() => this.next.readWithGenerations!(read)));
+  }
+
+  override writeGenerations(write: GenerationWrite): Promise<void> {
+    if (!this.#writes.admit()) return this.#skip('writeGenerations');
+    return this.#watch(this.#writes, 'writeGenerations', () => write.tags.map((t) => t.generation), send(() => this.next.writeGenerations!(write)));
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../store/types.ts';
 
 /** The optional store methods a layer offers only when the store beneath it does. */
-const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear'] as const;
+const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'track'] as const;
 
 /**
  * One layer of the engine's store path (DESIGN.md, "The engine's shape"). A layer is itself a
@@ -66,6 +66,18 @@ export abstract class StoreLayer implements Store {
 
   clear?(prefix: string): Promise<void> {
     return this.next.clear!(prefix);
+  }
+
+  readWithGenerations?(read: GenerationRead): Promise<GenerationReadResult> {
+    return this.next.readWithGenerations!(read);
+  }
+
+  writeGenerations?(write: GenerationWrite): Promise<void> {
+    return this.next.writeGenerations!(write);
+  }
+
+  track?(listener: InvalidationListener): Tracking {
+    return this.next.track!(listener);
   }
 
   close(): Promise<void> {

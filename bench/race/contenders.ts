@@ -1,0 +1,99 @@
+/**
+ * The patterns the race bench compares, each as one reader's read and one writer's steps
+ * around its UPDATE. Every contender reads the row through its cache's get-or-set; the writer
+ * runs `before`, the UPDATE (and its COMMIT), then `after`.
+ */
+import { BentoCache, bentostore } from 'bentocache';
+import { memoryDriver } from 'bentocache/drivers/memory';
+import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
+import { Redis } from 'ioredis';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache, type Cache, type CacheOptions, type WriteFence } from '../../src/index.ts';
+
+/** One contender opened in one process. */
+export interface RaceClient {
+  /** The row's version through the cache; `load` reads it from PostgreSQL. */
+  read(load: () => Promise<number>): Promise<number>;
+  /** Before the UPDATE. */
+  before(): Promise<void>;
+  /** After the COMMIT returned. */
+  after(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A contender: its id (argv), label (table) and how a process opens it. */
+export interface RaceContender {
+  id: string;
+  label: string;
+  open(redisUrl: string, namespace: string): RaceClient;
+}
+
+const KEY = 'row:1';
+const TAGS = ['rows'];
+
+function cachette(id: string, label: string, options: Partial<CacheOptions>, write: 'delete-after' | 'delete-before' | 'fence' | 'never'): RaceContender {
+  return {
+    id,
+    label,
+    open(redisUrl, namespace) {
+      const cache: Cache = createCache({ store: valkeyStore(redisUrl), namespace, ...options });
+      const tagged = write === 'fence' ? { tags: TAGS } : undefined;
+      let fence: WriteFence | undefined;
+      return {
+        read: (load) => cache.getOrSet(KEY, load, tagged),
+        async before() {
+          if (write === 'delete-before') await cache.delete(KEY);
+          if (write === 'fence') fence = await cache.beginWrite(TAGS);
+        },
+        async after() {
+          if (write === 'delete-after') await cache.delete(KEY);
+          if (write === 'fence') await fence!.commit();
+        },
+        close: () => cache.close(),
+      };
+    },
+  };
+}
+
+function bentocache(id: string, label: string, tiered: boolean): RaceContender {
+  return {
+    id,
+    label,
+    open(redisUrl, namespace) {
+      const connection = new Redis(redisUrl);
+      const busConnection = tiered ? new Redis(redisUrl) : undefined;
+      let store = tiered ? bentostore().useL1Layer(memoryDriver({ maxItems: 1000 })).useL2Layer(redisDriver({ connection, prefix: namespace })) : bentostore().useL2Layer(redisDriver({ connection, prefix: namespace }));
+      if (busConnection) store = store.useBus(redisBusDriver({ connection: busConnection }));
+      const bento = new BentoCache({ default: 'store', stores: { store } });
+      return {
+        read: (load) => bento.getOrSet({ key: KEY, factory: load }),
+        before: async () => {},
+        after: async () => void (await bento.delete({ key: KEY })),
+        async close() {
+          await bento.disconnect();
+          for (const c of [connection, busConnection]) if (c && c.status !== 'end') await c.quit().catch(() => c.disconnect());
+        },
+      };
+    },
+  };
+}
+
+/** No cache at all: every read goes to PostgreSQL (self-check: 0 stale). */
+const noCache: RaceContender = {
+  id: 'no-cache',
+  label: 'no cache (self-check: 0)',
+  open: () => ({ read: (load) => load(), before: async () => {}, after: async () => {}, close: async () => {} }),
+};
+
+/** Every contender, in table order. */
+export const CONTENDERS: RaceContender[] = [
+  noCache,
+  cachette('never', 'never invalidated (self-check: ~1,000)', {}, 'never'),
+  cachette('delete-after', '`getOrSet` + `delete(key)` after COMMIT', {}, 'delete-after'),
+  cachette('delete-before', '`delete(key)` before the UPDATE', {}, 'delete-before'),
+  cachette('tags', 'tags + `beginWrite`/`commit`', {}, 'fence'),
+  cachette('l1-strict', 'L1 strict + tags + `beginWrite`/`commit`', { l1: { consistency: 'strict' } }, 'fence'),
+  cachette('l1-tracking', 'L1 tracking + tags + `beginWrite`/`commit`', { l1: { consistency: 'tracking' } }, 'fence'),
+  bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),
+  bentocache('bento-tiered', 'bentocache 1.6 L1 + L2 + bus, delete after COMMIT', true),
+];

@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:race` (issue 9): four reader processes read one PostgreSQL row through a
+ * cache while one writer updates it at random moments (exponential gaps, 10 ms on average),
+ * for every contender and scenario; a read is stale when it returned a version older than one
+ * whose COMMIT had returned before the read began (analyse.ts). PostgreSQL and redis-server
+ * are throwaways started here; the +250 µs and +1 ms scenarios put bench/network's user-space
+ * delay proxy between every process and redis (not PostgreSQL).
+ *
+ * `--quick`: 40 writes, two scenarios, results/race-quick.json only (the page is left alone).
+ * `RACE_ONLY=tags,l1-strict` runs those contenders only (plus the two self-checks).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { spawnProxy, type ProxyProcess } from '../network/proxy-process.ts';
+import { startOwnedRedis } from '../support/owned-redis.ts';
+import { analyse, type RaceFigures } from './analyse.ts';
+import { CONTENDERS } from './contenders.ts';
+import { startPostgres } from './postgres.ts';
+import type { RaceTask } from './process.ts';
+
+const quick = process.argv.includes('--quick');
+const here = dirname(fileURLToPath(import.meta.url));
+const READERS = 4;
+const WRITES = quick ? 40 : Number(process.env.RACE_WRITES ?? 500);
+const IN_FLIGHT = 2;
+const ONLY = process.env.RACE_ONLY?.split(',');
+/** The contenders of this run: the two self-checks always run. */
+const RUN = CONTENDERS.filter((c) => !ONLY || ONLY.includes(c.id) || c.id === 'no-cache' || c.id === 'never');
+
+/** One scenario of the issue's table. */
+interface Scenario {
+  id: string;
+  label: string;
+  delayUs: number;
+  slowCommitMs: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  { id: 'autocommit', label: 'autocommit', delayUs: 0, slowCommitMs: 0 },
+  { id: 'slow-commit', label: 'commits 2 ms slower', delayUs: 0, slowCommitMs: 2 },
+  { id: 'delay-250', label: '+250 µs per cache round trip', delayUs: 250, slowCommitMs: 0 },
+  { id: 'delay-1000', label: '+1 ms per cache round trip', delayUs: 1000, slowCommitMs: 0 },
+].filter((s) => !quick || s.id === 'autocommit' || s.id === 'delay-250');
+
+/** A child process of the run, with its stdout read line by line. */
+interface Child {
+  process: ChildProcess;
+  line(): Promise<string>;
+  send(line: string): void;
+}
+
+function start(task: RaceTask): Child {
+  const child = spawn(process.execPath, [...process.execArgv, join(here, 'process.ts'), JSON.stringify(task)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const queued: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let at: number;
+    while ((at = buffer.indexOf('\n')) >= 0) {
+      const text = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(text);
+      else queued.push(text);
+    }
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`a ${task.role} of ${task.contender} exited with ${code}`))));
+  exited.catch(() => undefined);
+  return {
+    process: child,
+    line: () => Promise.race([queued.length > 0 ? Promise.resolve(queued.shift()!) : new Promise<string>((resolve) => waiting.push(resolve)), exited]),
+    send: (text) => void child.stdin!.write(`${text}\n`),
+  };
+}
+
+async function runOne(scenario: Scenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client): Promise<RaceFigures> {
+  await db.query('UPDATE race SET version = 0 WHERE id = 1');
+  const base = { contender: contenderId, redisUrl, pgUrl, namespace: `race-${scenario.id}-${contenderId}-${Date.now().toString(36)}`, writes: WRITES, slowCommitMs: scenario.slowCommitMs, meanGapMs: 10, inFlight: IN_FLIGHT };
+  const readers = Array.from({ length: READERS }, () => start({ ...base, role: 'reader' }));
+  const writer = start({ ...base, role: 'writer' });
+  const all = [...readers, writer];
+  for (const c of all) if ((await c.line()) !== 'ready') throw new Error('a process did not start');
+  const began = Number(process.hrtime.bigint()) / 1e6;
+  for (const r of readers) r.send('go');
+  // Readers warm up for 100 ms (the first fill), then the writer starts.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writer.send('go');
+  const { commits } = JSON.parse(await writer.line()) as { commits: number[] };
+  for (const r of readers) r.send('stop');
+  const results = await Promise.all(readers.map(async (r) => JSON.parse(await r.line()) as { reads: number[]; loads: number }));
+  const ended = Number(process.hrtime.bigint()) / 1e6;
+  await Promise.all(all.map((c) => new Promise((resolve) => (c.process.exitCode === null ? c.process.once('exit', resolve) : resolve(undefined)))));
+  const reads = results.flatMap((r) => r.reads);
+  return analyse(commits, reads, results.reduce((n, r) => n + r.loads, 0), ended - began);
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main(): Promise<void> {
+  const redis = await startOwnedRedis();
+  if (!redis) throw new Error('bench:race needs redis-server (apt-get install redis-server)');
+  const postgres = await startPostgres();
+  const db = new pg.Client({ connectionString: postgres.url });
+  const table: Record<string, Record<string, RaceFigures>> = {};
+  let proxy: ProxyProcess | undefined;
+  try {
+    await db.connect();
+    await db.query('CREATE TABLE race (id int PRIMARY KEY, version int NOT NULL)');
+    await db.query('INSERT INTO race VALUES (1, 0)');
+    for (const scenario of SCENARIOS) {
+      proxy = scenario.delayUs > 0 ? await spawnProxy(redis.url, scenario.delayUs) : undefined;
+      const url = proxy?.url ?? redis.url;
+      table[scenario.id] = {};
+      for (const contender of RUN) {
+        const figures = await runOne(scenario, contender.id, url, postgres.url, db);
+        table[scenario.id]![contender.id] = figures;
+        console.error(`${scenario.label} · ${contender.label}: ${fmt(figures.stalePerThousand, 1)} stale/1000, ${figures.episodes} episodes, hit ${fmt(figures.hitRatio * 100, 1)} %, ${fmt(figures.readsPerSecond)} reads/s`);
+      }
+      await proxy?.stop();
+      proxy = undefined;
+    }
+  } finally {
+    await proxy?.stop();
+    await db.end().catch(() => undefined);
+    await postgres.stop();
+    await redis.stop();
+  }
+  const checks = SCENARIOS.map((s) => {
+    const none = table[s.id]!['no-cache']!;
+    const never = table[s.id]!['never']!;
+    return { scenario: s.id, noCacheZero: none.stalePerThousand === 0, neverNearAll: never.stalePerThousand > 900 };
+  });
+  const results = { date: new Date().toISOString(), quick, writes: WRITES, readers: READERS, inFlightPerReader: IN_FLIGHT, scenarios: SCENARIOS, table, checks };
+  mkdirSync(join(here, '..', 'results'), { recursive: true });
+  writeFileSync(join(here, '..', 'results', quick ? 'race-quick.json' : 'race.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const page = renderPage(results.date, checks);
+  if (!quick && !ONLY) writeFileSync(join(here, '..', 'RACE.md'), page);
+  console.log(page);
+  if (checks.some((c) => !c.noCacheZero || !c.neverNearAll)) {
+    console.error('bench:race: a self-check failed (see ⚠ in the table)');
+    process.exitCode = 1;
+  }
+
+  function renderPage(date: string, selfChecks: typeof checks): string {
+    const out = [
+      '# Race bench: stale reads across processes',
+      '',
+      `Generated by \`npm run bench:race\` on ${date}; raw numbers: [\`results/race.json\`](results/race.json). The machine was shared (2 cores); rerun before quoting.`,
+      '',
+      `**Model.** ${READERS} reader processes (${IN_FLIGHT} reads in flight each) read one PostgreSQL row through each cache while one writer makes ${WRITES} UPDATEs at random moments (exponential gaps, 10 ms on average). A read is **stale** when it returned a version older than one whose COMMIT had returned before the read began (one monotonic clock for all processes). *Episodes*: distinct superseded versions served at least once. *Hit ratio*: 1 − source reads / reads. PostgreSQL 15 (fsync off) and redis-server are throwaways started by the bench; the delay scenarios put [\`network/\`](network/)'s user-space proxy between every process and redis.`,
+      '',
+      'Self-checks: a reader with no cache must see 0 stale reads; a cache that is never invalidated about 1,000 per 1,000. ' + (selfChecks.every((c) => c.noCacheZero && c.neverNearAll) ? 'Both held in every scenario.' : '⚠ ' + JSON.stringify(selfChecks.filter((c) => !c.noCacheZero || !c.neverNearAll))),
+      '',
+    ];
+    for (const s of SCENARIOS) {
+      out.push(`## ${s.label}`, '', '| pattern | stale reads per 1,000 | distinct stale episodes | hit ratio | reads/s |', '|---|---:|---:|---:|---:|');
+      for (const c of RUN) {
+        const f = table[s.id]![c.id]!;
+        out.push(`| ${c.label} | ${fmt(f.stalePerThousand, 1)} | ${f.episodes} | ${fmt(f.hitRatio * 100, 1)} % | ${fmt(f.readsPerSecond)} |`);
+      }
+      out.push('');
+    }
+    return out.join('\n');
+  }
+}
+
+await main();

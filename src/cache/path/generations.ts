@@ -1,0 +1,167 @@
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
+import { StoreLayer } from './layer.ts';
+
+/** A read waiting for the end of the tick, with its caller's promise. */
+interface PendingRead {
+  read: GenerationRead;
+  resolve(result: GenerationReadResult): void;
+  reject(error: unknown): void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The tag-generation layer of the store path (DESIGN.md, "Coalescing, leases, tags and tiers").
+ * Above it, every store offers {@link Store.readWithGenerations} and {@link Store.writeGenerations}:
+ *
+ * - on a store that has them (a script on Valkey and Upstash, a transaction on SQLite, one
+ *   synchronous step in memory), the tagged reads of one tick are merged into one call: fifty
+ *   concurrent tagged gets cost one script run, each key and each tag read once;
+ * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
+ *   entries and the counters (plus a set-if-absent for a counter that is missing), and writes
+ *   become increments. Such a store has no write leases: {@link fences} is false and fenced
+ *   writes there only bump generations (README, "Tags and fenced writes").
+ */
+export class GenerationLayer extends StoreLayer {
+  /** True when the store below holds write leases itself, so that fills can be fenced. */
+  readonly fences: boolean;
+  readonly #native: boolean;
+  #pending: PendingRead[] = [];
+
+  constructor(next: Store) {
+    super(next);
+    this.#native = typeof next.readWithGenerations === 'function' && typeof next.writeGenerations === 'function';
+    this.fences = this.#native;
+    // Offered whatever the store below has (StoreLayer hid them when it lacks them).
+    this.readWithGenerations = GenerationLayer.prototype.readWithGenerations;
+    this.writeGenerations = GenerationLayer.prototype.writeGenerations;
+  }
+
+  override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    return new Promise<GenerationReadResult>((resolve, reject) => {
+      if (this.#pending.length === 0) queueMicrotask(this.#flush);
+      this.#pending.push({ read, resolve, reject });
+    });
+  }
+
+  override writeGenerations(write: GenerationWrite): Promise<void> {
+    if (this.#native) return this.next.writeGenerations!(write);
+    return this.#bumpByIncrement(write);
+  }
+
+  readonly #flush = (): void => {
+    const pending = this.#pending;
+    this.#pending = [];
+    if (pending.length === 1) {
+      const only = pending[0]!;
+      this.#send(only.read).then(only.resolve, only.reject);
+      return;
+    }
+    this.#sendMerged(pending);
+  };
+
+  /** One store call for every read of the tick: each key (with the same known prefix) and each tag once. */
+  #sendMerged(pending: PendingRead[]): void {
+    const keys: string[] = [];
+    const prefixes: Array<Uint8Array | undefined> = [];
+    const keySlots = new Map<string, number>();
+    const tags: TagKeys[] = [];
+    const tagSlots = new Map<string, number>();
+    const layout = pending.map(({ read }) => {
+      const keyAt = read.keys.map((key, i) => {
+        const prefix = read.knownPrefixes?.[i];
+        // Keys read with different known prefixes keep their own slots: one may want the value back.
+        const id = prefix === undefined ? key : `${key}\u0000${String.fromCharCode(...prefix)}`;
+        let at = keySlots.get(id);
+        if (at === undefined) {
+          at = keys.push(key) - 1;
+          prefixes.push(prefix);
+          keySlots.set(id, at);
+        }
+        return at;
+      });
+      const tagAt = read.tags.map((tag) => {
+        let at = tagSlots.get(tag.generation);
+        if (at === undefined) {
+          at = tags.push(tag) - 1;
+          tagSlots.set(tag.generation, at);
+        }
+        return at;
+      });
+      return { keyAt, tagAt };
+    });
+    const merged: GenerationRead = { keys, knownPrefixes: prefixes.some((p) => p !== undefined) ? prefixes : undefined, tags, epoch: pending[0]!.read.epoch };
+    this.#send(merged).then(
+      (result) => {
+        pending.forEach((p, i) => {
+          const { keyAt, tagAt } = layout[i]!;
+          p.resolve({ values: keyAt.map((at) => result.values[at]), tags: tagAt.map((at) => result.tags[at]!) });
+        });
+      },
+      (error: unknown) => {
+        for (const p of pending) p.reject(error);
+      },
+    );
+  }
+
+  #send(read: GenerationRead): Promise<GenerationReadResult> {
+    try {
+      return this.#native ? this.next.readWithGenerations!(read) : this.#readByGetMany(read);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Without the capability: one getMany of entries and counters; a missing counter is created at the epoch. */
+  async #readByGetMany(read: GenerationRead): Promise<GenerationReadResult> {
+    const counterKeys = read.tags.map((t) => t.generation);
+    const got = await this.next.getMany([...read.keys, ...counterKeys]);
+    const values = read.keys.map((_, i): Uint8Array | 'unchanged' | undefined => {
+      const value = got[i];
+      const known = read.knownPrefixes?.[i];
+      return value && known && startsWith(value, known) ? 'unchanged' : value;
+    });
+    const counters = got.slice(read.keys.length);
+    const missing = counters.flatMap((bytes, i) => (bytes === undefined ? [i] : []));
+    if (missing.length > 0) {
+      const epoch = encoder.encode(String(read.epoch));
+      // Set-if-absent where the store can: two readers creating one counter agree on one epoch.
+      const add = this.next.add?.bind(this.next);
+      const created = await Promise.all(missing.map((i) => (add ? add(counterKeys[i]!, epoch) : this.next.set(counterKeys[i]!, epoch).then(() => true))));
+      const lost = missing.filter((_, j) => !created[j]);
+      const reread = lost.length > 0 ? await this.next.getMany(lost.map((i) => counterKeys[i]!)) : [];
+      for (const i of missing) counters[i] = epoch;
+      lost.forEach((i, j) => (counters[i] = reread[j]));
+    }
+    const tags = counters.map((bytes, i): TagState => ({ generation: parseGeneration(bytes, counterKeys[i]!), fenced: false }));
+    return { values, tags };
+  }
+
+  /**
+   * Without the capability: an increment per tag. An increment that answers 1 created the
+   * counter (generations never hold small numbers otherwise), so it is moved to the epoch.
+   */
+  async #bumpByIncrement(write: GenerationWrite): Promise<void> {
+    if (write.action === 'release') return;
+    await Promise.all(
+      write.tags.map(async (tag) => {
+        if ((await this.next.incr(tag.generation, 1)) === 1) await this.next.incr(tag.generation, write.epoch - 1);
+      }),
+    );
+  }
+}
+
+function startsWith(value: Uint8Array, prefix: Uint8Array): boolean {
+  if (value.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (value[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** A counter read back: anything but a safe integer is an error, never a guess. */
+function parseGeneration(bytes: Uint8Array | undefined, key: string): number {
+  const text = bytes === undefined ? '' : decoder.decode(bytes);
+  const n = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new TypeError(`the generation counter "${key}" holds "${text.slice(0, 40)}", not an integer`);
+  return n;
+}

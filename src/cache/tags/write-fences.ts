@@ -1,0 +1,105 @@
+import type { GenerationWrite, Store, TagKeys } from '../../store/types.ts';
+import { WriteFenceError } from '../errors.ts';
+import { checkTags, newEpoch, newToken } from './tag-keys.ts';
+
+/** A write to the source of truth in progress, from {@link WriteFences.begin} (`cache.beginWrite`). */
+export interface WriteFence {
+  /** The tags it fences. */
+  readonly tags: readonly string[];
+  /**
+   * Call after the source of truth committed: bumps the tags' generations again and releases the
+   * write lease. Calling it again is a no-op; after `abort()` it rejects with a WriteFenceError.
+   */
+  commit(): Promise<void>;
+  /**
+   * Call after a rollback: releases the write lease without invalidating (nothing changed).
+   * After `commit()` it is a no-op, so it fits a `finally` block.
+   */
+  abort(): Promise<void>;
+}
+
+/** What fences need from the engine's front. */
+export interface FenceHost {
+  /** Reports a failed store call (an `error` event); throws it when the cache is strict. */
+  failed(operation: string, keys: readonly string[], error: unknown): void;
+  /** Generations of these tags moved by this process's hand (so an L1 drops its copies at once). */
+  tagsInvalidated(tags: readonly string[]): void;
+}
+
+/**
+ * Tag invalidation and fenced writes (DESIGN.md, "Coalescing, leases, tags and tiers").
+ *
+ * `begin` takes a write lease on every tag — a token with its own expiry, so that concurrent
+ * writers never wait for each other — and bumps the generations; `commit` bumps them again and
+ * releases the token. While any token is held on a tag, fills of entries carrying it are not
+ * stored, and every entry written before the write began records an older generation: from
+ * the moment the write begins until its commit is visible, the cache can only send readers to
+ * the source. A writer that crashes fences its tags for at most `writeLeaseTtl`. The second
+ * bump covers a writer slower than its lease: whatever a reader stored once the lease expired
+ * is invalidated by the commit.
+ */
+export class WriteFences {
+  constructor(
+    private readonly path: Store,
+    private readonly keysOf: (tag: string) => TagKeys,
+    private readonly ttlMs: number,
+    private readonly host: FenceHost,
+  ) {}
+
+  /** `cache.invalidateTags`: bumps every tag's generation; resolves false when the store failed. */
+  async invalidate(tags: readonly string[]): Promise<boolean> {
+    const names = checkTags(tags, 'invalidateTags');
+    if (names.length === 0) return true;
+    return this.#write('bump', names, undefined);
+  }
+
+  /** `cache.beginWrite`. */
+  async begin(tags: readonly string[]): Promise<WriteFence> {
+    const names = checkTags(tags, 'beginWrite');
+    if (names.length === 0) throw new TypeError('cachette: beginWrite needs at least one tag');
+    const token = newToken();
+    await this.#write('hold', names, token);
+    let ended: Promise<void> | undefined;
+    let committed = false;
+    return {
+      tags: names,
+      commit: () => {
+        if (ended && !committed) return Promise.reject(new WriteFenceError(names, 'commit() after abort(): the write was declared rolled back'));
+        committed = true;
+        ended ??= this.#write('commit', names, token).then(() => undefined);
+        return ended;
+      },
+      abort: () => {
+        ended ??= this.#write('release', names, token).then(() => undefined);
+        return ended;
+      },
+    };
+  }
+
+  /**
+   * `cache.mutate`: begin, run `fn`, commit. When `fn` throws, the tags are still invalidated
+   * (the source may have committed before the error) and the error is rethrown.
+   */
+  async mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T> {
+    if (typeof fn !== 'function') throw new TypeError('cachette: mutate(tags, fn) needs a function');
+    const fence = await this.begin(tags);
+    try {
+      return await fn();
+    } finally {
+      await fence.commit();
+    }
+  }
+
+  async #write(action: GenerationWrite['action'], tags: readonly string[], token: string | undefined): Promise<boolean> {
+    const keys = tags.map(this.keysOf);
+    try {
+      await this.path.writeGenerations!({ action, tags: keys, epoch: newEpoch(), token, ttlMs: this.ttlMs });
+      return true;
+    } catch (error) {
+      this.host.failed('writeGenerations', keys.map((k) => k.generation), error);
+      return false;
+    } finally {
+      if (action !== 'release') this.host.tagsInvalidated(tags);
+    }
+  }
+}

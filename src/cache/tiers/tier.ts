@@ -1,0 +1,50 @@
+/**
+ * The read side of the engine, by topology (DESIGN.md, "Coalescing, leases, tags and tiers"):
+ * one {@link Tier} is chosen when the cache is created — the remote store alone, or an L1 in
+ * process memory in front of it validated on every read (`strict`) or invalidated by the server
+ * (`tracking`) — instead of branches inside one class, as bentocache chooses its handlers.
+ */
+import type { TagGeneration } from '../../codec/envelope.ts';
+import type { DecodedEntry } from '../entry-codec.ts';
+
+/** The state of the tags a caller named, read before any factory runs (in the same round trip as the entry). */
+export interface TagSnapshot {
+  /** Each requested tag with its current generation: what a value computed now records. */
+  readonly generations: readonly TagGeneration[];
+  /** The requested tags on which a write lease is held: a value computed now must not be stored. */
+  readonly fenced: readonly string[];
+}
+
+/** What one read found. */
+export interface TierRead {
+  /** The entry, when present, readable and current for every tag it records; its lifetime is the caller's to judge. */
+  readonly entry: DecodedEntry | undefined;
+  /** The requested tags' state; undefined when no tags were requested, or when the tier served from memory. */
+  readonly snapshot: TagSnapshot | undefined;
+}
+
+/** What the tiers need from the engine's front. */
+export interface TierHost {
+  /** Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back undefined. */
+  decode(key: string, bytes: Uint8Array): DecodedEntry | undefined;
+  /** An entry was found but a tag it records has moved on: a miss, with its own event. */
+  outdated(key: string, tags: readonly string[]): void;
+}
+
+/** The read side of one topology. Store failures reject; the engine turns them into its fallbacks. */
+export interface Tier {
+  /** Reads `full` (the entry for `key`) and the state of `tags`, in one round trip when the store allows. */
+  read(key: string, full: string, tags: readonly string[]): Promise<TierRead>;
+  /** Reads several entries, in one round trip (plus one for the tags they record, if any). */
+  readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>>;
+  /** The current state of `tags` alone (a refresh that must record them, a tagged set). */
+  snapshot(tags: readonly string[]): Promise<TagSnapshot>;
+  /** This process deletes or overwrites these keys (or tries to). */
+  forget(fulls: readonly string[]): void;
+  /** This process invalidated these tags. */
+  tagsInvalidated(tags: readonly string[]): void;
+  /** This process cleared the cache's prefix. */
+  cleared(): void;
+  /** Releases what the tier holds (tracking registrations). */
+  close(): Promise<void>;
+}

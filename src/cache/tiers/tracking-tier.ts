@@ -1,0 +1,126 @@
+import type { InvalidationListener, Store, Tracking } from '../../store/types.ts';
+import type { DecodedEntry } from '../entry-codec.ts';
+import type { L1Copies } from './l1-copies.ts';
+import type { RemoteReads } from './remote-reads.ts';
+import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+
+/**
+ * L1 with `consistency: 'tracking'`: copies are served from memory with no round trip, and the
+ * server says when they change (Store.track: CLIENT TRACKING on Valkey/Redis). Every key a copy
+ * depends on — its entry and the generation counters of its tags — was read on the tracked
+ * connection, so a write to any of them evicts it.
+ *
+ * Invalidations travel on another connection than the replies they concern, so a read's
+ * invalidation can arrive before its reply. A read therefore becomes a copy only when nothing
+ * it depends on was invalidated while it was in flight, no flush happened, and tracking stayed
+ * live throughout (the same session). While tracking is not live (either connection down, not
+ * yet confirmed) nothing is served from memory and nothing is kept: no copy ever outlives a
+ * gap in which its invalidation could have been lost. What stays is the delivery delay of
+ * one invalidation message (bench/race measures it).
+ */
+export class TrackingTier implements Tier, InvalidationListener {
+  readonly #tracking: Tracking;
+  /** Counts invalidations; a read notes it when issued. */
+  #seq = 0;
+  #flushedAt = 0;
+  /** While reads are in flight: the last invalidation of each key they might depend on. */
+  readonly #invalidatedAt = new Map<string, number>();
+  #inFlight = 0;
+  readonly #counterPrefix: string;
+
+  constructor(
+    private readonly remote: RemoteReads,
+    private readonly copies: L1Copies,
+    store: Store,
+    prefix: string,
+  ) {
+    this.#counterPrefix = `${prefix}#{tag:`;
+    this.#tracking = store.track!(this);
+  }
+
+  /** True while copies may be served (the store delivers invalidations). */
+  get live(): boolean {
+    return this.#tracking.live;
+  }
+
+  async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+    const tracking = this.#tracking;
+    const live = tracking.live;
+    if (live) {
+      const copy = this.copies.get(full);
+      if (copy !== undefined) return { entry: copy.entry, snapshot: undefined };
+    }
+    const session = tracking.session;
+    const issued = this.#seq;
+    this.#inFlight++;
+    try {
+      const found = await this.remote.read(key, full, tags);
+      if (live && found.entry !== undefined && found.bytes !== undefined && tracking.live && tracking.session === session && !this.#changedSince(issued, full, found.counters)) {
+        this.copies.set(full, found.bytes, found.entry);
+      }
+      return found;
+    } finally {
+      if (--this.#inFlight === 0) this.#invalidatedAt.clear();
+    }
+  }
+
+  /** Copies where live; the rest in one round trip (not kept: a batch is not worth the bookkeeping). */
+  async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+    const live = this.#tracking.live;
+    const entries = fulls.map((full) => (live ? this.copies.get(full)?.entry : undefined));
+    const missing = entries.flatMap((e, i) => (e === undefined ? [i] : []));
+    if (missing.length === 0) return entries;
+    const read = await this.remote.readMany(missing.map((i) => keys[i]!), missing.map((i) => fulls[i]!));
+    missing.forEach((i, j) => (entries[i] = read[j]));
+    return entries;
+  }
+
+  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
+    return this.remote.snapshot(tags);
+  }
+
+  /** A write of this process: the copy goes (a copy is only ever made from a read, which the server then tracks). */
+  forget(fulls: readonly string[]): void {
+    this.invalidated(fulls);
+  }
+
+  tagsInvalidated(tags: readonly string[]): void {
+    this.invalidated(tags.map((tag) => this.remote.keysOf(tag).generation));
+  }
+
+  cleared(): void {
+    this.flushed();
+  }
+
+  async close(): Promise<void> {
+    this.copies.clear();
+    await this.#tracking.close();
+  }
+
+  // InvalidationListener ----------------------------------------------------------------------
+
+  invalidated(keys: readonly string[]): void {
+    const seq = ++this.#seq;
+    for (const key of keys) {
+      if (this.#inFlight > 0) this.#invalidatedAt.set(key, seq);
+      this.copies.delete(key);
+      // A generation counter of this cache: every copy recording the tag goes.
+      if (key.startsWith(this.#counterPrefix) && key.endsWith('}:gen')) this.copies.deleteTagged(key.slice(this.#counterPrefix.length, -'}:gen'.length));
+    }
+  }
+
+  flushed(): void {
+    this.#flushedAt = ++this.#seq;
+    this.copies.clear();
+  }
+
+  liveChanged(live: boolean): void {
+    if (!live) this.flushed();
+  }
+
+  #changedSince(issued: number, full: string, counters: readonly string[]): boolean {
+    if (this.#flushedAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return true;
+    for (const counter of counters) if ((this.#invalidatedAt.get(counter) ?? 0) > issued) return true;
+    return false;
+  }
+}
