@@ -124,13 +124,18 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     const started = this.#timing() ? performance.now() : 0;
     const answer = (found: ReadonlyArray<DecodedEntry | undefined> | undefined) => {
       const now = this.#clock.now();
+      // Every slot is written (a miss as undefined): an array with holes differs from
+      // [undefined, …] for deepStrictEqual, `in` and forEach.
       const values = new Array<T | undefined>(keys.length);
       for (let i = 0; i < keys.length; i++) {
         const entry = found?.[i];
         if (entry !== undefined && now < entry.freshUntil) {
           this.hit(keys[i]!, started);
           values[i] = entry.value as T;
-        } else this.miss(keys[i]!, started);
+        } else {
+          this.miss(keys[i]!, started);
+          values[i] = undefined;
+        }
       }
       return values;
     };
