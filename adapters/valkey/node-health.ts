@@ -87,7 +87,10 @@ export class NodeHealth {
 
   #probe(): void {
     const cluster = this.#cluster;
-    if (cluster.status === 'end') return this.close();
+    if (cluster.status === 'end') {
+      this.close();
+      return;
+    }
     cluster.refreshSlotsCache();
     const owners = new Set<string>();
     for (const holders of cluster.slots) if (holders?.[0] !== undefined) owners.add(holders[0]);

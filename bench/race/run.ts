@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   }
   const checks = SCENARIOS.map((s) => {
     const none = table[s.id]!['no-cache']!;
-    const never = table[s.id]!['never']!;
+    const never = table[s.id]!.never!;
     return { scenario: s.id, noCacheZero: none.stalePerThousand === 0, neverNearAll: never.stalePerThousand > 900 };
   });
   const results = { date: new Date().toISOString(), quick, writes: WRITES, readers: READERS, inFlightPerReader: IN_FLIGHT, scenarios: SCENARIOS, table, checks };

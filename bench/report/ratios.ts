@@ -23,14 +23,16 @@ export function ratioTable(rows: readonly ContenderResult[]): string {
     const bestOf = (ids: ReadonlySet<string>) =>
       rows
         .filter((r) => ids.has(r.id))
-        .map((r) => ({ r, p: r.phases.find((x) => x.phase === phase) }))
-        .filter((x) => x.p !== undefined && x.p.wrong === 0)
-        .sort((a, b) => b.p!.callsPerSec - a.p!.callsPerSec)[0];
+        .flatMap((r) => {
+          const p = r.phases.find((x) => x.phase === phase);
+          return p !== undefined && p.wrong === 0 ? [{ r, p }] : [];
+        })
+        .sort((a, b) => b.p.callsPerSec - a.p.callsPerSec)[0];
     const raw = bestOf(rawClientIds);
     const peer = bestOf(peerLibraryIds);
     const ratio = (other: number | undefined) => (other ? `**${(mine.callsPerSec / other).toFixed(2)}×**` : 'n/a');
     lines.push(
-      `| ${phase} | ${num(mine.callsPerSec)} | ${raw?.r.label ?? '—'} | ${raw ? num(raw.p!.callsPerSec) : '—'} | ${ratio(raw?.p!.callsPerSec)} | ${peer?.r.label ?? '—'} | ${peer ? num(peer.p!.callsPerSec) : '—'} | ${ratio(peer?.p!.callsPerSec)} | ${mine.cpuUsPerCall.toFixed(1)} | ${raw ? raw.p!.cpuUsPerCall.toFixed(1) : '—'} |`,
+      `| ${phase} | ${num(mine.callsPerSec)} | ${raw?.r.label ?? '—'} | ${raw ? num(raw.p.callsPerSec) : '—'} | ${ratio(raw?.p.callsPerSec)} | ${peer?.r.label ?? '—'} | ${peer ? num(peer.p.callsPerSec) : '—'} | ${ratio(peer?.p.callsPerSec)} | ${mine.cpuUsPerCall.toFixed(1)} | ${raw ? raw.p.cpuUsPerCall.toFixed(1) : '—'} |`,
     );
   }
   return lines.join('\n');

@@ -198,6 +198,7 @@ class SharedHttpCache implements HttpCache {
     const d = decide(e, job.rd, this.#o.now(), revalidate !== null);
     if (e.partial) return this.#fromPartial(found, job, d);
     switch (d.action) {
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: the stale copy is served while it revalidates
       case 'stale-while-revalidate':
         this.#revalidateInBackground(found, job, revalidate!);
       // falls through: the stale copy is served meanwhile
