@@ -23,7 +23,11 @@ const CALLS = quick ? 2_000 : 20_000;
 if (process.argv.includes('--lazy')) await (await serveFetch(() => new Response('installs the lazy Response'))).close();
 
 const body = new TextEncoder().encode(JSON.stringify({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) }));
-const headers: Array<[string, string]> = [['content-type', 'application/json'], ['cache-control', 'max-age=3600'], ['etag', '"v1"']];
+const headers: Array<[string, string]> = [
+  ['content-type', 'application/json'],
+  ['cache-control', 'max-age=3600'],
+  ['etag', '"v1"'],
+];
 const trees = { other: resolve(other), this: resolve(fileURLToPath(new URL('..', import.meta.url))) };
 const hits: Record<string, () => Promise<Response>> = {};
 for (const [name, root] of Object.entries(trees)) {

@@ -31,7 +31,11 @@ const WRK_SECONDS = Number(process.env.WRK_SECONDS ?? (quick ? 1 : 5));
 const WRK_CONNECTIONS = Number(process.env.WRK_CONNECTIONS ?? 50);
 
 const body = new TextEncoder().encode(JSON.stringify({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) }));
-const headers: Array<[string, string]> = [['content-type', 'application/json'], ['cache-control', 'max-age=3600'], ['etag', '"v1"']];
+const headers: Array<[string, string]> = [
+  ['content-type', 'application/json'],
+  ['cache-control', 'max-age=3600'],
+  ['etag', '"v1"'],
+];
 
 /** CPU µs (user + system) per call of `fn` over one round: CPU time is what the cache adds, and other load on a shared machine inflates it far less than wall time. */
 async function cpuPerCall(fn: () => Promise<Response>): Promise<number> {

@@ -32,7 +32,10 @@ const out: Record<string, unknown> = {};
   }
   for (let u = 0; u < URLS; u++) {
     const res = await Promise.all(Array.from({ length: 100 }, (_, i) => cached(new Request(`http://x/u${u}`, { headers: { 'x-v': String(i) } }))));
-    for (const r of res) { if (!/hit/.test(r.headers.get('cache-status') ?? '')) lost++; await r.text(); }
+    for (const r of res) {
+      if (!/hit/.test(r.headers.get('cache-status') ?? '')) lost++;
+      await r.text();
+    }
   }
   out[`item 10: variants lost, of ${URLS * 100} (${URLS} cold URLs × 100 first variants at once)`] = lost;
   await cached.close();
@@ -65,7 +68,12 @@ const out: Record<string, unknown> = {};
   await seed.idle();
   const good = await cache.get('u:http://x/c');
   const results: string[] = [];
-  for (const [what, entry] of [['bad name', { ...good, headers: [['bad name', 'x']] }], ['CRLF', { ...good, headers: [['x', 'a\r\nb: c']] }], ['101', { ...good, status: 101 }], ['999', { ...good, status: 999 }]] as const) {
+  for (const [what, entry] of [
+    ['bad name', { ...good, headers: [['bad name', 'x']] }],
+    ['CRLF', { ...good, headers: [['x', 'a\r\nb: c']] }],
+    ['101', { ...good, status: 101 }],
+    ['999', { ...good, status: 999 }],
+  ] as const) {
     await cache.set('u:http://x/c', entry, { ttl: 600_000 });
     const cached = httpCache(async () => new Response('from origin', { headers: { 'cache-control': 'no-store' } }), { cache });
     try {
@@ -80,7 +88,16 @@ const out: Record<string, unknown> = {};
 
 // item 7: Cache-Status `stored` for a chunked body above maxBodyBytes, and with the circuit open
 {
-  const big = () => new Response(new ReadableStream({ start(c) { c.enqueue(enc.encode('x'.repeat(5000))); c.close(); } }), { headers: { 'cache-control': 'max-age=600' } });
+  const big = () =>
+    new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(enc.encode('x'.repeat(5000)));
+          c.close();
+        },
+      }),
+      { headers: { 'cache-control': 'max-age=600' } },
+    );
   const cached = httpCache(async () => big(), { store: memoryStore(), maxBodyBytes: 1000 });
   const r = await cached(new Request('http://x/big'));
   await r.text();
@@ -88,22 +105,58 @@ const out: Record<string, unknown> = {};
   const again = await cached(new Request('http://x/big'));
   out['item 7: chunked body above maxBodyBytes'] = `claimed: ${r.headers.get('cache-status')} / then: ${again.headers.get('cache-status')}`;
   await again.text();
-  const failing = { name: 'down', local: true, get: () => Promise.reject(new Error('down')), getMany: () => Promise.reject(new Error('down')), set: () => Promise.reject(new Error('down')), setMany: () => Promise.reject(new Error('down')), delete: () => Promise.reject(new Error('down')), incr: () => Promise.reject(new Error('down')), close: async () => {} };
+  const failing = {
+    name: 'down',
+    local: true,
+    get: () => Promise.reject(new Error('down')),
+    getMany: () => Promise.reject(new Error('down')),
+    set: () => Promise.reject(new Error('down')),
+    setMany: () => Promise.reject(new Error('down')),
+    delete: () => Promise.reject(new Error('down')),
+    incr: () => Promise.reject(new Error('down')),
+    close: async () => {},
+  };
   const down = httpCache(async () => new Response('x', { headers: { 'cache-control': 'max-age=600' } }), { store: failing });
   let claims = 0;
-  for (let i = 0; i < 10; i++) { const d = await down(new Request(`http://x/d${i}`)); if (/stored/.test(d.headers.get('cache-status') ?? '')) claims++; await d.text(); await down.idle(); }
+  for (let i = 0; i < 10; i++) {
+    const d = await down(new Request(`http://x/d${i}`));
+    if (/stored/.test(d.headers.get('cache-status') ?? '')) claims++;
+    await d.text();
+    await down.idle();
+  }
   out['item 7: `stored` claimed with the store down (circuit open after 5), of 10'] = claims;
 }
 
 // item 5: an origin that never finishes its body
 {
-  const cached = httpCache(async () => new Response(new ReadableStream({ start(c) { c.enqueue(enc.encode('part')); } }), { headers: { 'cache-control': 'max-age=600' } }), { store: memoryStore(), originIdleTimeout: 1000 });
+  const cached = httpCache(
+    async () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            c.enqueue(enc.encode('part'));
+          },
+        }),
+        { headers: { 'cache-control': 'max-age=600' } },
+      ),
+    { store: memoryStore(), originIdleTimeout: 1000 },
+  );
   const first = await cached(new Request('http://x/hang'));
   const reader = first.body!.getReader();
   await reader.read();
   const started = Date.now();
-  const joiner = cached(new Request('http://x/hang')).then(async (r: Response) => { try { await r.text(); return `status ${r.status}, body failed? no`; } catch (e) { return `status ${r.status}, body failed: ${(e as Error).name}`; } });
-  const verdict = await Promise.race([joiner.then((v: string) => `${v} after ${Date.now() - started} ms`), new Promise((r) => setTimeout(() => r(`still waiting after ${Date.now() - started} ms`), 5000))]);
+  const joiner = cached(new Request('http://x/hang')).then(async (r: Response) => {
+    try {
+      await r.text();
+      return `status ${r.status}, body failed? no`;
+    } catch (e) {
+      return `status ${r.status}, body failed: ${(e as Error).name}`;
+    }
+  });
+  const verdict = await Promise.race([
+    joiner.then((v: string) => `${v} after ${Date.now() - started} ms`),
+    new Promise((r) => setTimeout(() => r(`still waiting after ${Date.now() - started} ms`), 5000)),
+  ]);
   out['item 5: a joiner of a body that never ends (originIdleTimeout 1 s)'] = verdict;
   reader.cancel().catch(() => {});
 }

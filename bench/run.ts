@@ -65,16 +65,21 @@ async function main(): Promise<void> {
     const inChild = async (mode: string, spec: { id: string; label: string }, job: Omit<ChildJob, 'contender' | 'url' | 'n' | 'kRuns' | 'batch'> & { n?: number }): Promise<ChildResult> => {
       log(`${mode}: ${spec.label}`);
       const result = await runPhasesInChild({ contender: spec.id, url: server.url, n: cfg.nOps, kRuns: cfg.kRuns, batch: cfg.batch, ...job }, CLIENT_CPU, log);
-      log(`${mode}: ${spec.id} ${result.phases.map((p) => `${p.phase} ${p.callsPerSec.toLocaleString('en-US')}${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`).join(', ')}; ${result.cpuUsPerCall} µs CPU/call`);
+      log(
+        `${mode}: ${spec.id} ${result.phases.map((p) => `${p.phase} ${p.callsPerSec.toLocaleString('en-US')}${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`).join(', ')}; ${result.cpuUsPerCall} µs CPU/call`,
+      );
       return result;
     };
 
-    log('section 1/5: the engine\'s own cost, no I/O');
+    log("section 1/5: the engine's own cost, no I/O");
     const engineCost = await runJsonChild<EngineCostRow[]>(join(here, '.build', 'bench', 'engine-cost.js'), ['--json', ...(cfg.quick ? ['--quick'] : [])], CLIENT_CPU, log);
 
     log('section 2/5: seven phases, every contender, serial then concurrent');
     const main = { serial: [] as ContenderResult[], concurrent: [] as ContenderResult[] };
-    for (const [mode, concurrency] of [['serial', 1], ['concurrent', cfg.concurrency]] as const) {
+    for (const [mode, concurrency] of [
+      ['serial', 1],
+      ['concurrent', cfg.concurrency],
+    ] as const) {
       for (const spec of mainContenders) main[mode].push(await inChild(mode, spec, { concurrency, payload: 'small' }));
     }
 

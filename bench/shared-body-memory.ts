@@ -74,7 +74,9 @@ function client(url: string, pauseMs: number): Promise<{ bytes: number; ms: numb
       });
       res.on('end', () => resolve({ bytes, ms: Date.now() - started }));
       res.on('error', reject);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -101,11 +103,21 @@ async function run(origin: string, path: string, pairs: number): Promise<string>
   return `RSS ${(base / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB (+${((peak - base) / MB).toFixed(0)}), fast clients done in ${fast} ms, every client got all ${BODY_MB} MB: ${complete}`;
 }
 
-const cases = (quick ? [1] : [1, 3]).flatMap((pairs) => [[pairs, 'strong ETag', '/etag'], [pairs, 'no validator', '/plain']] as const);
+const cases = (quick ? [1] : [1, 3]).flatMap(
+  (pairs) =>
+    [
+      [pairs, 'strong ETag', '/etag'],
+      [pairs, 'no validator', '/plain'],
+    ] as const,
+);
 const only = process.env.SHARED_BODY_CASE;
 if (only === undefined) {
   for (let i = 0; i < cases.length; i++) {
-    const output = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { env: { ...process.env, SHARED_BODY_CASE: String(i) }, encoding: 'utf8', timeout: 300_000 });
+    const output = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+      env: { ...process.env, SHARED_BODY_CASE: String(i) },
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     process.stdout.write(output);
   }
 } else {

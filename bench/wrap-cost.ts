@@ -21,10 +21,21 @@ const load = async (..._args: unknown[]) => value;
 
 const filter = { status: 'active', since: new Date('2026-01-01T00:00:00Z'), tags: ['a', 'b', 'c'], page: { size: 20, after: 'xyz' } };
 const longQuery = 'q'.repeat(300);
-const byId = cache.wrap(async function byId(id: number) { return load(id); });
-const byFilter = cache.wrap(async function byFilter(f: typeof filter) { return load(f); });
-const byLong = cache.wrap(async function byLong(q: string) { return load(q); });
-const byKey = cache.wrap(async function byKeyFn(id: number) { return load(id); }, { key: (id) => `user:${id}` });
+const byId = cache.wrap(async function byId(id: number) {
+  return load(id);
+});
+const byFilter = cache.wrap(async function byFilter(f: typeof filter) {
+  return load(f);
+});
+const byLong = cache.wrap(async function byLong(q: string) {
+  return load(q);
+});
+const byKey = cache.wrap(
+  async function byKeyFn(id: number) {
+    return load(id);
+  },
+  { key: (id) => `user:${id}` },
+);
 const filterKey = await byFilter.keyFor(filter);
 const longKey = await byLong.keyFor(longQuery);
 for (const call of [() => byId(42), () => byFilter(filter), () => byLong(longQuery), () => byKey(42), () => cache.getOrSet('byId(42)', load)]) await call();
@@ -53,8 +64,10 @@ for (let run = 0; run <= runs; run++) {
 const us = (label: string) => median(cpu.get(label)!);
 console.log(`| call | CPU µs per call (median of ${runs} × ${n.toLocaleString('en-US')}) |\n|---|---:|`);
 for (const [label] of cases) console.log(`| ${label} | ${us(label).toFixed(3)} |`);
-console.log(`\nwrap's own work on a hit: ${(us('wrap hit, one number argument') - us('getOrSet hit, key given')).toFixed(2)} µs (one number), `
-  + `${(us('wrap hit, a nested object with a Date') - us('getOrSet hit, the same key as the object case')).toFixed(2)} µs (nested object), `
-  + `${(us('wrap hit, a 300-character string (SHA-256 key)') - us('getOrSet hit, the same key as the long case')).toFixed(2)} µs (hashed key)`);
+console.log(
+  `\nwrap's own work on a hit: ${(us('wrap hit, one number argument') - us('getOrSet hit, key given')).toFixed(2)} µs (one number), ` +
+    `${(us('wrap hit, a nested object with a Date') - us('getOrSet hit, the same key as the object case')).toFixed(2)} µs (nested object), ` +
+    `${(us('wrap hit, a 300-character string (SHA-256 key)') - us('getOrSet hit, the same key as the long case')).toFixed(2)} µs (hashed key)`,
+);
 await cache.close();
 await store.close();

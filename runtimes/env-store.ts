@@ -73,14 +73,20 @@ export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): 
 /** One line saying which store was chosen and why; never shows a password or a token. */
 export function describeChoice(choice: StoreChoice): string {
   switch (choice.kind) {
-    case 'explicit': return `store: ${choice.store.name} (passed explicitly)`;
-    case 'valkey': return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
-    case 'upstash': return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
-    case 'cloudflare-kv': return `store: cloudflare-kv (KV binding ${choice.binding})`;
-    case 'sqlite': return `store: sqlite (CACHETTE_STORE=sqlite:${choice.path}; shared by the processes of this machine)`;
-    case 'memory': return choice.variable
-      ? 'store: memory (CACHETTE_STORE=memory; not shared between processes or isolates)'
-      : 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
+    case 'explicit':
+      return `store: ${choice.store.name} (passed explicitly)`;
+    case 'valkey':
+      return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
+    case 'upstash':
+      return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
+    case 'cloudflare-kv':
+      return `store: cloudflare-kv (KV binding ${choice.binding})`;
+    case 'sqlite':
+      return `store: sqlite (CACHETTE_STORE=sqlite:${choice.path}; shared by the processes of this machine)`;
+    case 'memory':
+      return choice.variable
+        ? 'store: memory (CACHETTE_STORE=memory; not shared between processes or isolates)'
+        : 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
   }
 }
 
@@ -103,21 +109,28 @@ export function announceChoice(choice: StoreChoice, options: Pick<StoreSelection
 /** Opens a chosen store with the platform's factories; throws when the platform has none for it. */
 export async function openStore(choice: StoreChoice, factories: StoreFactories): Promise<Store> {
   switch (choice.kind) {
-    case 'explicit': return choice.store;
-    case 'memory': return memoryStore();
-    case 'valkey': return (factories.valkey ?? unsupported(choice))(choice);
-    case 'upstash': return (factories.upstash ?? unsupported(choice))(choice);
-    case 'cloudflare-kv': return (factories['cloudflare-kv'] ?? unsupported(choice))(choice);
-    case 'sqlite': return (factories.sqlite ?? unsupported(choice))(choice);
+    case 'explicit':
+      return choice.store;
+    case 'memory':
+      return memoryStore();
+    case 'valkey':
+      return (factories.valkey ?? unsupported(choice))(choice);
+    case 'upstash':
+      return (factories.upstash ?? unsupported(choice))(choice);
+    case 'cloudflare-kv':
+      return (factories['cloudflare-kv'] ?? unsupported(choice))(choice);
+    case 'sqlite':
+      return (factories.sqlite ?? unsupported(choice))(choice);
   }
 }
 
 function unsupported(choice: StoreChoice): never {
-  const available = choice.kind === 'valkey'
-    ? 'this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store'
-    : choice.kind === 'sqlite'
-      ? 'this runtime has no local files for SQLite; use Upstash or a KV binding, or pass a store'
-      : 'pass a store explicitly';
+  const available =
+    choice.kind === 'valkey'
+      ? 'this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store'
+      : choice.kind === 'sqlite'
+        ? 'this runtime has no local files for SQLite; use Upstash or a KV binding, or pass a store'
+        : 'pass a store explicitly';
   throw new TypeError(`cachette: ${describeChoice(choice)} is not available on this runtime: ${available}`);
 }
 

@@ -99,7 +99,7 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
       warned = true;
       (typeof log === 'function' ? log : console.warn)(
         `[cachette] two caches are stacked: ${new URL(request.url).pathname} was already answered by a cachette layer inside the handler. ` +
-        'Drop `cache` from serve()/cached() and let that layer cache, or drop the inner layer.',
+          'Drop `cache` from serve()/cached() and let that layer cache, or drop the inner layer.',
       );
     }
     return response;
@@ -125,7 +125,12 @@ const SERVE_OPTIONS = new Set(['port', 'hostname', 'cache']);
  * level (as `serve` took them before it cached only when asked) are a TypeError that says where
  * they go, never a server that silently stopped caching.
  */
-export function servedHandler(runtime: string, handler: RequestHandler, options: ServeOptions, wrap: (handler: RequestHandler, options: ServerCacheOptions) => ServerCachedHandler): ServedHandler & { port: number; hostname: string } {
+export function servedHandler(
+  runtime: string,
+  handler: RequestHandler,
+  options: ServeOptions,
+  wrap: (handler: RequestHandler, options: ServerCacheOptions) => ServerCachedHandler,
+): ServedHandler & { port: number; hostname: string } {
   if (typeof handler !== 'function') throw new TypeError(`${runtime} serve(): the handler must be a function (request) => Response | Promise<Response>`);
   if (options === null || typeof options !== 'object') throw new TypeError(`${runtime} serve(): options must be an object such as { port: 3000 }`);
   for (const key of Object.keys(options)) {

@@ -57,7 +57,10 @@ PRAGMA user_version = ${SCHEMA_VERSION};
 
 /** Why a file cannot be used; the store reports it as an error with this code. */
 export class SchemaMismatch extends Error {
-  constructor(readonly code: 'FOREIGN' | 'TOONEW', message: string) {
+  constructor(
+    readonly code: 'FOREIGN' | 'TOONEW',
+    message: string,
+  ) {
     super(message);
   }
 }

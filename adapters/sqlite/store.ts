@@ -101,9 +101,10 @@ export class SqliteStore implements Store {
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const files: Array<string | undefined> = [];
-    const op = () => this.#write((now) => {
-      entries.forEach((e, i) => this.#put(e.key, e.value, e.ttlMs, now, files[i]));
-    });
+    const op = () =>
+      this.#write((now) => {
+        entries.forEach((e, i) => this.#put(e.key, e.value, e.ttlMs, now, files[i]));
+      });
     try {
       for (const e of entries) files.push(this.#spill(e.key, e.value, e.ttlMs));
       await this.#run(op);
@@ -129,39 +130,42 @@ export class SqliteStore implements Store {
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    const op = () => this.#write((now) => {
-      const row = this.#statements().readLive.get(key, now);
-      const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
-      if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
-      // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
-      const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
-      this.#put(key, formatCounter(next), expiresIn, now);
-      return next;
-    });
+    const op = () =>
+      this.#write((now) => {
+        const row = this.#statements().readLive.get(key, now);
+        const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
+        if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
+        // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
+        const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
+        this.#put(key, formatCounter(next), expiresIn, now);
+        return next;
+      });
     return this.#run(op);
   }
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
-    const op = () => this.#write((now) => {
-      const s = this.#statements();
-      if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(key, now);
-      const size = value.length + key.length;
-      if (size > this.maxBytes) return false;
-      // Leases and tokens are small: add keeps its value inline whatever its size.
-      return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, null, now).changes) > 0;
-    });
+    const op = () =>
+      this.#write((now) => {
+        const s = this.#statements();
+        if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(key, now);
+        const size = value.length + key.length;
+        if (size > this.maxBytes) return false;
+        // Leases and tokens are small: add keeps its value inline whatever its size.
+        return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, null, now).changes) > 0;
+      });
     return this.#run(op);
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     // Read, compare and delete in one write transaction: the value may be in a file.
-    const op = () => this.#transaction(true, () => {
-      const s = this.#statements();
-      const row = s.readLive.get(key, Date.now());
-      if (!row || !sameBytes(this.#valueOf(row), expected)) return false;
-      s.removeQuietly.run(key);
-      return true;
-    });
+    const op = () =>
+      this.#transaction(true, () => {
+        const s = this.#statements();
+        const row = s.readLive.get(key, Date.now());
+        if (!row || !sameBytes(this.#valueOf(row), expected)) return false;
+        s.removeQuietly.run(key);
+        return true;
+      });
     return this.#run(op);
   }
 
@@ -169,19 +173,20 @@ export class SqliteStore implements Store {
     // Keys sharing a prefix are contiguous in the key index (SQLite compares TEXT as UTF-8
     // bytes), so walk it from the prefix in small write transactions until a key no longer
     // matches: other writers wait for one batch at a time, never for the whole clear.
-    const step = (): boolean => this.#transaction(true, () => {
-      const s = this.#statements();
-      if (prefix === '') {
-        s.removeAll.run();
-        return false;
-      }
-      const rows = s.keysFrom.all(prefix);
-      for (const { key } of rows) {
-        if (!(key as string).startsWith(prefix)) return false;
-        s.removeQuietly.run(key as string);
-      }
-      return rows.length === CLEAR_BATCH;
-    });
+    const step = (): boolean =>
+      this.#transaction(true, () => {
+        const s = this.#statements();
+        if (prefix === '') {
+          s.removeAll.run();
+          return false;
+        }
+        const rows = s.keysFrom.all(prefix);
+        for (const { key } of rows) {
+          if (!(key as string).startsWith(prefix)) return false;
+          s.removeQuietly.run(key as string);
+        }
+        return rows.length === CLEAR_BATCH;
+      });
     for (let more = true; more; ) more = await this.#run(step);
   }
 

@@ -52,4 +52,3 @@ export const fromBase64: (text: string) => Uint8Array = nativeDecode
         for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
         return out;
       };
-

@@ -181,9 +181,7 @@ export class UpstashStore implements Store {
   }
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
-    const reply = ttlMs === undefined
-      ? await this.client.set(key, encodeValue(value), { nx: true })
-      : await this.client.set(key, encodeValue(value), { px: positiveMs(ttlMs), nx: true });
+    const reply = ttlMs === undefined ? await this.client.set(key, encodeValue(value), { nx: true }) : await this.client.set(key, encodeValue(value), { px: positiveMs(ttlMs), nx: true });
     return reply === 'OK';
   }
 
@@ -229,4 +227,3 @@ export function upstashStore(options: UpstashStoreOptions): UpstashStore {
 function isClient(options: UpstashStoreOptions): options is Redis {
   return typeof (options as Partial<Redis> | undefined)?.pipeline === 'function';
 }
-

@@ -88,7 +88,9 @@ export class ValkeyClusterStore implements Store {
       this.client.on('error', report);
       this.client.on('node error', report);
     } else {
-      throw new TypeError(`valkeyStore({ cluster }): "cluster" must be a list of nodes ("redis://host:port", "host:port" or { host, port }) or an iovalkey Cluster, got ${describe(o?.cluster).replace('iovalkey client', 'iovalkey Cluster')}`);
+      throw new TypeError(
+        `valkeyStore({ cluster }): "cluster" must be a list of nodes ("redis://host:port", "host:port" or { host, port }) or an iovalkey Cluster, got ${describe(o?.cluster).replace('iovalkey client', 'iovalkey Cluster')}`,
+      );
     }
     this.address = startupAddress(this.client);
     this.#scripts = defineStoreScripts(this.client);
@@ -147,11 +149,13 @@ export class ValkeyClusterStore implements Store {
     const down = this.#down();
     if (down) throw down;
     const results = new Array<StoreOpResult>(ops.length);
-    await Promise.all(this.#corked(() => {
-      const pending: Array<Promise<void>> = [];
-      for (let i = 0; i < ops.length; ) i = this.#issue(ops, i, results, pending);
-      return pending;
-    }));
+    await Promise.all(
+      this.#corked(() => {
+        const pending: Array<Promise<void>> = [];
+        for (let i = 0; i < ops.length; ) i = this.#issue(ops, i, results, pending);
+        return pending;
+      }),
+    );
     return results;
   }
 
@@ -230,11 +234,13 @@ export class ValkeyClusterStore implements Store {
     const down = this.#down();
     if (down) throw down;
     const results = new Array<StoreOpResult>(1);
-    await Promise.all(this.#corked(() => {
-      const pending: Array<Promise<void>> = [];
-      this.#issue([op], 0, results, pending);
-      return pending;
-    }));
+    await Promise.all(
+      this.#corked(() => {
+        const pending: Array<Promise<void>> = [];
+        this.#issue([op], 0, results, pending);
+        return pending;
+      }),
+    );
     const result = results[0];
     if (result instanceof Error) throw result;
     return result;
@@ -280,7 +286,12 @@ export class ValkeyClusterStore implements Store {
     while (end < ops.length && ops[end]!.kind === op.kind) end++;
     if (op.kind === 'incr') this.#incrRun(ops as ReadonlyArray<IncrOp>, start, end, results, pending);
     else if (end === start + 1) {
-      pending.push(this.#deleteKeys(op.keys).then((count) => void (results[start] = count), (error: unknown) => void (results[start] = toRefusal(error))));
+      pending.push(
+        this.#deleteKeys(op.keys).then(
+          (count) => void (results[start] = count),
+          (error: unknown) => void (results[start] = toRefusal(error)),
+        ),
+      );
     } else this.#deleteRun(ops, start, end, results, pending);
     return end;
   }
@@ -298,14 +309,21 @@ export class ValkeyClusterStore implements Store {
       if (down) {
         for (const i of group) results[i] = down;
       } else if (group.length >= SCRIPT_RUN && this.#scriptSupport.accepted) {
-        pending.push(this.#scriptSupport.watch(this.#scripts.cachetteIncrMany(...incrManyArgs(group.map((i) => ops[i]!)))).then(
-          (replies) => group.forEach((i, j) => (results[i] = incrReply(replies[j]))),
-          (error: unknown) => void group.forEach((i) => (results[i] = toRefusal(error))),
-        ));
+        pending.push(
+          this.#scriptSupport.watch(this.#scripts.cachetteIncrMany(...incrManyArgs(group.map((i) => ops[i]!)))).then(
+            (replies) => group.forEach((i, j) => (results[i] = incrReply(replies[j]))),
+            (error: unknown) => void group.forEach((i) => (results[i] = toRefusal(error))),
+          ),
+        );
       } else {
         for (const i of group) {
           const op = ops[i]!;
-          pending.push(incrCommand(this.#scripts, op.key, op.by, op.ttlMs).then((value) => void (results[i] = value), (error: unknown) => void (results[i] = toRefusal(error))));
+          pending.push(
+            incrCommand(this.#scripts, op.key, op.by, op.ttlMs).then(
+              (value) => void (results[i] = value),
+              (error: unknown) => void (results[i] = toRefusal(error)),
+            ),
+          );
         }
       }
     }
@@ -336,10 +354,7 @@ export class ValkeyClusterStore implements Store {
       if (down) fail(down);
       else if (group.length >= SCRIPT_RUN && this.#scriptSupport.accepted) {
         const keys = group.map((item) => item.key);
-        pending.push(this.#scriptSupport.watch(this.#scripts.cachetteDeleteEach(keys.length, ...keys)).then(
-          (existed) => group.forEach((item, j) => count(item.op, existed[j]!)),
-          fail,
-        ));
+        pending.push(this.#scriptSupport.watch(this.#scripts.cachetteDeleteEach(keys.length, ...keys)).then((existed) => group.forEach((item, j) => count(item.op, existed[j]!)), fail));
       } else {
         for (const item of group) pending.push(this.client.del(item.key).then((existed) => count(item.op, existed), fail));
       }
@@ -405,10 +420,13 @@ export class ValkeyClusterStore implements Store {
     for (const [slot, group] of groups.bySlot) {
       const down = this.#slotDown(slot);
       if (down) for (const op of group.ops) results[op] = down;
-      else sent.push(this.#writeSlot(group).catch((error: unknown) => {
-        const failure = toRefusal(error);
-        for (const op of group.ops) if (!(results[op] instanceof Error)) results[op] = failure;
-      }));
+      else
+        sent.push(
+          this.#writeSlot(group).catch((error: unknown) => {
+            const failure = toRefusal(error);
+            for (const op of group.ops) if (!(results[op] instanceof Error)) results[op] = failure;
+          }),
+        );
     }
     await Promise.all(sent);
   }
@@ -459,8 +477,6 @@ export class ValkeyClusterStore implements Store {
       cursor = next;
     } while (cursor !== '0');
   }
-
-
 }
 
 /** True for an iovalkey `Cluster` (also one from another copy of the package). */

@@ -79,7 +79,9 @@ export function hashTagOf(key: string): string | undefined {
 export function colocatedKey(key: string, suffix: string): string {
   if (hashTagOf(key) !== undefined) return key + suffix;
   if (key.length === 0 || key.includes('}')) {
-    throw new TypeError(`colocatedKey: no key can share the slot of ${JSON.stringify(key)} (it ${key.length === 0 ? 'is empty' : 'holds a "}" without a hash tag'}); give it a hash tag such as "{id}"`);
+    throw new TypeError(
+      `colocatedKey: no key can share the slot of ${JSON.stringify(key)} (it ${key.length === 0 ? 'is empty' : 'holds a "}" without a hash tag'}); give it a hash tag such as "{id}"`,
+    );
   }
   return `{${key}}${suffix}`;
 }

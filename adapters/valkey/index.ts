@@ -6,7 +6,20 @@ import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
-import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type ValkeyWithScripts } from './scripts.ts';
+import {
+  addCommand,
+  defineStoreScripts,
+  incrCommand,
+  setCommand,
+  incrManyArgs,
+  incrReply,
+  ScriptSupport,
+  SCRIPT_RUN,
+  setManyArgs,
+  wantsSetScript,
+  type IncrOp,
+  type ValkeyWithScripts,
+} from './scripts.ts';
 import { checkUrl, describe } from './urls.ts';
 import { defineGenerationScripts, readWithGenerations, writeGenerations } from './generations.ts';
 import { ValkeyTracking } from './tracking.ts';
@@ -64,9 +77,7 @@ export class ValkeyStore implements Store {
       this.client = o.connection;
       this.#owned = false;
     } else {
-      throw new TypeError(
-        `valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey client, got ${describe(o?.connection)}`,
-      );
+      throw new TypeError(`valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey client, got ${describe(o?.connection)}`);
     }
     const { host, port, path } = this.client.options;
     this.address = path ? String(path) : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
@@ -237,17 +248,20 @@ export class ValkeyStore implements Store {
         else if (read.kind === 'getMany') for (const k of read.keys) keys.push(k);
       }
       pending.push(
-        this.client.mgetBuffer(keys).then((values) => {
-          let at = 0;
-          for (let i = start; i < end; i++) {
-            const read = ops[i]!;
-            if (read.kind === 'getMany') {
-              const list = new Array<Uint8Array | undefined>(read.keys.length);
-              for (let j = 0; j < list.length; j++) list[j] = values[at++] ?? undefined;
-              results[i] = list;
-            } else results[i] = values[at++] ?? undefined;
-          }
-        }, fail(start, end)),
+        this.client.mgetBuffer(keys).then(
+          (values) => {
+            let at = 0;
+            for (let i = start; i < end; i++) {
+              const read = ops[i]!;
+              if (read.kind === 'getMany') {
+                const list = new Array<Uint8Array | undefined>(read.keys.length);
+                for (let j = 0; j < list.length; j++) list[j] = values[at++] ?? undefined;
+                results[i] = list;
+              } else results[i] = values[at++] ?? undefined;
+            }
+          },
+          fail(start, end),
+        ),
       );
       return end;
     }
@@ -262,9 +276,12 @@ export class ValkeyStore implements Store {
       }
       // Each op of the run waits for the commands that carry its entries; a failed command fails the run.
       pending.push(
-        Promise.all(this.#writeEntries(entries)).then(() => {
-          for (let i = start; i < end; i++) results[i] = undefined;
-        }, fail(start, end)),
+        Promise.all(this.#writeEntries(entries)).then(
+          () => {
+            for (let i = start; i < end; i++) results[i] = undefined;
+          },
+          fail(start, end),
+        ),
       );
       return end;
     }
@@ -338,8 +355,6 @@ export class ValkeyStore implements Store {
     }
     return sent;
   }
-
-
 }
 
 /** Options of {@link valkeyStore} for an iovalkey `Cluster` passed as the connection. */

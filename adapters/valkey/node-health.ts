@@ -102,7 +102,10 @@ export class NodeHealth {
       }
       const node = nodes.find((n) => nodeKey(n) === key);
       // A failed PING comes back as a `node error`, which keeps the node down with a fresh cause.
-      node?.ping().then(() => this.#markUp(key), () => {});
+      node?.ping().then(
+        () => this.#markUp(key),
+        () => {},
+      );
     }
   }
 }

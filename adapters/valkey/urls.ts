@@ -14,7 +14,9 @@ export function parseValkeyUrl(url: string, who = 'valkeyStore'): URL {
     throw new TypeError(`${who}: "${url}" is not a URL; use redis://host:port (or rediss://, valkey://, valkeys://)`);
   }
   if (!URL_PROTOCOLS.includes(parsed.protocol)) {
-    throw new TypeError(`${who}: "${parsed.protocol}" URLs are not Valkey/Redis URLs; use redis://host:port (or rediss://, valkey://, valkeys://)${parsed.protocol.startsWith('http') ? ' — for Redis over HTTP use upstashStore from cachette/adapters/upstash' : ''}`);
+    throw new TypeError(
+      `${who}: "${parsed.protocol}" URLs are not Valkey/Redis URLs; use redis://host:port (or rediss://, valkey://, valkeys://)${parsed.protocol.startsWith('http') ? ' — for Redis over HTTP use upstashStore from cachette/adapters/upstash' : ''}`,
+    );
   }
   return parsed;
 }

@@ -43,28 +43,45 @@ async function main(): Promise<void> {
     const phases: ContenderResult[] = [];
     for (const spec of clusterContenders) {
       log(`phases: ${spec.label}`);
-      phases.push(await runPhases(spec, {
-        url: cluster.seedList, monitor, n: cfg.nOps, kRuns: cfg.kRuns, batch: cfg.batch, concurrency: cfg.concurrency, value: smallValue, check: isSmallValue,
-        onPhase: (p) => log(`  ${p.phase}: ${p.callsPerSec.toLocaleString('en-US')} calls/s${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`),
-      }));
+      phases.push(
+        await runPhases(spec, {
+          url: cluster.seedList,
+          monitor,
+          n: cfg.nOps,
+          kRuns: cfg.kRuns,
+          batch: cfg.batch,
+          concurrency: cfg.concurrency,
+          value: smallValue,
+          check: isSmallValue,
+          onPhase: (p) => log(`  ${p.phase}: ${p.callsPerSec.toLocaleString('en-US')} calls/s${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`),
+        }),
+      );
     }
     const drill = { warmupMs: cfg.quick ? 800 : 2000, holdMs: cfg.quick ? 500 : 1000 };
     log('drill: a master killed under load');
     const victim = masters[0]!;
-    const failover = await runDrill({ cluster, ...drill, fault: async () => {
-      await cluster.kill(victim);
-      await cluster.waitForFailover(victim);
-    } });
+    const failover = await runDrill({
+      cluster,
+      ...drill,
+      fault: async () => {
+        await cluster.kill(victim);
+        await cluster.waitForFailover(victim);
+      },
+    });
     log('drill: busy slots resharded under load');
     const from = await cluster.masterOf(16383);
     const to = await cluster.masterOf(8192);
     let slotsMoved = 0;
-    const reshard = await runDrill({ cluster, ...drill, fault: async () => {
-      for (const slot of await cluster.busySlots(from, cfg.quick ? 2 : 8, '*/item/*')) {
-        await cluster.moveSlot(slot, to, { keysPerBatch: 1, pauseMs: 100 });
-        slotsMoved++;
-      }
-    } });
+    const reshard = await runDrill({
+      cluster,
+      ...drill,
+      fault: async () => {
+        for (const slot of await cluster.busySlots(from, cfg.quick ? 2 : 8, '*/item/*')) {
+          await cluster.moveSlot(slot, to, { keysPerBatch: 1, pauseMs: 100 });
+          slotsMoved++;
+        }
+      },
+    });
     const results: ClusterBenchResults = {
       date: new Date().toISOString(),
       durationS: Math.round((performance.now() - started) / 1000),

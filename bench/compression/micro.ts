@@ -69,7 +69,12 @@ export function compressorMicro(msEach: number): { inputBytes: number; rows: Com
     const c = zstd.zstdCompressSync;
     const d = zstd.zstdDecompressSync;
     const packed = c(input);
-    rows.push({ name: 'node:zlib zstd (default level)', ratio: round(packed.length / input.length, 3), compressMBs: round(rate(() => c(input), msEach) * mb, 1), decompressMBs: round(rate(() => d(packed), msEach) * mb, 1) });
+    rows.push({
+      name: 'node:zlib zstd (default level)',
+      ratio: round(packed.length / input.length, 3),
+      compressMBs: round(rate(() => c(input), msEach) * mb, 1),
+      decompressMBs: round(rate(() => d(packed), msEach) * mb, 1),
+    });
   } else {
     rows.push({ name: 'node:zlib zstd', unavailable: `not in node:zlib on Node ${process.versions.node} (added in Node 22.15 / 23.8)` });
   }

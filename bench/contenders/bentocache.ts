@@ -21,7 +21,9 @@ export function bentocacheSpec(tiered: boolean): ContenderSpec {
     async open(url) {
       const connection = new Redis(url);
       const store = tiered
-        ? bentostore().useL1Layer(memoryDriver({ maxItems: 100_000 })).useL2Layer(redisDriver({ connection }))
+        ? bentostore()
+            .useL1Layer(memoryDriver({ maxItems: 100_000 }))
+            .useL2Layer(redisDriver({ connection }))
         : bentostore().useL2Layer(redisDriver({ connection }));
       const bento = new BentoCache({ default: 'store', stores: { store } });
       const get = (key: string) => bento.get({ key });

@@ -81,10 +81,4 @@ export function cachetteClusterSpec(batch: boolean): ContenderSpec {
 }
 
 /** The cluster rows, in table order. */
-export const clusterContenders: readonly ContenderSpec[] = [
-  cachetteClusterSpec(true),
-  cachetteClusterSpec(false),
-  iovalkeyClusterSpec(false),
-  iovalkeyClusterSpec(true),
-  nodeRedisClusterSpec,
-];
+export const clusterContenders: readonly ContenderSpec[] = [cachetteClusterSpec(true), cachetteClusterSpec(false), iovalkeyClusterSpec(false), iovalkeyClusterSpec(true), nodeRedisClusterSpec];

@@ -25,6 +25,6 @@ export const compressionContenders: readonly ContenderSpec[] = [
   cachetteSpec({ id: 'cachette-compress-default', label: 'default (the valkey store compresses from 32 KiB)', store: 'valkey' }),
   cachetteSpec({ id: 'cachette-compress-off', label: 'compression: false', store: 'valkey', compression: false }),
   cachetteSpec({ id: 'cachette-compress-on', label: 'compression: true (node:zlib deflate, level 1)', store: 'valkey', compression: true }),
-  cachetteSpec({ id: 'cachette-compress-fflate', label: 'fflate deflate level 1 (the edge\'s compressor)', store: 'valkey', compression: { compressor: fflateDeflate(1) } }),
+  cachetteSpec({ id: 'cachette-compress-fflate', label: "fflate deflate level 1 (the edge's compressor)", store: 'valkey', compression: { compressor: fflateDeflate(1) } }),
   cachetteSpec({ id: 'cachette-compress-brotli', label: 'node:zlib brotli quality 4', store: 'valkey', compression: { compressor: zlibCompressor({ format: 'brotli', level: 4 }) } }),
 ];

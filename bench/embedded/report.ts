@@ -40,7 +40,8 @@ const mark = (id: string, label: string) => (EMBEDDED_CONTENDERS.find((c) => c.i
 
 const us = (n: number | undefined) => (n === undefined ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
 const int = (n: number | undefined) => (n === undefined ? '—' : Math.round(n).toLocaleString('en-US'));
-const size = (bytes: number | undefined) => (bytes === undefined ? '—' : bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${bytes} B`);
+const size = (bytes: number | undefined) =>
+  bytes === undefined ? '—' : bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${bytes} B`;
 const latency = (l: LatencySummary | undefined) => (l ? `${us(l.p50)} / ${us(l.p90)} / ${us(l.p99)} / ${us(l.max)}` : '—');
 const valueSize = (bytes: number) => (bytes >= 1024 ** 2 ? `${bytes / 1024 ** 2} MB` : bytes >= 1024 ? `${bytes / 1024} KB` : `${bytes} B`);
 const failed = (row: Row<unknown>) => `| ${row.label} | failed: ${(row.error ?? '').replace(/\|/g, '\\|').slice(0, 120)} |`;
@@ -91,7 +92,11 @@ function mixTable(r: EmbeddedResults): string[] {
   return [
     '| contender | ops/s | get p50 / p90 / p99 / max µs | set p50 / p90 / p99 / max µs | delete p50 / p90 / p99 / max µs | hits | on disk |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...r.mix.map((m) => (m.result ? `| ${mark(m.id, m.label)} | ${int(m.result.opsPerSec)}${wrong(m.result.wrong)} | ${latency(m.result.get)} | ${latency(m.result.set)} | ${latency(m.result.delete)} | ${m.result.hitRatio} | ${size(m.diskBytes)} |` : failed(m))),
+    ...r.mix.map((m) =>
+      m.result
+        ? `| ${mark(m.id, m.label)} | ${int(m.result.opsPerSec)}${wrong(m.result.wrong)} | ${latency(m.result.get)} | ${latency(m.result.set)} | ${latency(m.result.delete)} | ${m.result.hitRatio} | ${size(m.diskBytes)} |`
+        : failed(m),
+    ),
   ];
 }
 
@@ -99,9 +104,11 @@ function runtimeTable(r: EmbeddedResults): string[] {
   return [
     '| runtime | binding | ops/s | get p50 / p99 µs | set p50 / p99 µs | delete p50 / p99 µs |',
     '|---|---|---:|---:|---:|---:|',
-    ...r.runtimes.map((x) => (x.result
-      ? `| ${x.runtime} | ${x.binding} | ${int(x.result.opsPerSec)}${wrong(x.result.wrong)} | ${us(x.result.get.p50)} / ${us(x.result.get.p99)} | ${us(x.result.set.p50)} / ${us(x.result.set.p99)} | ${us(x.result.delete.p50)} / ${us(x.result.delete.p99)} |`
-      : `| ${x.runtime} | failed: ${(x.error ?? '').slice(0, 100)} |`)),
+    ...r.runtimes.map((x) =>
+      x.result
+        ? `| ${x.runtime} | ${x.binding} | ${int(x.result.opsPerSec)}${wrong(x.result.wrong)} | ${us(x.result.get.p50)} / ${us(x.result.get.p99)} | ${us(x.result.set.p50)} / ${us(x.result.set.p99)} | ${us(x.result.delete.p50)} / ${us(x.result.delete.p99)} |`
+        : `| ${x.runtime} | failed: ${(x.error ?? '').slice(0, 100)} |`,
+    ),
   ];
 }
 
@@ -111,19 +118,27 @@ function sizeTables(r: EmbeddedResults): string[] {
     '',
     '| contender | set p50 / p99 µs | sets/s | get p50 / p99 µs | gets/s | on disk |',
     '|---|---:|---:|---:|---:|---:|',
-    ...r.sizes.filter((s) => s.size === c.size).map((s) => (s.result ? `| ${mark(s.id, s.label)} | ${us(s.result.set.p50)} / ${us(s.result.set.p99)} | ${int(s.result.setPerSec)} | ${us(s.result.get.p50)} / ${us(s.result.get.p99)} | ${int(s.result.getPerSec)}${wrong(s.result.wrong)} | ${size(s.diskBytes)} |` : failed(s))),
+    ...r.sizes
+      .filter((s) => s.size === c.size)
+      .map((s) =>
+        s.result
+          ? `| ${mark(s.id, s.label)} | ${us(s.result.set.p50)} / ${us(s.result.set.p99)} | ${int(s.result.setPerSec)} | ${us(s.result.get.p50)} / ${us(s.result.get.p99)} | ${int(s.result.getPerSec)}${wrong(s.result.wrong)} | ${size(s.diskBytes)} |`
+          : failed(s),
+      ),
     '',
   ]);
 }
 
 /** Whether value files beside the database paid, per size, from the prototype's rows. */
 function filesVerdict(r: EmbeddedResults): string[] {
-  return r.config.sizes.filter((c) => c.size >= 64 * 1024).map((c) => {
-    const inDb = r.sizes.find((s) => s.id === 'sqlite-inline' && s.size === c.size)?.result;
-    const files = r.sizes.find((s) => s.id === 'sqlite-files' && s.size === c.size)?.result;
-    if (!inDb || !files) return `- ${valueSize(c.size)}: not measured.`;
-    return `- ${valueSize(c.size)}: in files, sets run at ${times(files.setPerSec, inDb.setPerSec)} and gets at ${times(files.getPerSec, inDb.getPerSec)} the rate of values inside the database.`;
-  });
+  return r.config.sizes
+    .filter((c) => c.size >= 64 * 1024)
+    .map((c) => {
+      const inDb = r.sizes.find((s) => s.id === 'sqlite-inline' && s.size === c.size)?.result;
+      const files = r.sizes.find((s) => s.id === 'sqlite-files' && s.size === c.size)?.result;
+      if (!inDb || !files) return `- ${valueSize(c.size)}: not measured.`;
+      return `- ${valueSize(c.size)}: in files, sets run at ${times(files.setPerSec, inDb.setPerSec)} and gets at ${times(files.getPerSec, inDb.getPerSec)} the rate of values inside the database.`;
+    });
 }
 
 function hitTable(r: EmbeddedResults): string[] {
@@ -131,9 +146,9 @@ function hitTable(r: EmbeddedResults): string[] {
   return [
     `| contender | ${targetsRun.map((t) => `${t * 100} % hits: get p50 / p99 µs | gets/s`).join(' | ')} | on disk |`,
     `|---|${targetsRun.map(() => '---:|---:').join('|')}|---:|`,
-    ...r.hitRatio.map((h) => (h.result
-      ? `| ${mark(h.id, h.label)} | ${h.result.map((x) => `${us(x.get.p50)} / ${us(x.get.p99)} | ${int(x.opsPerSec)}${wrong(x.wrong)}`).join(' | ')} | ${size(h.diskBytes)} |`
-      : failed(h))),
+    ...r.hitRatio.map((h) =>
+      h.result ? `| ${mark(h.id, h.label)} | ${h.result.map((x) => `${us(x.get.p50)} / ${us(x.get.p99)} | ${int(x.opsPerSec)}${wrong(x.wrong)}`).join(' | ')} | ${size(h.diskBytes)} |` : failed(h),
+    ),
   ];
 }
 
@@ -141,13 +156,22 @@ function processTable(r: EmbeddedResults): string[] {
   const ids = [...new Set(r.processes.map((p) => p.id))];
   const counts = r.config.processCounts;
   return [
-    `| contender | ${counts.map((n) => `${n} process${n > 1 ? 'es' : ''} ops/s`).join(' | ')} | ${counts.slice(1).map((n) => `${n} vs 1`).join(' | ')} | get p50 µs per process (${counts.join(' / ')}) |`,
-    `|---|${counts.map(() => '---:').join('|')}|${counts.slice(1).map(() => '---:').join('|')}|---:|`,
+    `| contender | ${counts.map((n) => `${n} process${n > 1 ? 'es' : ''} ops/s`).join(' | ')} | ${counts
+      .slice(1)
+      .map((n) => `${n} vs 1`)
+      .join(' | ')} | get p50 µs per process (${counts.join(' / ')}) |`,
+    `|---|${counts.map(() => '---:').join('|')}|${counts
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|---:|`,
     ...ids.map((id) => {
       const rows = counts.map((n) => r.processes.find((p) => p.id === id && p.result?.processes === n)?.result);
       const label = r.processes.find((p) => p.id === id)!.label;
       const p50 = rows.map((x) => (x ? us(median(x.perProcess.map((p) => p.get.p50))) : '—')).join(' / ');
-      return `| ${mark(id, label)} | ${rows.map((x) => int(x?.opsPerSec)).join(' | ')} | ${rows.slice(1).map((x) => times(x?.opsPerSec, rows[0]?.opsPerSec)).join(' | ')} | ${p50} |`;
+      return `| ${mark(id, label)} | ${rows.map((x) => int(x?.opsPerSec)).join(' | ')} | ${rows
+        .slice(1)
+        .map((x) => times(x?.opsPerSec, rows[0]?.opsPerSec))
+        .join(' | ')} | ${p50} |`;
     }),
   ];
 }
@@ -160,22 +184,33 @@ function median(values: number[]): number {
 /** Writes bench/EMBEDDED.md and its two charts into `dir`. */
 export function writeEmbeddedReport(dir: string, r: EmbeddedResults, resultsFile: string): void {
   const charts = { mix: 'chart-embedded-mix.svg', processes: 'chart-embedded-processes.svg' };
-  writeFileSync(join(dir, charts.mix), barChartSvg({
-    title: 'Classic mix (90 % get, 9 % set, 1 % delete), one process',
-    series: ['ops/s'],
-    groups: r.mix.map((m) => ({ label: m.label, values: [m.result?.opsPerSec] })),
-    unit: 'calls/s',
-  }));
+  writeFileSync(
+    join(dir, charts.mix),
+    barChartSvg({
+      title: 'Classic mix (90 % get, 9 % set, 1 % delete), one process',
+      series: ['ops/s'],
+      groups: r.mix.map((m) => ({ label: m.label, values: [m.result?.opsPerSec] })),
+      unit: 'calls/s',
+    }),
+  );
   const ids = [...new Set(r.processes.map((p) => p.id))];
-  writeFileSync(join(dir, charts.processes), barChartSvg({
-    title: `Classic mix, processes on one shared file (${r.environment.cores} cores)`,
-    series: r.config.processCounts.map((n) => `${n} process${n > 1 ? 'es' : ''}`),
-    groups: ids.map((id) => ({ label: r.processes.find((p) => p.id === id)!.label, values: r.config.processCounts.map((n) => r.processes.find((p) => p.id === id && p.result?.processes === n)?.result?.opsPerSec) })),
-    unit: 'calls/s, all processes together',
-  }));
+  writeFileSync(
+    join(dir, charts.processes),
+    barChartSvg({
+      title: `Classic mix, processes on one shared file (${r.environment.cores} cores)`,
+      series: r.config.processCounts.map((n) => `${n} process${n > 1 ? 'es' : ''}`),
+      groups: ids.map((id) => ({
+        label: r.processes.find((p) => p.id === id)!.label,
+        values: r.config.processCounts.map((n) => r.processes.find((p) => p.id === id && p.result?.processes === n)?.result?.opsPerSec),
+      })),
+      unit: 'calls/s, all processes together',
+    }),
+  );
   const env = r.environment;
   const c = r.config;
-  const libs = Object.entries(env.libraries).map(([k, v]) => `${k} ${v}`).join(', ');
+  const libs = Object.entries(env.libraries)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   const md = `# Embedded stores: the SQLite store against its peers
 
 Generated by \`npm run bench:embedded\` on ${r.date} in ${Math.max(1, Math.round(r.durationS / 60))} min; raw numbers: [\`${resultsFile}\`](${resultsFile}).

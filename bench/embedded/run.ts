@@ -46,7 +46,10 @@ async function main(): Promise<void> {
     log('EMBEDDED.md and its chart rebuilt from results/embedded.json');
     return;
   }
-  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const only = args
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const cfg = embeddedConfig(args.includes('--quick'));
   const loadAtStart = loadavg()[0]!;
   const work = mkdtempSync(join(tmpdir(), 'cachette-bench-embedded-'));
@@ -83,14 +86,24 @@ async function main(): Promise<void> {
     log('section 1/5: classic mix');
     const mix: Array<Row<MixResult>> = [];
     for (const spec of contenders) {
-      const row = withDisk('mix', await withContender(spec, 'mix', (kv) => classicMix(kv, spec.takes, { ops: countFor(spec, cfg.mixOps), warmup: countFor(spec, cfg.mixWarmup), seed: 1, check: true })));
-      if (row.result) log(`mix ${spec.id}: ${row.result.opsPerSec.toLocaleString('en-US')} ops/s, get p50 ${row.result.get.p50} µs, set p50 ${row.result.set.p50} µs, delete p50 ${row.result.delete.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`);
+      const row = withDisk(
+        'mix',
+        await withContender(spec, 'mix', (kv) => classicMix(kv, spec.takes, { ops: countFor(spec, cfg.mixOps), warmup: countFor(spec, cfg.mixWarmup), seed: 1, check: true })),
+      );
+      if (row.result)
+        log(
+          `mix ${spec.id}: ${row.result.opsPerSec.toLocaleString('en-US')} ops/s, get p50 ${row.result.get.p50} µs, set p50 ${row.result.set.p50} µs, delete p50 ${row.result.delete.p50} µs${row.result.wrong ? `, ${row.result.wrong} WRONG` : ''}`,
+        );
       mix.push(row);
     }
 
-    log('section 2/5: the classic mix on each runtime\'s binding');
+    log("section 2/5: the classic mix on each runtime's binding");
     const runtimes: EmbeddedResults['runtimes'] = [];
-    for (const [runtime, command] of [['node', [process.execPath, '--import', 'tsx']], ['bun', [join(benchDir, '../node_modules/.bin/bun')]], ['deno', [join(benchDir, '../node_modules/.bin/deno'), 'run', '--allow-all', '--no-check']]] as const) {
+    for (const [runtime, command] of [
+      ['node', [process.execPath, '--import', 'tsx']],
+      ['bun', [join(benchDir, '../node_modules/.bin/bun')]],
+      ['deno', [join(benchDir, '../node_modules/.bin/deno'), 'run', '--allow-all', '--no-check']],
+    ] as const) {
       const dir = join(work, `runtime-${runtime}`);
       mkdirSync(dir, { recursive: true });
       const [bin, ...rest] = command;

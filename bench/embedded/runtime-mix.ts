@@ -8,10 +8,11 @@ import { classicMix } from './workloads.ts';
 
 const job = JSON.parse(process.argv[process.argv.length - 1]!) as { dir: string; ops: number; warmup: number };
 const store = sqliteStore({ path: join(job.dir, 'cache.db'), timeoutMs: 10_000 });
-const result = await classicMix(
-  { get: (k) => store.get(k), set: (k, v) => store.set(k, v as Uint8Array), delete: async (k) => void (await store.delete([k])), close: () => store.close() },
-  'bytes',
-  { ops: job.ops, warmup: job.warmup, seed: 1, check: true },
-);
+const result = await classicMix({ get: (k) => store.get(k), set: (k, v) => store.set(k, v as Uint8Array), delete: async (k) => void (await store.delete([k])), close: () => store.close() }, 'bytes', {
+  ops: job.ops,
+  warmup: job.warmup,
+  seed: 1,
+  check: true,
+});
 await store.close();
 console.log(JSON.stringify({ binding: store.binding, result }));

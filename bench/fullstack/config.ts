@@ -33,7 +33,10 @@ function listArg(argv: readonly string[], flag: string): string[] | undefined {
   if (at < 0) return undefined;
   const value = argv[at + 1];
   if (!value || value.startsWith('--')) throw new TypeError(`${flag} needs a comma-separated list`);
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Resolves the configuration; unknown runtimes are an error naming the known ones. */

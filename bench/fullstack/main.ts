@@ -49,7 +49,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0]!;
   const targets = TARGETS.filter((t) => cfg.targets.includes(t.id));
   const selected = <T extends { contender?: string; page?: string }>(rows: readonly T[]) => rows.filter((r) => !cfg.only || cfg.only.has(r.contender ?? `${r.page}-page`));
-  log(`${cfg.quick ? 'quick' : 'full'} run: ${targets.map((t) => t.id).join(', ')}; ${cfg.connections} connections, warm-up ${cfg.warmupS} s, measured ${cfg.measureS} s, /work load ${cfg.soakS} s; server on CPU ${cfg.serverCpus ?? 'any'}, wrk + redis-server + bridge on CPU ${cfg.loadCpus ?? 'any'}`);
+  log(
+    `${cfg.quick ? 'quick' : 'full'} run: ${targets.map((t) => t.id).join(', ')}; ${cfg.connections} connections, warm-up ${cfg.warmupS} s, measured ${cfg.measureS} s, /work load ${cfg.soakS} s; server on CPU ${cfg.serverCpus ?? 'any'}, wrk + redis-server + bridge on CPU ${cfg.loadCpus ?? 'any'}`,
+  );
 
   const redis = await startRedisService(cfg.loadCpus);
   const monitor = new ServerMonitor(redis.url);
@@ -114,7 +116,10 @@ async function main(): Promise<void> {
 /** Logs a row's headline as it finishes. */
 function report(row: RowResult): RowResult {
   if (row.status !== 'ok') log(`  ${row.status}: ${row.reason}`);
-  else log(`  ${Math.round(row.measure!.reqPerSec).toLocaleString('en-US')} req/s, p99 ${row.measure!.latencyP99Ms.toFixed(1)} ms, server CPU ${row.cpuMsPerRequest?.toFixed(2)} ms/req, errors ${row.errors!.non2xx}/${row.errors!.socket}/${row.errors!.exceptions}`);
+  else
+    log(
+      `  ${Math.round(row.measure!.reqPerSec).toLocaleString('en-US')} req/s, p99 ${row.measure!.latencyP99Ms.toFixed(1)} ms, server CPU ${row.cpuMsPerRequest?.toFixed(2)} ms/req, errors ${row.errors!.non2xx}/${row.errors!.socket}/${row.errors!.exceptions}`,
+    );
   for (const line of row.exceptionLines ?? []) log(`  exception: ${line}`);
   return row;
 }

@@ -66,8 +66,11 @@ const pageRows = (hono: string | true, cachetteLabel = 'cachette/hono'): PageRow
   { page: 'cachette', label: `${cachetteLabel}, hits`, missPercent: 0 },
   { page: 'cachette', label: `${cachetteLabel}, 10 % misses`, missPercent: 10 },
   ...(hono === true
-    ? [{ page: 'hono-cache', label: 'hono/cache (Cache API), hits', missPercent: 0 }, { page: 'hono-cache', label: 'hono/cache (Cache API), 10 % misses', missPercent: 10 }] as PageRow[]
-    : [{ page: 'hono-cache', label: 'hono/cache', missPercent: 0, unavailable: hono }] as PageRow[]),
+    ? ([
+        { page: 'hono-cache', label: 'hono/cache (Cache API), hits', missPercent: 0 },
+        { page: 'hono-cache', label: 'hono/cache (Cache API), 10 % misses', missPercent: 10 },
+      ] as PageRow[])
+    : ([{ page: 'hono-cache', label: 'hono/cache', missPercent: 0, unavailable: hono }] as PageRow[])),
 ];
 
 const WORKERD_TCP = 'a Worker may use a TCP socket only within the request that opened it; this library keeps one connection for every request, so workerd cancels the next request as hung';
@@ -99,11 +102,7 @@ export const TARGETS: readonly Target[] = [
     store: 'redis',
     rssProgram: 'node',
     pinServer: false,
-    work: [
-      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
-      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
-      ...PEERS,
-    ],
+    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' }, { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' }, ...PEERS],
     pages: [],
     notes: [
       'The primary accepts connections and hands them to 2 workers; RSS is the sum of the three processes and connections are those of both workers. Not pinned: the workers need both cores, which they share with wrk and redis-server. Pages are measured on one process only.',
@@ -137,11 +136,7 @@ export const TARGETS: readonly Target[] = [
     server: 'deno',
     store: 'redis',
     pinServer: true,
-    work: [
-      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
-      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
-      ...PEERS,
-    ],
+    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' }, { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' }, ...PEERS],
     pages: pageRows(true),
     notes: [],
   },
@@ -159,8 +154,8 @@ export const TARGETS: readonly Target[] = [
     ],
     pages: pageRows(true),
     notes: [
-      'Local workerd talking HTTP to a bridge on loopback is not Cloudflare\'s edge talking to Upstash: the figures show the code path, not what a deployment would see. The bridge runs in its own Node process on the load generator\'s core and is part of every row\'s cost.',
-      'The peers are written for Node\'s TCP clients; with `nodejs_compat` they are tried against redis-server directly over TCP.',
+      "Local workerd talking HTTP to a bridge on loopback is not Cloudflare's edge talking to Upstash: the figures show the code path, not what a deployment would see. The bridge runs in its own Node process on the load generator's core and is part of every row's cost.",
+      "The peers are written for Node's TCP clients; with `nodejs_compat` they are tried against redis-server directly over TCP.",
     ],
   },
   {

@@ -86,12 +86,18 @@ function serverCommand(ctx: TargetContext, port: number, vars: Record<string, st
   };
   const script = (name: string) => join(ROOT, 'bench/fullstack/servers', name);
   switch (ctx.target.server) {
-    case 'node': return { command: [process.execPath, '--import', 'tsx', script('node.ts')], env: { ...env, FULLSTACK_WORKERS: String(ctx.target.workers ?? 1) } };
-    case 'bun': return { command: [join(ROOT, 'node_modules/.bin/bun'), script('bun.ts')], env };
-    case 'deno': return { command: [join(ROOT, 'node_modules/.bin/deno'), 'run', '--allow-all', '--no-check', script('deno.ts')], env: ctx.denoDir ? { ...env, DENO_DIR: ctx.denoDir } : env };
+    case 'node':
+      return { command: [process.execPath, '--import', 'tsx', script('node.ts')], env: { ...env, FULLSTACK_WORKERS: String(ctx.target.workers ?? 1) } };
+    case 'bun':
+      return { command: [join(ROOT, 'node_modules/.bin/bun'), script('bun.ts')], env };
+    case 'deno':
+      return { command: [join(ROOT, 'node_modules/.bin/deno'), 'run', '--allow-all', '--no-check', script('deno.ts')], env: ctx.denoDir ? { ...env, DENO_DIR: ctx.denoDir } : env };
     case 'workerd': {
       if (!ctx.bundle) throw new Error('workerd rows need the bundled Worker');
-      return { command: [process.execPath, '--import', 'tsx', script('workerd-host.ts')], env: { ...env, FULLSTACK_WORKER_SCRIPT: ctx.bundle.script, FULLSTACK_STORE: ctx.target.store === 'kv' ? 'kv' : 'upstash' } };
+      return {
+        command: [process.execPath, '--import', 'tsx', script('workerd-host.ts')],
+        env: { ...env, FULLSTACK_WORKER_SCRIPT: ctx.bundle.script, FULLSTACK_STORE: ctx.target.store === 'kv' ? 'kv' : 'upstash' },
+      };
     }
   }
 }
@@ -181,7 +187,8 @@ async function withServer(ctx: TargetContext, result: RowResult, vars: Record<st
     result.measure = await wrk(cfg.measureS);
     result.cpuMsPerRequest = ((groupCpuSeconds(server.launched.pgid, ctx.target.rssProgram) - cpuBefore) * 1000) / Math.max(1, result.measure.requests);
     // Every request outlasting the window is not a figure: say so rather than print 0 req/s.
-    if (result.measure.requests === 0) throw new Error(`no request completed in the ${cfg.measureS} s measured window (wrk's timeout is 5 s): the server is slower than ${cfg.connections} connections allow`);
+    if (result.measure.requests === 0)
+      throw new Error(`no request completed in the ${cfg.measureS} s measured window (wrk's timeout is 5 s): the server is slower than ${cfg.connections} connections allow`);
     if (plan.soakS > cfg.measureS) result.soak = await wrk(plan.soakS - cfg.measureS);
     const loadEnd = (await sampler.sample()).t;
     const exceptions = server.launched.marked(EXCEPTION_MARKER).count - exceptionsBefore;

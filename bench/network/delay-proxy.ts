@@ -49,7 +49,10 @@ export function startDelayProxy(targetPort: number, delayUs: number): Promise<Se
     client.setNoDelay(true);
     const upstream = connect(targetPort, '127.0.0.1');
     upstream.setNoDelay(true);
-    const close = () => { client.destroy(); upstream.destroy(); };
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     client.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
     upstream.pipe(client);
@@ -78,6 +81,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { port } = server.address() as { port: number };
   process.send?.({ port });
   // The parent asks for this process's CPU so the report can show what the proxy itself cost.
-  process.on('message', (m) => { if (m === 'cpu') process.send?.({ cpu: process.cpuUsage() }); });
+  process.on('message', (m) => {
+    if (m === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  });
   process.on('disconnect', () => process.exit(0));
 }

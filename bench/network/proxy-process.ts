@@ -26,13 +26,14 @@ export async function spawnProxy(targetUrl: string, delayUs: number): Promise<Pr
   });
   return {
     url: `redis://127.0.0.1:${port}`,
-    cpuUs: () => new Promise((resolve) => {
-      child.once('message', (m) => {
-        const cpu = (m as { cpu: NodeJS.CpuUsage }).cpu;
-        resolve(cpu.user + cpu.system);
-      });
-      child.send('cpu');
-    }),
+    cpuUs: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => {
+          const cpu = (m as { cpu: NodeJS.CpuUsage }).cpu;
+          resolve(cpu.user + cpu.system);
+        });
+        child.send('cpu');
+      }),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

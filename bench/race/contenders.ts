@@ -62,7 +62,11 @@ function bentocache(id: string, label: string, tiered: boolean): RaceContender {
     open(redisUrl, namespace) {
       const connection = new Redis(redisUrl);
       const busConnection = tiered ? new Redis(redisUrl) : undefined;
-      let store = tiered ? bentostore().useL1Layer(memoryDriver({ maxItems: 1000 })).useL2Layer(redisDriver({ connection, prefix: namespace })) : bentostore().useL2Layer(redisDriver({ connection, prefix: namespace }));
+      let store = tiered
+        ? bentostore()
+            .useL1Layer(memoryDriver({ maxItems: 1000 }))
+            .useL2Layer(redisDriver({ connection, prefix: namespace }))
+        : bentostore().useL2Layer(redisDriver({ connection, prefix: namespace }));
       if (busConnection) store = store.useBus(redisBusDriver({ connection: busConnection }));
       const bento = new BentoCache({ default: 'store', stores: { store } });
       return {

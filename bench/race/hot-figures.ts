@@ -21,9 +21,11 @@ async function rate(call: () => Promise<unknown>): Promise<number> {
   const once = async () => {
     let left = CALLS;
     const started = performance.now();
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (left-- > 0) await call();
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (left-- > 0) await call();
+      }),
+    );
     return (CALLS * 1000) / (performance.now() - started);
   };
   await once();
@@ -54,7 +56,15 @@ try {
   await cachette('cachette L1 tracking, 2 tags', { l1: { consistency: 'tracking' } }, ['a', 'b']);
   const connection = new Redis(redis.url);
   const bus = new Redis(redis.url);
-  const bento = new BentoCache({ default: 's', stores: { s: bentostore().useL1Layer(memoryDriver({ maxItems: 1000 })).useL2Layer(redisDriver({ connection })).useBus(redisBusDriver({ connection: bus })) } });
+  const bento = new BentoCache({
+    default: 's',
+    stores: {
+      s: bentostore()
+        .useL1Layer(memoryDriver({ maxItems: 1000 }))
+        .useL2Layer(redisDriver({ connection }))
+        .useBus(redisBusDriver({ connection: bus })),
+    },
+  });
   await bento.getOrSet({ key: 'hot', factory: () => ({ id: 1 }) });
   rows.push(['bentocache 1.6 L1 + L2 + bus', await rate(() => bento.getOrSet({ key: 'hot', factory: () => ({}) })), await clients(admin)]);
   await bento.disconnect();

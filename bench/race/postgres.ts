@@ -51,10 +51,22 @@ export async function startPostgres(): Promise<Postgres> {
   const init = asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
-  const start = asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=50`, 'start']);
+  const start = asPostgres(join(bin, 'pg_ctl'), [
+    '-D',
+    data,
+    '-w',
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=50`,
+    'start',
+  ]);
   if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`);
   // A watchdog stops the cluster if this process dies without stopping it.
-  const watchdog = spawn('sh', ['-c', `tail --pid=${process.pid} -f /dev/null; su postgres -s /bin/sh -c "${join(bin, 'pg_ctl')} -D ${data} -m immediate stop"; rm -rf ${dir}`], { stdio: 'ignore', detached: true });
+  const watchdog = spawn('sh', ['-c', `tail --pid=${process.pid} -f /dev/null; su postgres -s /bin/sh -c "${join(bin, 'pg_ctl')} -D ${data} -m immediate stop"; rm -rf ${dir}`], {
+    stdio: 'ignore',
+    detached: true,
+  });
   watchdog.unref();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

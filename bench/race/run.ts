@@ -79,7 +79,16 @@ function start(task: RaceTask): Child {
 
 async function runOne(scenario: Scenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client): Promise<RaceFigures> {
   await db.query('UPDATE race SET version = 0 WHERE id = 1');
-  const base = { contender: contenderId, redisUrl, pgUrl, namespace: `race-${scenario.id}-${contenderId}-${Date.now().toString(36)}`, writes: WRITES, slowCommitMs: scenario.slowCommitMs, meanGapMs: 10, inFlight: IN_FLIGHT };
+  const base = {
+    contender: contenderId,
+    redisUrl,
+    pgUrl,
+    namespace: `race-${scenario.id}-${contenderId}-${Date.now().toString(36)}`,
+    writes: WRITES,
+    slowCommitMs: scenario.slowCommitMs,
+    meanGapMs: 10,
+    inFlight: IN_FLIGHT,
+  };
   const readers = Array.from({ length: READERS }, () => start({ ...base, role: 'reader' }));
   const writer = start({ ...base, role: 'writer' });
   const all = [...readers, writer];
@@ -95,7 +104,12 @@ async function runOne(scenario: Scenario, contenderId: string, redisUrl: string,
   const ended = Number(process.hrtime.bigint()) / 1e6;
   await Promise.all(all.map((c) => new Promise((resolve) => (c.process.exitCode === null ? c.process.once('exit', resolve) : resolve(undefined)))));
   const reads = results.flatMap((r) => r.reads);
-  return analyse(commits, reads, results.reduce((n, r) => n + r.loads, 0), ended - began);
+  return analyse(
+    commits,
+    reads,
+    results.reduce((n, r) => n + r.loads, 0),
+    ended - began,
+  );
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -118,7 +132,9 @@ async function main(): Promise<void> {
       for (const contender of RUN) {
         const figures = await runOne(scenario, contender.id, url, postgres.url, db);
         table[scenario.id]![contender.id] = figures;
-        console.error(`${scenario.label} · ${contender.label}: ${fmt(figures.stalePerThousand, 1)} stale/1000, ${figures.episodes} episodes, hit ${fmt(figures.hitRatio * 100, 1)} %, ${fmt(figures.readsPerSecond)} reads/s`);
+        console.error(
+          `${scenario.label} · ${contender.label}: ${fmt(figures.stalePerThousand, 1)} stale/1000, ${figures.episodes} episodes, hit ${fmt(figures.hitRatio * 100, 1)} %, ${fmt(figures.readsPerSecond)} reads/s`,
+        );
       }
       await proxy?.stop();
       proxy = undefined;
@@ -153,7 +169,8 @@ async function main(): Promise<void> {
       '',
       `**Model.** ${READERS} reader processes (${IN_FLIGHT} reads in flight each) read one PostgreSQL row through each cache while one writer makes ${WRITES} UPDATEs at random moments (exponential gaps, 10 ms on average). A read is **stale** when it returned a version older than one whose COMMIT had returned before the read began (one monotonic clock for all processes). *Episodes*: distinct superseded versions served at least once. *Hit ratio*: 1 − source reads / reads. PostgreSQL 15 (fsync off) and redis-server are throwaways started by the bench; the delay scenarios put [\`network/\`](network/)'s user-space proxy between every process and redis.`,
       '',
-      'Self-checks: a reader with no cache must see 0 stale reads; a cache that is never invalidated about 1,000 per 1,000. ' + (selfChecks.every((c) => c.noCacheZero && c.neverNearAll) ? 'Both held in every scenario.' : '⚠ ' + JSON.stringify(selfChecks.filter((c) => !c.noCacheZero || !c.neverNearAll))),
+      'Self-checks: a reader with no cache must see 0 stale reads; a cache that is never invalidated about 1,000 per 1,000. ' +
+        (selfChecks.every((c) => c.noCacheZero && c.neverNearAll) ? 'Both held in every scenario.' : '⚠ ' + JSON.stringify(selfChecks.filter((c) => !c.noCacheZero || !c.neverNearAll))),
       '',
     ];
     for (const s of SCENARIOS) {

@@ -14,11 +14,17 @@ export function clusterDrillTable(r: ClusterBenchResults): string {
     ['master killed, replica promoted', r.drills.failover],
     [`${r.drills.reshard.slotsMoved} busy slots resharded`, r.drills.reshard],
   ] as const;
-  const replies = (d: ClusterBenchResults['drills']['failover']) => Object.entries(d.errorReplies).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const replies = (d: ClusterBenchResults['drills']['failover']) =>
+    Object.entries(d.errorReplies)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   return [
     '| Fault | requests | HTTP errors | misses after the fault | store errors | longest request ms (before → during) | fault took ms | hits back after ms | error replies of the servers |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map(([name, d]) => `| ${name} | ${d.requests} | ${d.httpErrors} | ${d.missesAfterFault} | ${d.storeErrors} | ${Math.round(d.longestBeforeMs)} → ${Math.round(d.longestRequestMs)} | ${d.faultMs} | ${d.hitsBackAfterMs ?? 'not within the drill'} | ${replies(d)} |`),
+    ...rows.map(
+      ([name, d]) =>
+        `| ${name} | ${d.requests} | ${d.httpErrors} | ${d.missesAfterFault} | ${d.storeErrors} | ${Math.round(d.longestBeforeMs)} → ${Math.round(d.longestRequestMs)} | ${d.faultMs} | ${d.hitsBackAfterMs ?? 'not within the drill'} | ${replies(d)} |`,
+    ),
   ].join('\n');
 }
 

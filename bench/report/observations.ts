@@ -45,30 +45,51 @@ export function observations(results: BenchResults): string[] {
     );
   }
   const bestRaw = best(conc, rawClientIds, 'get');
-  if (bestRaw) out.push(`The fastest raw client on concurrent get was ${bestRaw.label} at ${num(rate(bestRaw, 'get'))}/s; cachette over valkey reached ${ratio(rate(cachette, 'get'), rate(bestRaw, 'get'))} of it.`);
+  if (bestRaw)
+    out.push(
+      `The fastest raw client on concurrent get was ${bestRaw.label} at ${num(rate(bestRaw, 'get'))}/s; cachette over valkey reached ${ratio(rate(cachette, 'get'), rate(bestRaw, 'get'))} of it.`,
+    );
   const mgetPerCall = cachette?.phases.find((p) => p.phase === 'get')?.serverCommandsPerCall.mget;
   const getPerCall = cachette?.phases.find((p) => p.phase === 'get')?.serverCommandsPerCall.get ?? 0;
   if (mgetPerCall) {
-    out.push(`Read batching works under the ${results.config.concurrency}-in-flight loop: per cachette get the server saw ${mgetPerCall.toFixed(3)} MGET and ${getPerCall.toFixed(3)} GET commands, i.e. about ${(1 / mgetPerCall).toFixed(0)} keys per MGET.`);
+    out.push(
+      `Read batching works under the ${results.config.concurrency}-in-flight loop: per cachette get the server saw ${mgetPerCall.toFixed(3)} MGET and ${getPerCall.toFixed(3)} GET commands, i.e. about ${(1 / mgetPerCall).toFixed(0)} keys per MGET.`,
+    );
   }
   const sc = find(serial, 'cachette-valkey');
   const sr = find(serial, 'iovalkey');
-  out.push(`One call at a time the round trip dominates: cachette over valkey did ${num(rate(sc, 'get'))} get/s against ${num(rate(sr, 'get'))} for raw iovalkey (${ratio(rate(sc, 'get'), rate(sr, 'get'))}).`);
+  out.push(
+    `One call at a time the round trip dominates: cachette over valkey did ${num(rate(sc, 'get'))} get/s against ${num(rate(sr, 'get'))} for raw iovalkey (${ratio(rate(sc, 'get'), rate(sr, 'get'))}).`,
+  );
   const naive = find(conc, 'naive');
-  if (naive && cachette) out.push(`A client per call (naive) managed ${num(rate(naive, 'get'))} get/s with ${results.config.concurrency} in flight, ${ratio(rate(cachette, 'get'), rate(naive, 'get'))} slower than cachette, and held up to ${naive.conns} server connections.`);
+  if (naive && cachette)
+    out.push(
+      `A client per call (naive) managed ${num(rate(naive, 'get'))} get/s with ${results.config.concurrency} in flight, ${ratio(rate(cachette, 'get'), rate(naive, 'get'))} slower than cachette, and held up to ${naive.conns} server connections.`,
+    );
   const lost = conc.filter((r) => (r.phases.find((p) => p.phase === 'incr')?.wrong ?? 0) > 0);
-  if (lost.length) out.push(`Libraries without an atomic increment lost updates under concurrency (read-then-write): ${lost.map((r) => `${r.label} lost ${r.phases.find((p) => p.phase === 'incr')!.wrong}`).join(', ')} increments over the incr phase.`);
+  if (lost.length)
+    out.push(
+      `Libraries without an atomic increment lost updates under concurrency (read-then-write): ${lost.map((r) => `${r.label} lost ${r.phases.find((p) => p.phase === 'incr')!.wrong}`).join(', ')} increments over the incr phase.`,
+    );
   const tiered = find(conc, 'bentocache-tiered');
   const mem = find(conc, 'cachette-memory');
-  if (tiered && mem) out.push(`In-process reads are a different league: cachette's memory store did ${num(rate(mem, 'get'))} get/s and bentocache's L1 tier ${num(rate(tiered, 'get'))}/s; cachette has no L1 tier over valkey yet, so these rows are not comparable to the networked ones.`);
+  if (tiered && mem)
+    out.push(
+      `In-process reads are a different league: cachette's memory store did ${num(rate(mem, 'get'))} get/s and bentocache's L1 tier ${num(rate(tiered, 'get'))}/s; cachette has no L1 tier over valkey yet, so these rows are not comparable to the networked ones.`,
+    );
   const macro = results.compression.macro;
   const off = macro.find((m) => m.id === 'cachette-off');
   for (const m of macro.filter((x) => x !== off)) {
-    out.push(`${m.label} on the ${(results.compression.inputBytes / 1024).toFixed(1)} KiB rows: ${num(m.memoryPerKey)} bytes of server memory per key (${ratio(m.memoryPerKey, off?.memoryPerKey)} of uncompressed), get ${num(rate(m, 'get'))}/s and set ${num(rate(m, 'set'))}/s against ${num(rate(off, 'get'))} and ${num(rate(off, 'set'))} uncompressed.`);
+    out.push(
+      `${m.label} on the ${(results.compression.inputBytes / 1024).toFixed(1)} KiB rows: ${num(m.memoryPerKey)} bytes of server memory per key (${ratio(m.memoryPerKey, off?.memoryPerKey)} of uncompressed), get ${num(rate(m, 'get'))}/s and set ${num(rate(m, 'set'))}/s against ${num(rate(off, 'get'))} and ${num(rate(off, 'set'))} uncompressed.`,
+    );
   }
   const direct = results.delay.probes.find((p) => p.path === 'direct');
   const zero = results.delay.probes.find((p) => p.path === 0);
-  if (direct && zero) out.push(`The delay proxy itself adds ${(zero.rttUs - direct.rttUs).toFixed(0)} µs to a serial PING round trip at 0 delay (${direct.rttUs.toFixed(0)} µs direct, ${zero.rttUs.toFixed(0)} µs proxied) and spends ${zero.proxyCpuUsPerCall} µs of its own CPU per round trip; subtract it when reading the delay tables.`);
+  if (direct && zero)
+    out.push(
+      `The delay proxy itself adds ${(zero.rttUs - direct.rttUs).toFixed(0)} µs to a serial PING round trip at 0 delay (${direct.rttUs.toFixed(0)} µs direct, ${zero.rttUs.toFixed(0)} µs proxied) and spends ${zero.proxyCpuUsPerCall} µs of its own CPU per round trip; subtract it when reading the delay tables.`,
+    );
   const far = results.delay.runs.at(-1);
   if (far) {
     const c = find(far.contenders, 'cachette-valkey');

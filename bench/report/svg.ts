@@ -113,7 +113,10 @@ export function lineChartSvg(c: LineChart): string {
     `<text x="${left - 6}" y="${top - 8}" text-anchor="end" fill="#555">${escape(c.yUnit)}</text>`,
   );
   for (const m of c.markers ?? []) {
-    out.push(`<line x1="${px(m.x)}" y1="${top}" x2="${px(m.x)}" y2="${top + plotH}" stroke="#aaa" stroke-dasharray="4 3"/>`, `<text x="${Number(px(m.x)) + 3}" y="${top + 10}" fill="#777" font-size="10">${escape(m.label)}</text>`);
+    out.push(
+      `<line x1="${px(m.x)}" y1="${top}" x2="${px(m.x)}" y2="${top + plotH}" stroke="#aaa" stroke-dasharray="4 3"/>`,
+      `<text x="${Number(px(m.x)) + 3}" y="${top + 10}" fill="#777" font-size="10">${escape(m.label)}</text>`,
+    );
   }
   c.series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];

@@ -22,7 +22,13 @@ export function phaseTable(rows: readonly ContenderResult[], extra: readonly Ext
     return SUPERSCRIPTS[i] ?? `[${i + 1}]`;
   };
   const header = ['Adapter', 'get', 'get-miss', 'set', 'mget', 'mset', 'incr', 'delete', 'cpu µs', 'conns', ...extra.map((e) => e.header)];
-  const lines = [`| ${header.join(' | ')} |`, `|---|${header.slice(1).map(() => '---:').join('|')}|`];
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|---|${header
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  ];
   for (const r of rows) {
     const cells = PHASES.map((phase) => {
       const p = r.phases.find((x) => x.phase === phase);
@@ -30,7 +36,8 @@ export function phaseTable(rows: readonly ContenderResult[], extra: readonly Ext
       let cell = num(p.callsPerSec);
       const note = r.footnotes[phase];
       if (note) cell += mark(`${r.label}, ${phase}: ${note}.`);
-      if (p.wrong > 0) cell += ` ⚠${mark(`${r.label}, ${phase}: ${p.wrong} failed checks (${phase === 'incr' ? 'increments lost by the non-atomic read-then-write' : 'calls that did not return what was stored'}).`)}`;
+      if (p.wrong > 0)
+        cell += ` ⚠${mark(`${r.label}, ${phase}: ${p.wrong} failed checks (${phase === 'incr' ? 'increments lost by the non-atomic read-then-write' : 'calls that did not return what was stored'}).`)}`;
       return cell;
     });
     lines.push(`| ${[r.label, ...cells, r.cpuUsPerCall.toFixed(1), String(r.conns), ...extra.map((e) => e.cell(r))].join(' | ')} |`);

@@ -64,7 +64,9 @@ export class ServerMonitor {
   startSampling(everyMs = 20): void {
     const sample = () => {
       this.info('clients').then(
-        (m) => { this.#peak = Math.max(this.#peak, Number(m.get('connected_clients') ?? 0)); },
+        (m) => {
+          this.#peak = Math.max(this.#peak, Number(m.get('connected_clients') ?? 0));
+        },
         () => undefined, // A missed sample only lowers the peak estimate; it must not fail the run.
       );
     };

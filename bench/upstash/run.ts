@@ -35,9 +35,18 @@ try {
   for (const concurrency of CONCURRENCY) {
     const results: ContenderResult[] = [];
     for (const spec of specs) {
-      results.push(await runPhases(spec, {
-        url: server.url, monitor: server.monitor, n, kRuns, batch: 10, concurrency, value: smallValue, check: isSmallValue,
-      }));
+      results.push(
+        await runPhases(spec, {
+          url: server.url,
+          monitor: server.monitor,
+          n,
+          kRuns,
+          batch: 10,
+          concurrency,
+          value: smallValue,
+          check: isSmallValue,
+        }),
+      );
     }
     console.log(table(concurrency, results));
   }
@@ -45,7 +54,9 @@ try {
   console.log('value encoding (adapters/upstash/value-encoding.ts), entry = CBOR envelope of the ~150-byte object');
   console.log(`| raw entry | encode+decode | bytes on the wire (request, reply) | reply with Upstash-Encoding: base64 | encode+decode 1 MiB |`);
   console.log(`|---:|---:|---:|---:|---:|`);
-  console.log(`| ${e.rawBytes} B | ${e.encodeDecodeUs} µs | ${e.wireBytes} B (${(e.wireBytes / e.rawBytes).toFixed(2)}×) | ${e.wireBytesBase64Reply} B (${(e.wireBytesBase64Reply / e.rawBytes).toFixed(2)}×) | ${(e.encodeDecodeUs1MiB / 1000).toFixed(2)} ms |`);
+  console.log(
+    `| ${e.rawBytes} B | ${e.encodeDecodeUs} µs | ${e.wireBytes} B (${(e.wireBytes / e.rawBytes).toFixed(2)}×) | ${e.wireBytesBase64Reply} B (${(e.wireBytesBase64Reply / e.rawBytes).toFixed(2)}×) | ${(e.encodeDecodeUs1MiB / 1000).toFixed(2)} ms |`,
+  );
 } finally {
   await bridge.stop();
   await server.stop();

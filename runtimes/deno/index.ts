@@ -16,7 +16,17 @@ import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
-import { serverCache, servedHandler, serverUrl, type CachedServer, type RequestHandler, type RunningServer, type ServeOptions, type ServerCacheOptions, type ServerCachedHandler } from '../server-cache.ts';
+import {
+  serverCache,
+  servedHandler,
+  serverUrl,
+  type CachedServer,
+  type RequestHandler,
+  type RunningServer,
+  type ServeOptions,
+  type ServerCacheOptions,
+  type ServerCachedHandler,
+} from '../server-cache.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 

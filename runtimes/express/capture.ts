@@ -145,13 +145,17 @@ export class ResponseCapture {
       return res;
     }
     switch (name) {
-      case 'writeHead': return this.#writeHead(args[0], args[1], args[2]);
+      case 'writeHead':
+        return this.#writeHead(args[0], args[1], args[2]);
       case 'flushHeaders':
         if (!this.#committed) this.#commit();
         return undefined;
-      case 'write': return this.#write(args[0], args[1], args[2]);
-      case 'end': return this.#end(args[0], args[1], args[2]);
-      default: return this.#real.call(name, ...args);
+      case 'write':
+        return this.#write(args[0], args[1], args[2]);
+      case 'end':
+        return this.#end(args[0], args[1], args[2]);
+      default:
+        return this.#real.call(name, ...args);
     }
   }
 
@@ -235,16 +239,19 @@ export class ResponseCapture {
     if (this.#options.method === 'HEAD' || NULL_BODY_STATUS.has(status)) {
       this.#discard = true;
     } else {
-      body = new ReadableStream<Uint8Array>({
-        start: (controller) => void (this.#controller = controller),
-        pull: () => this.#drained(),
-        cancel: () => {
-          // The cache wants no more (it serves a stale copy instead): the rest is dropped.
-          this.#discard = true;
-          this.#controller = undefined;
-          this.#drained();
+      body = new ReadableStream<Uint8Array>(
+        {
+          start: (controller) => void (this.#controller = controller),
+          pull: () => this.#drained(),
+          cancel: () => {
+            // The cache wants no more (it serves a stale copy instead): the rest is dropped.
+            this.#discard = true;
+            this.#controller = undefined;
+            this.#drained();
+          },
         },
-      }, { highWaterMark: res.writableHighWaterMark || 16_384, size: (chunk) => chunk.byteLength });
+        { highWaterMark: res.writableHighWaterMark || 16_384, size: (chunk) => chunk.byteLength },
+      );
     }
     this.#resolve(new Response(body, { status, statusText: REASON_PHRASE.test(statusText) ? statusText : '', headers }));
   }
@@ -333,7 +340,9 @@ function chunkPairs(flat: unknown[]): unknown[][] {
 function toBytes(chunk: unknown, encoding: string | undefined): Uint8Array {
   if (typeof chunk === 'string') return Buffer.from(chunk, (encoding ?? 'utf8') as BufferEncoding);
   if (chunk instanceof Uint8Array) return chunk;
-  throw Object.assign(new TypeError(`The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === null ? 'null' : typeof chunk}`), { code: 'ERR_INVALID_ARG_TYPE' });
+  throw Object.assign(new TypeError(`The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${chunk === null ? 'null' : typeof chunk}`), {
+    code: 'ERR_INVALID_ARG_TYPE',
+  });
 }
 
 function headersSent(operation: string): Error {

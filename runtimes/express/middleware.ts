@@ -118,7 +118,7 @@ async function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse
  * send a new request through.
  */
 function cannotRetry(): Response {
-  return new Response('Bad Gateway: the handler answered the cache\'s conditional request with a 304 that matches no stored response\n', {
+  return new Response("Bad Gateway: the handler answered the cache's conditional request with a 304 that matches no stored response\n", {
     status: 502,
     headers: { 'content-type': 'text/plain; charset=utf-8' },
   });

@@ -2,9 +2,28 @@ import type { OutgoingHttpHeader, ServerResponse } from 'node:http';
 
 /** The methods of a response that a capture replaces and the client's answer is written through. */
 export const CAPTURED_METHODS = [
-  'setHeader', 'setHeaders', 'appendHeader', 'getHeader', 'getHeaders', 'getHeaderNames', 'hasHeader', 'removeHeader',
-  'writeHead', 'write', 'end', 'flushHeaders', 'writeContinue', 'writeProcessing', 'writeEarlyHints',
-  'on', 'addListener', 'once', 'prependListener', 'prependOnceListener', 'removeListener', 'off',
+  'setHeader',
+  'setHeaders',
+  'appendHeader',
+  'getHeader',
+  'getHeaders',
+  'getHeaderNames',
+  'hasHeader',
+  'removeHeader',
+  'writeHead',
+  'write',
+  'end',
+  'flushHeaders',
+  'writeContinue',
+  'writeProcessing',
+  'writeEarlyHints',
+  'on',
+  'addListener',
+  'once',
+  'prependListener',
+  'prependOnceListener',
+  'removeListener',
+  'off',
 ] as const;
 
 /** One of {@link CAPTURED_METHODS}. */

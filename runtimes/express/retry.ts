@@ -22,7 +22,7 @@ export function isRefetch(req: IncomingMessage): boolean {
  * `req` did not come through a node:http server's `request` event.
  */
 export function refetch(req: ExpressRequest, forwarded: Request): Promise<Response> | undefined {
-  const server = (req.socket as Socket & { server?: EventEmitter } | null)?.server;
+  const server = (req.socket as (Socket & { server?: EventEmitter }) | null)?.server;
   if (!server || server.listenerCount('request') === 0) return undefined;
   const again = new IncomingMessage(detachedSocket(req.socket));
   again.method = forwarded.method;

@@ -33,8 +33,7 @@ export function zlibCompressor(options: ZlibCompressorOptions = {}): Compressor 
     return {
       id: CompressionId.Brotli,
       name: `brotli (node:zlib, quality ${quality})`,
-      compress: (bytes) =>
-        brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+      compress: (bytes) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
       decompress: (bytes, size) => brotliDecompressSync(bytes, { maxOutputLength: Math.max(1, size) }),
     };
   }

@@ -27,7 +27,9 @@ export type { CachedWorker, WorkerApp, WorkerContext, WorkerFetch, WorkersCacheO
 const kvFactories: StoreFactories = {
   'cloudflare-kv': openKv,
   upstash: () => {
-    throw new TypeError("cachette/workers: UPSTASH_REDIS_REST_URL is set, but this entry leaves Upstash out so that KV-only Workers bundle without @upstash/redis; import { withCache } from 'cachette/workers/upstash' (and install @upstash/redis)");
+    throw new TypeError(
+      "cachette/workers: UPSTASH_REDIS_REST_URL is set, but this entry leaves Upstash out so that KV-only Workers bundle without @upstash/redis; import { withCache } from 'cachette/workers/upstash' (and install @upstash/redis)",
+    );
   },
 };
 

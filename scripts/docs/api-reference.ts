@@ -26,12 +26,29 @@ export const SECTIONS: readonly ReferenceSection[] = [
   { title: 'Per-call options', call: 'cache.set / getOrSet / setMany(key, value, options)', file: 'src/cache/types.ts', type: 'SetOptions' },
   { title: 'cache.close', call: 'cache.close(options)', file: 'src/cache/types.ts', type: 'CloseOptions' },
   { title: 'cache.wrap and @cached', call: "cache.wrap(fn, options), @cached(cache, options) — 'cachette'", file: 'src/cache/wrap.ts', type: 'WrapOptions' },
-  { title: 'httpCache and @cachedResponse', call: "httpCache(handler, options), createHttpCache(options), @cachedResponse(options) — 'cachette/http', 'cachette'", file: 'src/http/options.ts', type: 'HttpCacheOptions' },
+  {
+    title: 'httpCache and @cachedResponse',
+    call: "httpCache(handler, options), createHttpCache(options), @cachedResponse(options) — 'cachette/http', 'cachette'",
+    file: 'src/http/options.ts',
+    type: 'HttpCacheOptions',
+  },
   { title: 'Hono', call: "cache(options) — 'cachette/hono'", file: 'src/hono/middleware.ts', type: 'HonoCacheOptions', plus: 'httpCache and @cachedResponse' },
   { title: 'Express', call: "cache(options) — 'cachette/express'", file: 'runtimes/express/middleware.ts', type: 'ExpressCacheOptions', plus: 'httpCache and @cachedResponse' },
   { title: 'serve', call: "serve(handler, options) — 'cachette/node', 'cachette/bun', 'cachette/deno'", file: 'runtimes/server-cache.ts', type: 'ServeOptions' },
-  { title: 'serve({ cache }) and cached', call: "serve(handler, { cache: options }), cached(handler, options) — 'cachette/node', 'cachette/bun', 'cachette/deno'", file: 'runtimes/server-cache.ts', type: 'ServerCacheOptions', plus: 'httpCache and @cachedResponse' },
-  { title: 'Workers', call: "withCache(app, options) — 'cachette/workers', 'cachette/workers/upstash'", file: 'runtimes/workers/cached-worker.ts', type: 'WorkersCacheOptions', plus: 'httpCache and @cachedResponse' },
+  {
+    title: 'serve({ cache }) and cached',
+    call: "serve(handler, { cache: options }), cached(handler, options) — 'cachette/node', 'cachette/bun', 'cachette/deno'",
+    file: 'runtimes/server-cache.ts',
+    type: 'ServerCacheOptions',
+    plus: 'httpCache and @cachedResponse',
+  },
+  {
+    title: 'Workers',
+    call: "withCache(app, options) — 'cachette/workers', 'cachette/workers/upstash'",
+    file: 'runtimes/workers/cached-worker.ts',
+    type: 'WorkersCacheOptions',
+    plus: 'httpCache and @cachedResponse',
+  },
   { title: 'memoryStore', call: "memoryStore(options) — 'cachette/adapters/memory'", file: 'adapters/memory/index.ts', type: 'MemoryStoreOptions' },
   { title: 'valkeyStore', call: "valkeyStore(url | options) — 'cachette/adapters/valkey'", file: 'adapters/valkey/index.ts', type: 'ValkeyStoreOptions' },
   { title: 'upstashStore', call: "upstashStore(options | client) — 'cachette/adapters/upstash'", file: 'adapters/upstash/store.ts', type: 'UpstashConnectionOptions' },
@@ -70,7 +87,13 @@ export function readOptions(root: string, sections: readonly ReferenceSection[] 
     const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).find((s) => s.name === section.type);
     if (!exported) throw new Error(`api reference: ${section.file} does not export ${section.type}`);
     const type = checker.getDeclaredTypeOfSymbol(exported);
-    result.set(section, checker.getPropertiesOfType(type).map((property) => optionRow(property, checker)).sort((a, b) => Number(a.optional) - Number(b.optional)));
+    result.set(
+      section,
+      checker
+        .getPropertiesOfType(type)
+        .map((property) => optionRow(property, checker))
+        .sort((a, b) => Number(a.optional) - Number(b.optional)),
+    );
   }
   return result;
 }
@@ -102,7 +125,10 @@ function cell(text: string): string {
 
 /** GitHub's anchor for a heading. */
 function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 /** docs/API.md as it should read for the sources under `root`. */

@@ -9,7 +9,9 @@ const DIR = 'test/runtimes/bun';
  * vitest never picks them up) and counts its JUnit report, one row per top-level describe.
  */
 export function runBun(): RuntimeRun {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.bun.ts')).map((f) => `./${join(DIR, f)}`);
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.bun.ts'))
+    .map((f) => `./${join(DIR, f)}`);
   return runWithJunit({
     runtime: 'bun',
     bin: 'node_modules/.bin/bun',

@@ -10,7 +10,9 @@ const DIR = 'test/runtimes/deno';
  * checks these files with the repo's tsconfig, and Deno's checker would read them differently.
  */
 export function runDeno(): RuntimeRun {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.deno.ts')).map((f) => join(DIR, f));
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.deno.ts'))
+    .map((f) => join(DIR, f));
   return runWithJunit({
     runtime: 'deno',
     bin: 'node_modules/.bin/deno',

@@ -33,9 +33,12 @@ if (process.env.REDIS_URL) {
   process.env.REDIS_SERVER_BIN = bin;
   console.log(`[test] started ${bin} on ${redis.url}`);
 } else {
-  const why = process.env.CACHETTE_NO_INSTALL === '1' ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
-    : process.getuid?.() !== 0 ? 'installing it needs root (apt-get install redis-server)'
-    : 'apt-get install redis-server did not install it';
+  const why =
+    process.env.CACHETTE_NO_INSTALL === '1'
+      ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
+      : process.getuid?.() !== 0
+        ? 'installing it needs root (apt-get install redis-server)'
+        : 'apt-get install redis-server did not install it';
   problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
 }
 if (process.env.VALKEY_CLUSTER_NODES) {

@@ -44,13 +44,20 @@ class Encoder {
 
   encode(value: unknown, path: string, depth: number): string {
     switch (typeof value) {
-      case 'string': return JSON.stringify(value);
-      case 'number': return Object.is(value, -0) ? '0' : String(value);
-      case 'bigint': return `${value}n`;
-      case 'boolean': return String(value);
-      case 'undefined': return 'undefined';
-      case 'function': return this.#refuse(path, 'a function');
-      case 'symbol': return this.#refuse(path, 'a symbol');
+      case 'string':
+        return JSON.stringify(value);
+      case 'number':
+        return Object.is(value, -0) ? '0' : String(value);
+      case 'bigint':
+        return `${value}n`;
+      case 'boolean':
+        return String(value);
+      case 'undefined':
+        return 'undefined';
+      case 'function':
+        return this.#refuse(path, 'a function');
+      case 'symbol':
+        return this.#refuse(path, 'a symbol');
     }
     if (value === null) return 'null';
     if (depth >= MAX_DEPTH) return this.#refuse(path, `nested deeper than ${MAX_DEPTH} levels`);

@@ -142,7 +142,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
 
-
   set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
     // Not async: an async wrapper around the store's promise would cost every write two more ticks.
     let full: string;
@@ -193,7 +192,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     );
   }
 
-
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
     const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) }));
@@ -234,7 +232,14 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
             this.counters.bytesWritten += bytes;
             return true;
           },
-          (error: unknown) => this.#fallback(error, 'setMany', slice.map((e) => e.key), undefined, false),
+          (error: unknown) =>
+            this.#fallback(
+              error,
+              'setMany',
+              slice.map((e) => e.key),
+              undefined,
+              false,
+            ),
         ),
       );
     }
@@ -259,7 +264,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#path.incr(full, by, ttlMs).then(undefined, (error: unknown) => this.#fallback(error, 'incr', full, undefined, undefined));
   }
 
-
   delete(keys: string | readonly string[]): Promise<number> {
     let fulls: string[];
     try {
@@ -271,7 +275,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#tier.forget(fulls);
     return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
   }
-
 
   async has(key: string): Promise<boolean> {
     return (await this.lookup(key, this.#full(key), NO_TAGS)).found?.state === 'fresh';
@@ -304,7 +307,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T> {
     return this.#fences.mutate(tags, fn);
   }
-
 
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
     return wrap(this, fn, options);
@@ -387,7 +389,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (this.events.listens('outdated')) this.events.emit('outdated', { key, tags });
   }
 
-
   hit(key: string, started: number): void {
     this.counters.hits++;
     if (this.events.listens('hit')) this.events.emit('hit', { key, durationMs: started ? performance.now() - started : 0 });
@@ -461,7 +462,6 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
     return { freshFor, staleFor };
   }
-
 
   /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */
   #encode(key: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Uint8Array | undefined {

@@ -50,7 +50,6 @@ export interface FillHost {
   track(work: Promise<unknown>): void;
 }
 
-
 /**
  * `getOrSet`: the read, then on a miss one factory run per key however many callers wait, in
  * this process (one promise per key) and across processes (a fill lease, when the store can
@@ -102,21 +101,30 @@ export class FillHandler {
     const onWrite = (write: Promise<unknown>) => (written = write);
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
-    const fill = storeFailed ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite, record, undefined) : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite, record, superseding ? undefined : this.host.leases);
+    const fill = storeFailed
+      ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite, record, undefined)
+      : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite, record, superseding ? undefined : this.host.leases);
     record.promise = fill;
     this.#fills.set(full, record);
     const release = () => {
       if (this.#fills.get(full) === record) this.#fills.delete(full);
     };
-    fill.then(
-      () => (written ?? Promise.resolve()).then(release),
-      release,
-    );
+    fill.then(() => (written ?? Promise.resolve()).then(release), release);
     return fill;
   }
 
   /** The value for a miss: from the source during a write in progress, else filled under a lease or taken from another process's fill. */
-  async #obtain<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, leases: FillLeases | undefined): Promise<T> {
+  async #obtain<T>(
+    key: string,
+    full: string,
+    factory: Factory<T>,
+    lifetimes: Lifetimes,
+    tags: readonly string[],
+    snapshot: TagSnapshot | undefined,
+    onWrite: (written: Promise<unknown>) => void,
+    record: Fill,
+    leases: FillLeases | undefined,
+  ): Promise<T> {
     const { host } = this;
     const deadline = performance.now() + host.lockTimeoutMs;
     let snap = snapshot;
@@ -177,7 +185,17 @@ export class FillHandler {
    * lease is released once the write has landed (so waiters find the entry), or at once when
    * there is nothing to write.
    */
-  async #runAndStore<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, generations: readonly TagGeneration[] | undefined, lease: FillLease | undefined, onWrite: (written: Promise<unknown>) => void, record: Fill, snap: TagSnapshot | undefined): Promise<T> {
+  async #runAndStore<T>(
+    key: string,
+    full: string,
+    factory: Factory<T>,
+    lifetimes: Lifetimes,
+    generations: readonly TagGeneration[] | undefined,
+    lease: FillLease | undefined,
+    onWrite: (written: Promise<unknown>) => void,
+    record: Fill,
+    snap: TagSnapshot | undefined,
+  ): Promise<T> {
     record.asOf = snap ?? UNKNOWN_STATE;
     let value: T;
     try {
@@ -265,7 +283,6 @@ export class FillHandler {
     this.host.counters.coalesced++;
     this.host.events.emit('coalesced', { key, remote: true });
   }
-
 }
 
 /** A fill in flight in this process. */
@@ -295,4 +312,3 @@ function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
 function sameGenerations(earlier: TagSnapshot, later: TagSnapshot): boolean {
   return later.generations.every((g) => earlier.generations.some((e) => e.tag === g.tag && e.generation === g.generation));
 }
-

@@ -131,9 +131,25 @@ export interface ResolvedOptions {
 }
 
 const KNOWN: ReadonlyArray<keyof CacheOptions> = [
-  'store', 'closeStore', 'prefix', 'namespace', 'serializer', 'compression', 'ttl', 'grace', 'timeout',
-  'strict', 'circuitBreaker', 'batch', 'factoryTimeout', 'maxValueBytes', 'clock', 'logger',
-  'lockTimeout', 'writeLeaseTtl', 'l1',
+  'store',
+  'closeStore',
+  'prefix',
+  'namespace',
+  'serializer',
+  'compression',
+  'ttl',
+  'grace',
+  'timeout',
+  'strict',
+  'circuitBreaker',
+  'batch',
+  'factoryTimeout',
+  'maxValueBytes',
+  'clock',
+  'logger',
+  'lockTimeout',
+  'writeLeaseTtl',
+  'l1',
 ];
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
@@ -147,7 +163,10 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   for (const m of STORE_METHODS) {
     if (typeof store[m] !== 'function') throw new TypeError(`createCache: the store lacks the "${m}" method required by the store contract`);
   }
-  for (const [name, value] of [['prefix', o.prefix], ['namespace', o.namespace]] as const) {
+  for (const [name, value] of [
+    ['prefix', o.prefix],
+    ['namespace', o.namespace],
+  ] as const) {
     if (value !== undefined && typeof value !== 'string') throw new TypeError(`createCache: "${name}" must be a string`);
   }
   if (o.circuitBreaker !== undefined) checkKnownOptions(o.circuitBreaker, ['threshold', 'cooldownMs'], 'createCache: circuitBreaker');
@@ -169,14 +188,20 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   }
   const lockTimeoutMs = toMs(o.lockTimeout ?? 5000, 'lockTimeout');
   const writeLeaseTtlMs = toMs(o.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
-  for (const [name, ms] of [['lockTimeout', lockTimeoutMs], ['writeLeaseTtl', writeLeaseTtlMs]] as const) {
+  for (const [name, ms] of [
+    ['lockTimeout', lockTimeoutMs],
+    ['writeLeaseTtl', writeLeaseTtlMs],
+  ] as const) {
     // Both are store-side expiries: they must be finite, or a crashed process would block for ever.
     if (!(ms > 0 && Number.isFinite(ms))) throw new RangeError(`createCache: ${name} must be a finite duration greater than 0, got ${ms}`);
   }
   return {
     store: store as Store,
     closeStore: o.closeStore ?? true,
-    keyPrefix: [o.prefix ?? 'cachette', o.namespace].filter((s) => s).map((s) => `${s}:`).join(''),
+    keyPrefix: [o.prefix ?? 'cachette', o.namespace]
+      .filter((s) => s)
+      .map((s) => `${s}:`)
+      .join(''),
     serializer: resolveSerializer(o.serializer),
     compression: resolveCompression(o.compression, store.compressionThreshold),
     ttlMs,
@@ -204,7 +229,10 @@ function resolveL1(l1: L1Options, store: Store): Required<L1Options> {
   checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency'], 'createCache: l1');
   const maxEntries = l1.maxEntries ?? DEFAULT_L1_ENTRIES;
   const maxBytes = l1.maxBytes ?? DEFAULT_L1_BYTES;
-  for (const [name, n] of [['maxEntries', maxEntries], ['maxBytes', maxBytes]] as const) {
+  for (const [name, n] of [
+    ['maxEntries', maxEntries],
+    ['maxBytes', maxBytes],
+  ] as const) {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`createCache: l1.${name} must be a positive integer, got ${n}`);
   }
   const consistency = l1.consistency ?? 'strict';

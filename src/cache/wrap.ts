@@ -39,7 +39,6 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
   delete(...args: A): Promise<boolean>;
 }
 
-
 /**
  * Argument encodings longer than this many UTF-8 bytes are replaced by their SHA-256 digest, so
  * that keys stay short on every store (Workers KV refuses keys above 512 bytes).
@@ -103,7 +102,11 @@ export type AnyFunction = (...args: never[]) => unknown;
  * `cache.wrap(fn, options)`: see {@link WrapOptions}. The signature is read from `fn` alone, so a
  * `key` or `tags` callback that declares fewer parameters cannot narrow the wrapped function's.
  */
-export function wrap<F extends AnyFunction>(cache: Cache, fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
+export function wrap<F extends AnyFunction>(
+  cache: Cache,
+  fn: F,
+  options?: WrapOptions<Parameters<F>, ThisParameterType<F>>,
+): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
   type A = Parameters<F>;
   type This = ThisParameterType<F>;
   type R = Awaited<ReturnType<F>>;

@@ -13,10 +13,7 @@ export type CacheSource<This> = Cache | ((self: This) => Cache);
 export type AsyncMethod<This, A extends unknown[], R> = (this: This, ...args: A) => Promise<R>;
 
 /** The decorator `cached(cache, options)` returns. */
-export type CachedMethodDecorator<This, A extends unknown[], R> = (
-  method: AsyncMethod<This, A, R>,
-  context: ClassMethodDecoratorContext<This, AsyncMethod<This, A, R>>,
-) => AsyncMethod<This, A, R>;
+export type CachedMethodDecorator<This, A extends unknown[], R> = (method: AsyncMethod<This, A, R>, context: ClassMethodDecoratorContext<This, AsyncMethod<This, A, R>>) => AsyncMethod<This, A, R>;
 
 /**
  * Caches a method's results by its arguments:
@@ -40,7 +37,7 @@ export function cached<This, A extends unknown[], R>(cache: CacheSource<This>, o
     if (context?.kind !== 'method' || typeof method !== 'function') {
       throw new TypeError(`cachette: @cached decorates class methods, not ${context?.kind ?? typeof method}`);
     }
-    const methodName = typeof context.name === 'symbol' ? context.name.description ?? 'symbol' : context.name;
+    const methodName = typeof context.name === 'symbol' ? (context.name.description ?? 'symbol') : context.name;
     // Validated once, where the class is defined; the label is settled per declaring class.
     const resolved = resolveWrapOptions<A, This>(`@cached ${methodName}`, methodName, options);
     const labelled = new WeakMap<object, ResolvedWrap<A, This>>();
@@ -81,10 +78,10 @@ function declaringClass(self: object, context: Pick<ClassMethodDecoratorContext,
   if (!context.private) {
     for (let at: object | null = context.static ? self : Object.getPrototypeOf(self); at !== null; at = Object.getPrototypeOf(at)) {
       const own = Object.getOwnPropertyDescriptor(at, context.name);
-      if (own?.value === replacement) return context.static ? at : (at as { constructor: object }).constructor ?? at;
+      if (own?.value === replacement) return context.static ? at : ((at as { constructor: object }).constructor ?? at);
     }
   }
-  return context.static ? self : (self as { constructor: object }).constructor ?? self;
+  return context.static ? self : ((self as { constructor: object }).constructor ?? self);
 }
 
 function className(owner: object): string {

@@ -74,9 +74,9 @@ export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
     };
     const revalidate: OriginFetch | null = app
       ? async (request) => {
-        revalidations.add(request);
-        return app.fetch(request, c.env, executionCtx);
-      }
+          revalidations.add(request);
+          return app.fetch(request, c.env, executionCtx);
+        }
       : null;
     const res = await policy.handle(c.req.raw, origin, {
       waitUntil: executionCtx && ((promise) => executionCtx.waitUntil(promise)),

@@ -83,7 +83,13 @@ export interface RequestDirectives {
 }
 
 const NO_REQUEST_DIRECTIVES: RequestDirectives = {
-  noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: undefined, minFresh: undefined, staleIfError: undefined,
+  noStore: false,
+  noCache: false,
+  onlyIfCached: false,
+  maxAge: undefined,
+  maxStale: undefined,
+  minFresh: undefined,
+  staleIfError: undefined,
 };
 
 /** Reads the request's directives; invalid arguments are ignored rather than guessed. */
@@ -105,7 +111,7 @@ export function requestDirectives(headers: Headers): RequestDirectives {
     onlyIfCached: d.has('only-if-cached'),
     maxAge: ms('max-age'),
     // A bare max-stale accepts any staleness (§5.2.1.2); a broken argument is read the same way.
-    maxStale: staleArg === undefined ? undefined : ms('max-stale') ?? Infinity,
+    maxStale: staleArg === undefined ? undefined : (ms('max-stale') ?? Infinity),
     minFresh: ms('min-fresh'),
     staleIfError: ms('stale-if-error'),
   };

@@ -59,6 +59,6 @@ export function decide(entry: Timed, rd: RequestDirectives, now: number, mayReva
 export function mayServeOnError(stale: Timed, rd: RequestDirectives, now: number): boolean {
   if (stale.mustRevalidate) return false;
   const staleness = currentAge(stale, now) - stale.lifetime;
-  const window = Math.max(stale.sie, stale.clientMayAcceptStale ? rd.staleIfError ?? 0 : 0);
+  const window = Math.max(stale.sie, stale.clientMayAcceptStale ? (rd.staleIfError ?? 0) : 0);
   return staleness < 0 || (window > 0 && staleness <= window);
 }

@@ -9,18 +9,12 @@
  */
 import type { Cache } from '../cache/create-cache.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import {
-  isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem,
-  type LanguageAlias, type StoredResponse, type VaryMarker,
-} from './stored-response.ts';
+import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
 import type { TagIndex } from './tag-index.ts';
 import { contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
 
 /** What a lookup found. */
-export type Lookup =
-  | { kind: 'uri-miss' }
-  | { kind: 'vary-miss'; marker: VaryMarker }
-  | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
+export type Lookup = { kind: 'uri-miss' } | { kind: 'vary-miss'; marker: VaryMarker } | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
 
 /** What became of a write: stored, refused by the store (a failure or timeout), or over the URL's variant cap. */
 export type WriteResult = 'stored' | 'store-failed' | 'variants-full';
@@ -118,9 +112,8 @@ export class EntryStore {
   async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
     const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.options.retainStaleMs);
-    const result = entry.vary.length === 0
-      ? (await this.cache.set(key, entry, { ttl: retainMs }) ? 'stored' : 'store-failed')
-      : await this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
+    const result =
+      entry.vary.length === 0 ? ((await this.cache.set(key, entry, { ttl: retainMs })) ? 'stored' : 'store-failed') : await this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
     if (result === 'stored' && entry.tags.length > 0) await this.tags.add(entry.tags, key, retainMs);
     return result;
   }

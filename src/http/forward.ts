@@ -190,7 +190,10 @@ export class Forwarder {
       idleTimeoutMs: this.c.o.originIdleTimeoutMs,
       resume: this.#resumer(job, res),
     });
-    const stored = this.c.track(body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))), job.options);
+    const stored = this.c.track(
+      body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))),
+      job.options,
+    );
     this.#settle(forward, { kind: 'shared', meta, body, fwdStatus }, stored);
     // This client's reader exists before anything is awaited, so that no chunk is dropped before it reads.
     const stream = body.stream();
@@ -266,8 +269,8 @@ export class Forwarder {
   async #completed(job: ForwardJob, res: Response, exchange: Exchange, forward: Forward | undefined): Promise<Response> {
     const { entry, gap } = job.completion!;
     const range = parseContentRange(res.headers.get('content-range'));
-    const matches = res.status === 206 && range !== undefined && range.span[0] === gap[0] && range.span[1] === gap[1]
-      && range.length === entry.partial!.length && res.headers.get('etag') === entry.etag;
+    const matches =
+      res.status === 206 && range !== undefined && range.span[0] === gap[0] && range.span[1] === gap[1] && range.length === entry.partial!.length && res.headers.get('etag') === entry.etag;
     if (!matches && res.status === 200) return this.#answered({ ...job, completion: undefined }, res, exchange, forward);
     // The part is read whole before answering (the client gets one complete body), and never
     // beyond what it announced.
@@ -284,7 +287,12 @@ export class Forwarder {
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
     const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
     const complete: StoredResponse = { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(whole.body.byteLength)]], body: whole.body };
-    const stored = forward ? this.c.track(forward.store(() => this.#write(job.key, complete)), job.options) : undefined;
+    const stored = forward
+      ? this.c.track(
+          forward.store(() => this.#write(job.key, complete)),
+          job.options,
+        )
+      : undefined;
     this.#settle(forward, { kind: 'unshared' }, stored);
     const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: !this.c.health.knownDown };
     return this.c.responder.stored(complete, job.request, { outcome, age: complete.initialAge, key: job.key, body: complete.body });
@@ -308,16 +316,19 @@ export class Forwarder {
     const found = storedEntry(job.found);
     const previous = found?.partial && found.etag === etag && found.partial.length === length ? { partial: found.partial, body: found.body } : undefined;
     const body = new SharedBody(res.body, this.#bodyBounds());
-    const stored = this.c.track(body.complete.then((bytes) => {
-      if (!bytes || bytes.byteLength !== range.span[1] - range.span[0]) return;
-      const merged = addSpan(previous, length, range.span, bytes);
-      if (merged.body.byteLength > this.c.o.maxBodyBytes) return;
-      const whole = merged.partial.spans.length === 1 && merged.partial.spans[0]![0] === 0 && merged.partial.spans[0]![1] === length;
-      const entry: StoredResponse = whole
-        ? { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(length)]], body: merged.body }
-        : { ...meta, body: merged.body, partial: merged.partial };
-      return forward.store(() => this.#write(job.key, entry));
-    }), job.options);
+    const stored = this.c.track(
+      body.complete.then((bytes) => {
+        if (!bytes || bytes.byteLength !== range.span[1] - range.span[0]) return;
+        const merged = addSpan(previous, length, range.span, bytes);
+        if (merged.body.byteLength > this.c.o.maxBodyBytes) return;
+        const whole = merged.partial.spans.length === 1 && merged.partial.spans[0]![0] === 0 && merged.partial.spans[0]![1] === length;
+        const entry: StoredResponse = whole
+          ? { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(length)]], body: merged.body }
+          : { ...meta, body: merged.body, partial: merged.partial };
+        return forward.store(() => this.#write(job.key, entry));
+      }),
+      job.options,
+    );
     this.#settle(forward, { kind: 'unshared' }, stored);
     const stream = body.stream();
     const verdict = await this.#storedVerdict(res, body);
@@ -327,7 +338,13 @@ export class Forwarder {
 
   #serveStale(stale: StoredResponse, job: ForwardJob, outcome: CacheOutcome): Response {
     const age = currentAge(stale, this.c.o.now());
-    return this.c.responder.stored(stale, job.request, { outcome: { ...outcome, ttl: stale.lifetime - age, stale: true, detail: 'stale-if-error' }, age, key: job.key, body: stale.body, range: job.range });
+    return this.c.responder.stored(stale, job.request, {
+      outcome: { ...outcome, ttl: stale.lifetime - age, stale: true, detail: 'stale-if-error' },
+      age,
+      key: job.key,
+      body: stale.body,
+      range: job.range,
+    });
   }
 
   async #write(key: string, entry: StoredResponse): Promise<WriteResult> {

@@ -26,7 +26,12 @@ export function isHopByHop(name: string, connectionNames: ReadonlySet<string> | 
 export function connectionNames(headers: Headers): ReadonlySet<string> | undefined {
   const value = headers.get('connection');
   if (value === null) return undefined;
-  return new Set(value.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    value
+      .split(',')
+      .map((n) => n.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
 
 /** A copy of `headers` without hop-by-hop fields (and without `drop`, lowercase names). */

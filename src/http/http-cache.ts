@@ -86,8 +86,7 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
 export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
   if (typeof handler !== 'function') throw new TypeError('httpCache: the first argument must be a handler (request, ctx?) => Promise<Response>');
   const policy = createHttpCache(options);
-  const cached = ((request: Request, ctx?: C) =>
-    policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
+  const cached = ((request: Request, ctx?: C) => policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
   return Object.assign(cached, {
     purge: (target: PurgeTarget) => policy.purge(target),
     idle: () => policy.idle(),
@@ -128,7 +127,10 @@ class SharedHttpCache implements HttpCache {
     const track = (work: Promise<unknown>, options: HandleOptions) => this.#track(work, options);
     this.#forwarder = new Forwarder({ o, entries: this.#entries, forwards: this.#forwards, responder: this.#responder, health: this.#health, track });
     this.#unsafe = {
-      o, forwarder: this.#forwarder, forwards: this.#forwards, responder: this.#responder,
+      o,
+      forwarder: this.#forwarder,
+      forwards: this.#forwards,
+      responder: this.#responder,
       invalidate: (keys, options) => this.#track(this.#fenceAndRemove(keys), options),
     };
   }
@@ -246,7 +248,8 @@ class SharedHttpCache implements HttpCache {
     // The refresh is for the whole stored response, whatever this client asked of it.
     for (const name of ['cache-control', 'pragma', 'range', 'if-range']) headers.delete(name);
     // Not a shared forward: other clients keep getting the stale copy instead of waiting for it.
-    const run = this.#forwarder.forward({ ...job, request: new Request(job.request.url, { headers }), origin: revalidate, rd: NO_DIRECTIVES, fwd: 'stale', lead: false, range: undefined })
+    const run = this.#forwarder
+      .forward({ ...job, request: new Request(job.request.url, { headers }), origin: revalidate, rd: NO_DIRECTIVES, fwd: 'stale', lead: false, range: undefined })
       // Reading nothing is enough: the shared body keeps reading until the copy is stored.
       .then((res) => res.body?.cancel())
       .finally(() => this.#refreshing.delete(found.storeKey));
@@ -261,7 +264,10 @@ class SharedHttpCache implements HttpCache {
 
   /** Keeps background work observable (idle) and alive (waitUntil); its failures go to onError. */
   #track(work: Promise<unknown>, options: WaitUntilContext): Promise<void> {
-    const settled = work.then(() => undefined, (error: unknown) => this.#o.onError(error));
+    const settled = work.then(
+      () => undefined,
+      (error: unknown) => this.#o.onError(error),
+    );
     this.#background.add(settled);
     void settled.then(() => this.#background.delete(settled));
     try {

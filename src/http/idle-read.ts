@@ -28,17 +28,20 @@ export function readWithin(source: ReadableStreamDefaultReader<Uint8Array>, ms: 
 export function idleBounded(body: ReadableStream<Uint8Array>, ms: number): ReadableStream<Uint8Array> {
   if (!Number.isFinite(ms)) return body;
   const source = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await readWithin(source, ms);
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
-        await source.cancel(error).catch(() => {});
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await readWithin(source, ms);
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          controller.error(error);
+          await source.cancel(error).catch(() => {});
+        }
+      },
+      cancel: (reason) => source.cancel(reason),
     },
-    cancel: (reason) => source.cancel(reason),
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }

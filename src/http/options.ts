@@ -136,7 +136,7 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`httpCache: "${name}" must be a function`);
   }
   if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError('httpCache: "tags" must be an array of strings or a function');
-  if ('storeSetCookie' in o) throw new TypeError('httpCache: "storeSetCookie" was replaced by setCookie: \'bypass\' | \'strip\' | \'store\' (storeSetCookie: true stripped the header: use \'strip\')');
+  if ('storeSetCookie' in o) throw new TypeError("httpCache: \"storeSetCookie\" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')");
   const setCookie = o.setCookie ?? 'bypass';
   if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`httpCache: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
   const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes');
@@ -148,20 +148,22 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
   if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
     throw new TypeError('httpCache: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false');
   }
-  const fraction = o.heuristic === false ? 0 : o.heuristic?.fraction ?? 0.1;
+  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
   if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`httpCache: heuristic.fraction must be within [0, 1], got ${fraction}`);
   const name = o.name ?? 'cachette';
   if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`httpCache: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
-  const cache = o.cache ?? createCache({
-    store: o.store!,
-    namespace: o.namespace ?? 'http',
-    ...(o.batch === undefined ? {} : { batch: o.batch }),
-    // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
-    // would cost more than it saves; pass your own `cache` to choose otherwise.
-    compression: false,
-    // The store was passed in: it belongs to the caller, who closes it.
-    closeStore: false,
-  });
+  const cache =
+    o.cache ??
+    createCache({
+      store: o.store!,
+      namespace: o.namespace ?? 'http',
+      ...(o.batch === undefined ? {} : { batch: o.batch }),
+      // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
+      // would cost more than it saves; pass your own `cache` to choose otherwise.
+      compression: false,
+      // The store was passed in: it belongs to the caller, who closes it.
+      closeStore: false,
+    });
   return {
     cache,
     ownsCache: o.cache === undefined,

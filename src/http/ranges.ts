@@ -24,7 +24,11 @@ const SUFFIX_RANGE = /^-(\d{1,15})$/;
 export function parseRange(value: string): RangeSpec | 'multiple' | undefined {
   const eq = value.indexOf('=');
   if (eq === -1 || value.slice(0, eq).trim().toLowerCase() !== 'bytes') return undefined;
-  const specs = value.slice(eq + 1).split(',').map((s) => s.trim()).filter(Boolean);
+  const specs = value
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (specs.length === 0) return undefined;
   const parsed: RangeSpec[] = [];
   for (const spec of specs) {

@@ -68,9 +68,7 @@ export class Responder {
     if (this.clientHasIt(request, meta)) return this.notModified(meta, outcome, age, key);
     if (range !== undefined && meta.status === 200 && body instanceof Uint8Array && request.method === 'GET' && this.rangeApplies(request, meta)) {
       const span = resolveRange(range, body.byteLength);
-      return span === undefined
-        ? this.unsatisfiable(meta, outcome, age, key, body.byteLength)
-        : this.partial(meta, outcome, age, key, body.subarray(span[0], span[1]), span, body.byteLength);
+      return span === undefined ? this.unsatisfiable(meta, outcome, age, key, body.byteLength) : this.partial(meta, outcome, age, key, body.subarray(span[0], span[1]), span, body.byteLength);
     }
     // The hot path: a header list handed to Response as is costs one Headers construction,
     // where building a Headers object and then setting fields on it costs several.

@@ -34,7 +34,6 @@ export interface SharedBodyOptions {
   resume?: (offset: number) => Promise<ReadableStream<Uint8Array>>;
 }
 
-
 /** One client's position in the shared chunks, or its own path once it fell behind. */
 interface Reader {
   /** Absolute index of the next chunk to deliver. */
@@ -114,13 +113,16 @@ export class SharedBody {
   stream(): ReadableStream<Uint8Array> {
     const reader: Reader = { next: this.#dropped, offset: 0, waiting: undefined, moved: false, own: undefined };
     this.#readers.add(reader);
-    return new ReadableStream<Uint8Array>({
-      pull: (controller) => this.#pull(reader, controller),
-      cancel: (reason) => {
-        this.#leave(reader);
-        void reader.own?.then((own) => own.cancel(reason)).catch(() => {});
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => this.#pull(reader, controller),
+        cancel: (reason) => {
+          this.#leave(reader);
+          void reader.own?.then((own) => own.cancel(reason)).catch(() => {});
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
   }
 
   async #pull(r: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {

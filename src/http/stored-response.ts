@@ -64,16 +64,24 @@ export interface LanguageAlias {
 /** True when `v` has the shape of a stored response (a payload written by anything else is a miss). */
 export function isStoredResponse(v: unknown): v is StoredResponse {
   const o = v as StoredResponse | null;
-  return typeof o === 'object' && o !== null && typeof o.status === 'number' && Array.isArray(o.headers)
-    && o.body instanceof Uint8Array && typeof o.lifetime === 'number' && typeof o.responseTime === 'number'
-    && Array.isArray(o.vary) && Array.isArray(o.varyValues) && Array.isArray(o.tags);
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.status === 'number' &&
+    Array.isArray(o.headers) &&
+    o.body instanceof Uint8Array &&
+    typeof o.lifetime === 'number' &&
+    typeof o.responseTime === 'number' &&
+    Array.isArray(o.vary) &&
+    Array.isArray(o.varyValues) &&
+    Array.isArray(o.tags)
+  );
 }
 
 /** True when `v` is a {@link VaryMarker} whose field names can be looked up (stored bytes are untrusted). */
 export function isVaryMarker(v: unknown): v is VaryMarker {
   const o = v as VaryMarker | null;
-  return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string'
-    && o.varyBy.every((name) => typeof name === 'string' && isFieldName(name));
+  return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string' && o.varyBy.every((name) => typeof name === 'string' && isFieldName(name));
 }
 
 /** True when `v` is a {@link LanguageAlias}. */

@@ -35,15 +35,19 @@ export class ListTagIndex implements TagIndex {
   constructor(private readonly cache: Cache) {}
 
   add(tags: readonly string[], key: string, ttlMs: number): Promise<void> {
-    return Promise.all(tags.map((tag) => this.#queue.run(tag, async () => {
-      const listKey = `t:${tag}`;
-      const found = await this.cache.get<TagList>(listKey);
-      const keys = isTagList(found) ? found.keys.filter((k) => k !== key) : [];
-      keys.push(key);
-      if (keys.length > MAX_KEYS_PER_TAG) keys.splice(0, keys.length - MAX_KEYS_PER_TAG);
-      const until = Math.max(isTagList(found) ? found.until : 0, Date.now() + ttlMs);
-      await this.cache.set(listKey, { keys, until } satisfies TagList, { ttl: Math.max(1, until - Date.now()) });
-    }))).then(() => undefined);
+    return Promise.all(
+      tags.map((tag) =>
+        this.#queue.run(tag, async () => {
+          const listKey = `t:${tag}`;
+          const found = await this.cache.get<TagList>(listKey);
+          const keys = isTagList(found) ? found.keys.filter((k) => k !== key) : [];
+          keys.push(key);
+          if (keys.length > MAX_KEYS_PER_TAG) keys.splice(0, keys.length - MAX_KEYS_PER_TAG);
+          const until = Math.max(isTagList(found) ? found.until : 0, Date.now() + ttlMs);
+          await this.cache.set(listKey, { keys, until } satisfies TagList, { ttl: Math.max(1, until - Date.now()) });
+        }),
+      ),
+    ).then(() => undefined);
   }
 
   purge(tag: string): Promise<number> {

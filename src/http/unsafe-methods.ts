@@ -48,10 +48,7 @@ export async function handleOtherMethod(c: UnsafeMethodsContext, request: Reques
   const rd = requestDirectives(request.headers);
   if (postAnswersGets(request, res, directives) && unstorableReason(request, res, directives, rd, c.o) === undefined) {
     const forward = c.forwards.begin(key, false);
-    return c.forwarder.storeAndShare(
-      { request, origin, options, rd, key, found: { kind: 'uri-miss' }, fwd: 'method', lead: false },
-      res, directives, { requestTime, responseTime }, forward,
-    );
+    return c.forwarder.storeAndShare({ request, origin, options, rd, key, found: { kind: 'uri-miss' }, fwd: 'method', lead: false }, res, directives, { requestTime, responseTime }, forward);
   }
   return c.responder.fromOrigin(res, request, { fwd: 'method', fwdStatus: status }, undefined);
 }

@@ -40,7 +40,10 @@ export function varyValues(names: readonly string[], headers: Headers): Array<st
 
 /** Whitespace around commas and runs of it carry no meaning in a list field. */
 function normaliseWhitespace(value: string): string {
-  return value.replace(/\s*,\s*/g, ',').replace(/\s+/g, ' ').trim();
+  return value
+    .replace(/\s*,\s*/g, ',')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;

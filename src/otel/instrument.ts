@@ -103,7 +103,8 @@ export function instrument(target: Instrumentable, options: InstrumentOptions = 
   if (options.metrics !== false) {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
     const counter = (name: string, description: string, unit: string) => meter.createCounter(name, { description, unit, valueType: ValueType.INT });
-    const histogram = (name: string, description: string) => meter.createHistogram(name, { description, unit: 's', valueType: ValueType.DOUBLE, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+    const histogram = (name: string, description: string) =>
+      meter.createHistogram(name, { description, unit: 's', valueType: ValueType.DOUBLE, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
     const lookups = counter(METRIC.lookups, 'Cache reads, by result: hit (fresh), miss, or stale (served inside the grace window)', '{lookup}');
     const lookupDuration = histogram(METRIC.lookupDuration, 'Duration of hit and miss reads: the store round trip and the decode');
     const fills = counter(METRIC.fills, 'Factory runs: fills a caller waits for, and background refreshes', '{fill}');
@@ -113,11 +114,13 @@ export function instrument(target: Instrumentable, options: InstrumentOptions = 
     const refreshes = counter(METRIC.refreshes, 'Background refreshes started', '{refresh}');
     const corrupt = counter(METRIC.corrupt, 'Stored entries the engine could not read', '{entry}');
 
-    const lookedUp = (result: 'hit' | 'miss') => ({ key, durationMs }: { key: string; durationMs: number }) => {
-      const attributes = about(key, { [ATTRIBUTE.lookupResult]: result });
-      lookups.add(1, attributes);
-      lookupDuration.record(durationMs / 1000, attributes);
-    };
+    const lookedUp =
+      (result: 'hit' | 'miss') =>
+      ({ key, durationMs }: { key: string; durationMs: number }) => {
+        const attributes = about(key, { [ATTRIBUTE.lookupResult]: result });
+        lookups.add(1, attributes);
+        lookupDuration.record(durationMs / 1000, attributes);
+      };
     on('hit', lookedUp('hit'));
     on('miss', lookedUp('miss'));
     on('stale', ({ key }) => lookups.add(1, about(key, { [ATTRIBUTE.lookupResult]: 'stale' })));
@@ -132,7 +135,11 @@ export function instrument(target: Instrumentable, options: InstrumentOptions = 
     on('refresh', ({ key }) => refreshes.add(1, about(key)));
     on('corrupt', ({ key }) => corrupt.add(1, about(key)));
 
-    const storeUp = meter.createObservableGauge(METRIC.storeUp, { description: 'Whether reads or writes reach the store (1) or are skipped by the circuit breaker (0)', unit: '1', valueType: ValueType.INT });
+    const storeUp = meter.createObservableGauge(METRIC.storeUp, {
+      description: 'Whether reads or writes reach the store (1) or are skipped by the circuit breaker (0)',
+      unit: '1',
+      valueType: ValueType.INT,
+    });
     const observeHealth: ObservableCallback = (result) => {
       const health = cache.health();
       result.observe(health.reads === 'up' ? 1 : 0, { ...base, [ATTRIBUTE.storeDirection]: 'read' });

@@ -35,7 +35,10 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       const cache = createCache({ store });
       const errors = errorsOf(cache);
       try {
-        await assert.rejects(store.get('k'), (e: unknown) => isStoreError('NOTADB')(e) && (e as SqliteStoreError).path === path && /cannot open the database: file is not a database/.test((e as Error).message));
+        await assert.rejects(
+          store.get('k'),
+          (e: unknown) => isStoreError('NOTADB')(e) && (e as SqliteStoreError).path === path && /cannot open the database: file is not a database/.test((e as Error).message),
+        );
         assert.equal(await cache.get('k'), undefined);
         assert.equal(await cache.set('k', 1), false);
         assert.equal(await cache.getOrSet('k', () => 'computed'), 'computed');

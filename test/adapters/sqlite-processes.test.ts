@@ -69,7 +69,10 @@ describe('several processes on one file', () => {
   });
   afterAll(() => removeDir(dir));
 
-  for (const runtimes of [['node', 'node'], ['node', 'node', 'bun', 'deno']] as Array<Array<keyof typeof COMMANDS>>) {
+  for (const runtimes of [
+    ['node', 'node'],
+    ['node', 'node', 'bun', 'deno'],
+  ] as Array<Array<keyof typeof COMMANDS>>) {
     it(`${runtimes.length} processes (${runtimes.join(', ')}): no lost increments, no torn values, one winner per lease`, async () => {
       const run = join(dir, runtimes.join('-'));
       // Enough to interleave every process many times over; small enough not to starve the suites running beside it.
@@ -79,14 +82,22 @@ describe('several processes on one file', () => {
       try {
         assert.equal(text(await store.get('shared-counter')), String(work.increments * runtimes.length), 'every increment of every process counted');
         for (const r of reports) assert.equal(text(await store.get(`own:${r.id}`)), String(work.increments));
-        assert.deepEqual(reports.map((r) => r.torn), runtimes.map(() => 0), 'no read saw a torn value');
-        assert.ok(reports.every((r) => r.hits > 0 && r.writes > 0), 'every process both wrote and read values');
+        assert.deepEqual(
+          reports.map((r) => r.torn),
+          runtimes.map(() => 0),
+          'no read saw a torn value',
+        );
+        assert.ok(
+          reports.every((r) => r.hits > 0 && r.writes > 0),
+          'every process both wrote and read values',
+        );
         // Each lease has exactly one winner, and the stored token names that winner.
         const winners = new Map<number, string>();
-        for (const r of reports) for (const lease of r.leasesWon) {
-          assert.equal(winners.has(lease), false, `lease ${lease} won twice`);
-          winners.set(lease, r.id);
-        }
+        for (const r of reports)
+          for (const lease of r.leasesWon) {
+            assert.equal(winners.has(lease), false, `lease ${lease} won twice`);
+            winners.set(lease, r.id);
+          }
         assert.equal(winners.size, work.leases);
         for (const [lease, id] of winners) assert.equal(text(await store.get(`lease:${lease}`)), id);
         assert.deepEqual([...new Set(reports.map((r) => r.binding))].sort(), [...new Set(runtimes.map((r) => ({ node: 'better-sqlite3', bun: 'bun:sqlite', deno: 'node:sqlite' })[r]))].sort());

@@ -37,15 +37,24 @@ describe('sqliteStore options', () => {
     assert.throws(() => sqliteStore(''), /"path" must be a non-empty file path/);
     assert.throws(() => sqliteStore({ path: 42 as unknown as string }), /"path" must be a non-empty file path, got 42/);
     assert.throws(() => sqliteStore({ path: 'a\0b' }), /NUL/);
-    assert.throws(() => sqliteStore({ path: 'x.db', maxBytes: 0 }), (e: Error) => e instanceof RangeError && /maxBytes must be a positive number, got 0/.test(e.message));
-    assert.throws(() => sqliteStore({ path: 'x.db', maxEntries: 1.5 }), (e: Error) => e instanceof RangeError && /maxEntries must be a positive integer/.test(e.message));
+    assert.throws(
+      () => sqliteStore({ path: 'x.db', maxBytes: 0 }),
+      (e: Error) => e instanceof RangeError && /maxBytes must be a positive number, got 0/.test(e.message),
+    );
+    assert.throws(
+      () => sqliteStore({ path: 'x.db', maxEntries: 1.5 }),
+      (e: Error) => e instanceof RangeError && /maxEntries must be a positive integer/.test(e.message),
+    );
     assert.throws(() => sqliteStore({ path: 'x.db', policy: 'fifo' as never }), /policy must be one of least-recently-stored, least-recently-used, least-frequently-used, got "fifo"/);
     assert.throws(() => sqliteStore({ path: 'x.db', timeoutMs: -1 }), /timeoutMs must be a finite number ≥ 0/);
     assert.throws(() => sqliteStore({ path: 'x.db', binding: 'sqlite3' as never }), /binding must be one of better-sqlite3, bun:sqlite, node:sqlite/);
   });
 
   it('a binding this runtime cannot load is a TypeError at creation', () => {
-    assert.throws(() => sqliteStore({ path: join(dir, 'bun.db'), binding: 'bun:sqlite' }), (e: Error) => e instanceof TypeError && /cannot load the SQLite binding "bun:sqlite" on this runtime \(bun:sqlite exists only on Bun\)/.test(e.message));
+    assert.throws(
+      () => sqliteStore({ path: join(dir, 'bun.db'), binding: 'bun:sqlite' }),
+      (e: Error) => e instanceof TypeError && /cannot load the SQLite binding "bun:sqlite" on this runtime \(bun:sqlite exists only on Bun\)/.test(e.message),
+    );
   });
 
   it('creates the missing directories of its path and runs on better-sqlite3 by default on Node', async () => {
@@ -89,7 +98,10 @@ describe('the file', () => {
     app.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada')");
     app.close();
     const store = sqliteStore(path);
-    await assert.rejects(store.set('k', bytes('v')), (e: unknown) => e instanceof SqliteStoreError && e.code === 'FOREIGN' && e.path === path && /did not create; refusing to write into it/.test(e.message));
+    await assert.rejects(
+      store.set('k', bytes('v')),
+      (e: unknown) => e instanceof SqliteStoreError && e.code === 'FOREIGN' && e.path === path && /did not create; refusing to write into it/.test(e.message),
+    );
     await assert.rejects(store.get('k'), (e: unknown) => e instanceof SqliteStoreError && e.code === 'FOREIGN');
     await store.close();
     const check = new Database(path, { readonly: true });
@@ -214,7 +226,10 @@ describe('large values in files beside the database', () => {
       assert.deepEqual(await store.usage(), { entries: 2, bytes: 1023 + 5 + 2048 + 3 });
       await store.set('big', big(2));
       assert.equal(filesOf(store).length, 1, 'the old file went with the commit that replaced it');
-      assert.deepEqual((await store.getMany(['big', 'small'])).map((v) => v?.length), [2048, 1023]);
+      assert.deepEqual(
+        (await store.getMany(['big', 'small'])).map((v) => v?.length),
+        [2048, 1023],
+      );
       await store.set('big', bytes('now small'));
       assert.deepEqual(filesOf(store), []);
       await store.set('big', big(3));
@@ -276,7 +291,10 @@ describe('failure: a miss or a failed write plus an error, never a crash', () =>
     writeFileSync(path, whole.subarray(0, 4096 + 100)); // the header page survives, the tree does not
     const store = sqliteStore(path);
     try {
-      const outcome = await store.get('k150').then((v) => ({ value: v }), (error: unknown) => ({ error }));
+      const outcome = await store.get('k150').then(
+        (v) => ({ value: v }),
+        (error: unknown) => ({ error }),
+      );
       if ('error' in outcome) assert.ok(outcome.error instanceof SqliteStoreError && ['CORRUPT', 'NOTADB', 'IOERR'].includes(outcome.error.code), String(outcome.error));
       else assert.equal(outcome.value, undefined);
     } finally {

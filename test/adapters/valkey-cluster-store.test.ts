@@ -102,7 +102,10 @@ describe.runIf(requireCluster())('valkey cluster store', () => {
 
   it('a later write of a key in the same tick wins, with its TTL', async () => {
     const key = `${ns}:{lw}k`;
-    await store.pipeline([{ kind: 'set', key, value: bytes('first'), ttlMs: 100 }, { kind: 'setMany', entries: [{ key, value: bytes('second') }] }]);
+    await store.pipeline([
+      { kind: 'set', key, value: bytes('first'), ttlMs: 100 },
+      { kind: 'setMany', entries: [{ key, value: bytes('second') }] },
+    ]);
     expect(text((await store.get(key))!)).toBe('second');
     expect(await store.client.pttl(key)).toBe(-1);
   });

@@ -7,9 +7,28 @@ import { clusterNodes, requireCluster } from '../support/redis-env.ts';
 
 /** Keys whose slots the server must agree with: plain, tagged, edge-case tags, beyond ASCII. */
 const KEYS = [
-  '', 'a', 'foo', '123456789', 'cachette:v1:GET:https://example.com/a?b=c',
-  '{user1000}.following', '{user1000}.followers', 'foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', '{', '}', '}{', 'a{b', 'a}b{c}',
-  'é', 'ключ', '鍵{タグ}', '{😀}x', 'mixed ascii é then {tag é}', 'x'.repeat(1000),
+  '',
+  'a',
+  'foo',
+  '123456789',
+  'cachette:v1:GET:https://example.com/a?b=c',
+  '{user1000}.following',
+  '{user1000}.followers',
+  'foo{}{bar}',
+  'foo{{bar}}zap',
+  'foo{bar}{zap}',
+  '{}',
+  '{',
+  '}',
+  '}{',
+  'a{b',
+  'a}b{c}',
+  'é',
+  'ключ',
+  '鍵{タグ}',
+  '{😀}x',
+  'mixed ascii é then {tag é}',
+  'x'.repeat(1000),
 ];
 
 describe('hash slots', () => {
@@ -48,7 +67,10 @@ describe('hash slots', () => {
   it('KeyGroups groups distinct keys by slot in first-seen order', () => {
     const groups = new KeyGroups();
     for (const key of ['{a}1', 'b', '{a}2', '{a}1', 'b']) groups.add(key);
-    expect([...groups.bySlot.entries()]).toEqual([[hashSlot('a'), ['{a}1', '{a}2']], [hashSlot('b'), ['b']]]);
+    expect([...groups.bySlot.entries()]).toEqual([
+      [hashSlot('a'), ['{a}1', '{a}2']],
+      [hashSlot('b'), ['b']],
+    ]);
   });
 
   it('WriteGroups keeps the last entry of each key and each op once', () => {

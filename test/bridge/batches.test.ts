@@ -20,15 +20,7 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
   });
 
   it('answers a pipeline in command order, each command with its own result or error', async () => {
-    const a = await post(bridge, '/pipeline', [
-      ['SET', k('p'), 'one'],
-      ['INCR', k('p')],
-      ['GET', k('p')],
-      ['GET'],
-      ['RPUSH', k('x'), 'a', 'b'],
-      ['BLPOP', k('x'), 0],
-      ['LRANGE', k('x'), 0, -1],
-    ]);
+    const a = await post(bridge, '/pipeline', [['SET', k('p'), 'one'], ['INCR', k('p')], ['GET', k('p')], ['GET'], ['RPUSH', k('x'), 'a', 'b'], ['BLPOP', k('x'), 0], ['LRANGE', k('x'), 0, -1]]);
     assert.equal(a.status, 200);
     const slots = a.body as Slot[];
     assert.equal(slots.length, 7);
@@ -42,16 +34,25 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
   });
 
   it('keeps each pipeline in order when many run at once', async () => {
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(bridge, '/pipeline', [
-      ['SET', k(`s`), `v${i}`],
-      ['ECHO', `a${i}`],
-      ['ECHO', `b${i}`],
-    ])));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post(bridge, '/pipeline', [
+          ['SET', k(`s`), `v${i}`],
+          ['ECHO', `a${i}`],
+          ['ECHO', `b${i}`],
+        ]),
+      ),
+    );
     answers.forEach((a, i) => assert.deepEqual(a.body, [{ result: 'OK' }, { result: `a${i}` }, { result: `b${i}` }]));
   });
 
   it('runs a transaction: every result in order, a runtime error only in its slot', async () => {
-    const a = await post(bridge, '/multi-exec', [['SET', k('t'), 'x'], ['INCR', k('t')], ['APPEND', k('t'), 'y'], ['GET', k('t')]]);
+    const a = await post(bridge, '/multi-exec', [
+      ['SET', k('t'), 'x'],
+      ['INCR', k('t')],
+      ['APPEND', k('t'), 'y'],
+      ['GET', k('t')],
+    ]);
     assert.equal(a.status, 200);
     const slots = a.body as Slot[];
     assert.deepEqual(slots[0], { result: 'OK' });
@@ -68,7 +69,10 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
   });
 
   it('refuses a transaction holding a command that may not run through the bridge', async () => {
-    const a = await post(bridge, '/multi-exec', [['SET', k('ab'), 'after'], ['SUBSCRIBE', 'c']]);
+    const a = await post(bridge, '/multi-exec', [
+      ['SET', k('ab'), 'after'],
+      ['SUBSCRIBE', 'c'],
+    ]);
     assert.equal(a.status, 400);
     assert.match((a.body as { error: string }).error, /'subscribe' is not available/);
     assert.deepEqual((await post(bridge, '/', ['GET', k('ab')])).body, { result: 'before' });
@@ -79,7 +83,13 @@ describe.runIf(requireRedis())('upstash bridge: pipelines and transactions', () 
     // must read exactly its own 1 + 1, whatever the writers do in between.
     await post(bridge, '/', ['SET', k('x'), '0']);
     const writers = Array.from({ length: 60 }, (_, i) => post(bridge, '/', ['SET', k('x'), String(1000 + i)]));
-    const transactions = Array.from({ length: 60 }, () => post(bridge, '/multi-exec', [['SET', k('x'), '1'], ['INCR', k('x')], ['GET', k('x')]]));
+    const transactions = Array.from({ length: 60 }, () =>
+      post(bridge, '/multi-exec', [
+        ['SET', k('x'), '1'],
+        ['INCR', k('x')],
+        ['GET', k('x')],
+      ]),
+    );
     const [, answers] = await Promise.all([Promise.all(writers), Promise.all(transactions)]);
     for (const a of answers) assert.deepEqual(a.body, [{ result: 'OK' }, { result: 2 }, { result: '2' }]);
   });

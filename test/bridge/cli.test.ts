@@ -18,11 +18,18 @@ describe('cachette bridge', () => {
     assert.equal(await runCli(['bridge', '--redis', `redis://127.0.0.1:${await freePort()}`, '--port', '0'], io), 1);
     const last = io.stderr.at(-1)!;
     assert.match(last, /^cachette bridge: cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/);
-    assert.ok(io.stderr.every((line) => !/bridge: .*bridge:/.test(line)), io.stderr.join('\n'));
+    assert.ok(
+      io.stderr.every((line) => !/bridge: .*bridge:/.test(line)),
+      io.stderr.join('\n'),
+    );
   });
 
   it('refuses bad numbers as usage errors', async () => {
-    for (const args of [['--max-commands', '0'], ['--max-body-bytes', 'lots'], ['--port', '65536']]) {
+    for (const args of [
+      ['--max-commands', '0'],
+      ['--max-body-bytes', 'lots'],
+      ['--port', '65536'],
+    ]) {
       const io = terminal();
       assert.equal(await runCli(['bridge', ...args], io), 2, args.join(' '));
       assert.match(io.stderr[0]!, /^cachette bridge: --(max-commands|max-body-bytes|port) must be/);

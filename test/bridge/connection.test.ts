@@ -26,9 +26,19 @@ describe.runIf(requireRedis())('upstash bridge: the Redis connection', () => {
   it('serves 300 concurrent requests over a single connection', async () => {
     assert.equal(await bridgeConnections(), 1);
     const key = `${name}:n`;
-    const requests = Array.from({ length: 300 }, (_, i) => i % 3 === 0
-      ? post(bridge, '/pipeline', [['INCR', key], ['ECHO', String(i)]])
-      : i % 3 === 1 ? post(bridge, '/', ['INCR', key]) : post(bridge, '/multi-exec', [['INCR', key], ['ECHO', String(i)]]));
+    const requests = Array.from({ length: 300 }, (_, i) =>
+      i % 3 === 0
+        ? post(bridge, '/pipeline', [
+            ['INCR', key],
+            ['ECHO', String(i)],
+          ])
+        : i % 3 === 1
+          ? post(bridge, '/', ['INCR', key])
+          : post(bridge, '/multi-exec', [
+              ['INCR', key],
+              ['ECHO', String(i)],
+            ]),
+    );
     // Count while the requests are in flight as well as after.
     const during = bridgeConnections();
     const answers = await Promise.all(requests);

@@ -44,7 +44,16 @@ describe.runIf(requireRedis())('upstash bridge: reply encoding', () => {
     const [cursor, keys] = (scan.body as { result: [string, string[]] }).result;
     assert.equal(typeof cursor, 'string');
     assert.deepEqual(keys, [b64(`${run}:h`)]);
-    const pipe = await post(bridge, '/pipeline', [['SET', `${run}:tmp`, 'v'], ['DEL', `${run}:tmp`], ['GET', `${run}:tmp`]], BASE64);
+    const pipe = await post(
+      bridge,
+      '/pipeline',
+      [
+        ['SET', `${run}:tmp`, 'v'],
+        ['DEL', `${run}:tmp`],
+        ['GET', `${run}:tmp`],
+      ],
+      BASE64,
+    );
     assert.deepEqual(pipe.body, [{ result: 'OK' }, { result: 1 }, { result: null }]);
   });
 
@@ -54,7 +63,15 @@ describe.runIf(requireRedis())('upstash bridge: reply encoding', () => {
   });
 
   it('encodes the results of a transaction too', async () => {
-    const a = await post(bridge, '/multi-exec', [['GET', `${run}:bin`], ['STRLEN', `${run}:bin`]], BASE64);
+    const a = await post(
+      bridge,
+      '/multi-exec',
+      [
+        ['GET', `${run}:bin`],
+        ['STRLEN', `${run}:bin`],
+      ],
+      BASE64,
+    );
     assert.deepEqual(a.body, [{ result: b64(all) }, { result: 256 }]);
   });
 });

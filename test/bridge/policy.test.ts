@@ -72,7 +72,7 @@ describe.runIf(requireRedis())('upstash bridge: command policy', () => {
     assert.equal(await observer.get(k('sentinel')), 'still here');
   });
 
-  it('runs the stores\' own script by body, by SHA and through SCRIPT LOAD, as the upstash store sends it', async () => {
+  it("runs the stores' own script by body, by SHA and through SCRIPT LOAD, as the upstash store sends it", async () => {
     const [script] = STORE_SCRIPTS;
     const store = upstashStore({ url: bridge.url, token: bridge.token });
     await store.set(k('lease'), new TextEncoder().encode('token-1'));
@@ -85,7 +85,9 @@ describe.runIf(requireRedis())('upstash bridge: command policy', () => {
   });
 
   it('knows every Lua script the stores share (adapters/shared/redis-protocol.ts)', () => {
-    const scripts = Object.entries(redisProtocol).filter(([name]) => name.endsWith('_LUA')).map(([, value]) => value);
+    const scripts = Object.entries(redisProtocol)
+      .filter(([name]) => name.endsWith('_LUA'))
+      .map(([, value]) => value);
     assert.ok(scripts.length > 0);
     for (const script of scripts) assert.ok(STORE_SCRIPTS.includes(script as string), String(script).slice(0, 40));
   });
@@ -146,10 +148,18 @@ describe.runIf(requireRedis())('upstash bridge: body bounds', () => {
   });
 
   it('refuses a batch above maxCommands, and runs one at the bound', async () => {
-    const over = await post(bridge, '/pipeline', Array.from({ length: 51 }, () => ['INCR', key]));
+    const over = await post(
+      bridge,
+      '/pipeline',
+      Array.from({ length: 51 }, () => ['INCR', key]),
+    );
     assert.equal(over.status, 400);
     assert.match((over.body as { error: string }).error, /more than 50 commands/);
-    const at = await post(bridge, '/pipeline', Array.from({ length: 50 }, () => ['INCR', key]));
+    const at = await post(
+      bridge,
+      '/pipeline',
+      Array.from({ length: 50 }, () => ['INCR', key]),
+    );
     assert.equal((at.body as Slot[]).length, 50);
     assert.deepEqual((at.body as Slot[])[49], { result: 50 }, 'the refused batch ran nothing');
   });

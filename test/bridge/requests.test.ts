@@ -87,7 +87,10 @@ describe.runIf(requireRedis())('upstash bridge: requests', () => {
       },
     });
     const streamed = await request(bridge, '/', {
-      method: 'POST', body: stream, duplex: 'half', headers: { authorization: `Bearer ${bridge.token}` },
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { authorization: `Bearer ${bridge.token}` },
     } as RequestInit);
     assert.equal(streamed.status, 413);
     assert.deepEqual((await post(bridge, '/', ['GET', key])).body, { result: '42' }, 'nothing was written');

@@ -43,7 +43,13 @@ describe.each(engineTargets)('cache API on $name', ({ open }) => {
   });
 
   it('getMany and setMany, with holes', async () => {
-    expect(await cache.setMany<unknown>([{ key: 'a', value: 1, ttl: '1h' }, { key: 'b', value: { two: 2 }, ttl: 30_000 }, { key: 'c', value: 'three' }])).toBe(true);
+    expect(
+      await cache.setMany<unknown>([
+        { key: 'a', value: 1, ttl: '1h' },
+        { key: 'b', value: { two: 2 }, ttl: 30_000 },
+        { key: 'c', value: 'three' },
+      ]),
+    ).toBe(true);
     expect(await cache.getMany(['a', 'x', 'b', 'c'])).toEqual([1, undefined, { two: 2 }, 'three']);
     // A miss is an undefined slot, not a hole: toStrictEqual and `in` tell the two apart.
     const got = await cache.getMany(['x', 'a', 'y']);

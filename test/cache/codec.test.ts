@@ -7,7 +7,13 @@ const base = { serializerId: 1, compressionId: 0, createdAt: 1_700_000_000_000, 
 
 describe('entry envelope', () => {
   it('round-trips every field, tags with their generations included', () => {
-    const env = { ...base, tags: [{ tag: 'user:1', generation: 7 }, { tag: 'é', generation: 0 }] };
+    const env = {
+      ...base,
+      tags: [
+        { tag: 'user:1', generation: 7 },
+        { tag: 'é', generation: 0 },
+      ],
+    };
     const bytes = encodeEnvelope(env);
     expect(bytes[0]).toBe(MAGIC);
     expect(bytes[1]).toBe(VERSION);
@@ -44,11 +50,25 @@ describe('entry envelope', () => {
   it.each([
     ['empty', new Uint8Array(0)],
     ['a decimal counter', new TextEncoder().encode('12345678901234567890123456789012')],
-    ['an unknown version', (() => { const b = encodeEnvelope({ ...base, tags: [] }); b[1] = 99; return b; })()],
+    [
+      'an unknown version',
+      (() => {
+        const b = encodeEnvelope({ ...base, tags: [] });
+        b[1] = 99;
+        return b;
+      })(),
+    ],
     ['a truncated header', encodeEnvelope({ ...base, tags: [] }).subarray(0, 20)],
     ['a truncated tag list', encodeEnvelope({ ...base, tags: [{ tag: 'abcdef', generation: 1 }] }).subarray(0, 33)],
     ['a size that disagrees with an uncompressed payload', encodeEnvelope({ ...base, size: 99, tags: [] })],
-    ['negative offsets', (() => { const b = encodeEnvelope({ ...base, tags: [] }); new DataView(b.buffer, b.byteOffset, b.byteLength).setFloat64(11, -1); return b; })()],
+    [
+      'negative offsets',
+      (() => {
+        const b = encodeEnvelope({ ...base, tags: [] });
+        new DataView(b.buffer, b.byteOffset, b.byteLength).setFloat64(11, -1);
+        return b;
+      })(),
+    ],
   ])('rejects %s with CorruptEntryError', (_, bytes) => {
     expect(() => decodeEnvelope(bytes)).toThrow(CorruptEntryError);
   });
@@ -93,7 +113,15 @@ describe('serializers and compression', () => {
 
   it.each([
     ['cbor', 'a function', { f: () => 1 }],
-    ['json', 'a cyclic object', (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })()],
+    [
+      'json',
+      'a cyclic object',
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    ],
     ['json', 'a BigInt', 10n],
     ['json', 'undefined', undefined],
     ['raw', 'an object', { a: 1 }],

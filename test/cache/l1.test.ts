@@ -95,7 +95,9 @@ describe.runIf(requireRedis())('L1 tracking on valkey', () => {
 
   /** The connections this cache's store holds on the server. */
   async function ours(): Promise<Array<{ id: string; flags: string }>> {
-    const list = String(await admin.call('CLIENT', 'LIST')).trim().split('\n');
+    const list = String(await admin.call('CLIENT', 'LIST'))
+      .trim()
+      .split('\n');
     return list
       .map((line) => Object.fromEntries(line.split(' ').map((kv) => kv.split('=') as [string, string])))
       .filter((c) => c.name === name)

@@ -52,7 +52,10 @@ describe.runIf(requireRedis())('folding on an ordered store (valkey)', () => {
       cache.get('x'),
       cache.incr('n', 5),
       cache.getMany(['m1', 'm2']),
-      cache.setMany([{ key: 'm1', value: 1 }, { key: 'm2', value: 2 }]),
+      cache.setMany([
+        { key: 'm1', value: 1 },
+        { key: 'm2', value: 2 },
+      ]),
       cache.getMany(['m1', 'm2']),
     ]);
     expect(deleted).toBe(1);

@@ -51,7 +51,12 @@ describe.each(engineTargets)('tags, fenced writes and fill leases on $name', ({ 
     await cache.invalidateTags(['t-set', 't-unused']);
     expect(await cache.getMany(['a', 'b'])).toEqual([undefined, 2]);
     expect(await cache.has('a')).toBe(false);
-    expect(await cache.setMany([{ key: 'c', value: 3, tags: ['t-many'] }, { key: 'd', value: 4 }])).toBe(true);
+    expect(
+      await cache.setMany([
+        { key: 'c', value: 3, tags: ['t-many'] },
+        { key: 'd', value: 4 },
+      ]),
+    ).toBe(true);
     await cache.invalidateTags(['t-many']);
     expect(await cache.getMany(['c', 'd'])).toEqual([undefined, 4]);
   });
@@ -237,7 +242,16 @@ describe('round trips of tagged reads', () => {
 describe('tags on a store without the generation capabilities (Workers KV, third-party stores)', () => {
   /** A store offering only the base contract: generations fall back to getMany and incr. */
   function baseOnly(inner: Store): Store {
-    return { name: 'base-only', get: (k) => inner.get(k), getMany: (k) => inner.getMany(k), set: (k, v, t) => inner.set(k, v, t), setMany: (e) => inner.setMany(e), delete: (k) => inner.delete(k), incr: (k, b, t) => inner.incr(k, b, t), close: () => inner.close() };
+    return {
+      name: 'base-only',
+      get: (k) => inner.get(k),
+      getMany: (k) => inner.getMany(k),
+      set: (k, v, t) => inner.set(k, v, t),
+      setMany: (e) => inner.setMany(e),
+      delete: (k) => inner.delete(k),
+      incr: (k, b, t) => inner.incr(k, b, t),
+      close: () => inner.close(),
+    };
   }
 
   it('invalidates by generation and never fences', async () => {

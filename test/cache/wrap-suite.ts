@@ -76,7 +76,20 @@ export function wrapSuite(t: SuiteApi): void {
         [[1], [1, undefined]],
         [[{ a: 1, gone: undefined }], [{ a: 1 }]],
         [[0], [-0]],
-        [[new Map([['x', 1], ['y', 2]])], [new Map([['y', 2], ['x', 1]])]],
+        [
+          [
+            new Map([
+              ['x', 1],
+              ['y', 2],
+            ]),
+          ],
+          [
+            new Map([
+              ['y', 2],
+              ['x', 1],
+            ]),
+          ],
+        ],
         [[new Set([3, 1, 2])], [new Set([2, 3, 1])]],
         [[new Date('2026-01-02T03:04:05Z')], [new Date(Date.UTC(2026, 0, 2, 3, 4, 5))]],
         [[Object.assign(Object.create(null), { z: 1 })], [{ z: 1 }]],
@@ -192,9 +205,12 @@ export function wrapSuite(t: SuiteApi): void {
     });
 
     t.it('hands ttl and grace to getOrSet', async () => {
-      const wrapped = cache.wrap(async function timed() {
-        return 'v';
-      }, { ttl: '1m', grace: '5m' });
+      const wrapped = cache.wrap(
+        async function timed() {
+          return 'v';
+        },
+        { ttl: '1m', grace: '5m' },
+      );
       await wrapped();
       // The engine may write after answering: wait for the entry rather than for a fixed time.
       const key = `wrap:${wrapped.keyFor()}`;
@@ -221,7 +237,12 @@ export function wrapSuite(t: SuiteApi): void {
     t.it('accepts tags (an array, or a function of the arguments) and checks what the function returns', async () => {
       const { fn } = counted<[string]>('tagged');
       const seen: string[][] = [];
-      const withTags = cache.wrap(fn, { tags: (id) => { seen.push([id]); return [`user:${id}`]; } });
+      const withTags = cache.wrap(fn, {
+        tags: (id) => {
+          seen.push([id]);
+          return [`user:${id}`];
+        },
+      });
       await withTags('9');
       assert.deepEqual(seen, [['9']]);
       assert.deepEqual((await cache.wrap(fn, { tags: ['users'], name: 'tagged2' })('1')).args, ['1']);
@@ -233,8 +254,14 @@ export function wrapSuite(t: SuiteApi): void {
       const fn = async (x: number) => x;
       assert.throws(() => cache.wrap('nope' as unknown as () => Promise<void>), /wrap\(fn\) needs a function/);
       assert.throws(() => cache.wrap(async () => 1), /has no name to build keys from; pass a "name" or a "key" option/);
-      assert.throws(() => cache.wrap(fn, { ttl: 'soon' as unknown as '1s' }), (e: unknown) => e instanceof RangeError && /wrap: ttl/.test(e.message));
-      assert.throws(() => cache.wrap(fn, { grace: -1 }), (e: unknown) => e instanceof RangeError && /wrap: grace/.test(e.message));
+      assert.throws(
+        () => cache.wrap(fn, { ttl: 'soon' as unknown as '1s' }),
+        (e: unknown) => e instanceof RangeError && /wrap: ttl/.test(e.message),
+      );
+      assert.throws(
+        () => cache.wrap(fn, { grace: -1 }),
+        (e: unknown) => e instanceof RangeError && /wrap: grace/.test(e.message),
+      );
       assert.throws(() => cache.wrap(fn, { key: 'k' as unknown as () => string }), /"key" must be a function/);
       assert.throws(() => cache.wrap(fn, { name: '' }), /"name" must be a non-empty string/);
       assert.throws(() => cache.wrap(fn, { tags: 'a' as unknown as string[] }), /"tags" must be an array of strings/);

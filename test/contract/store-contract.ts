@@ -83,7 +83,10 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
         { key: k('s2'), value: bytes('b'), ttlMs: ttl },
         { key: k('s3'), value: new Uint8Array([0, 255, 0]) },
       ]);
-      assert.deepEqual((await store.getMany([k('s1'), k('s2'), k('s3')])).map((b) => (b ? [...b] : b)), [[97], [98], [0, 255, 0]]);
+      assert.deepEqual(
+        (await store.getMany([k('s1'), k('s2'), k('s3')])).map((b) => (b ? [...b] : b)),
+        [[97], [98], [0, 255, 0]],
+      );
       await sleep(ttl * 2 + 20);
       assert.deepEqual((await store.getMany([k('s1'), k('s2')])).map(text), ['a', undefined]);
       await store.setMany([]);
@@ -160,7 +163,10 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
       const entries = Array.from({ length: 1000 }, (_, i) => ({ key: k(`many:${i}`), value: bytes(String(i)) }));
       await store.setMany(entries);
       const got = await store.getMany(entries.map((e) => e.key));
-      assert.deepEqual(got.map(text), entries.map((_, i) => String(i)));
+      assert.deepEqual(
+        got.map(text),
+        entries.map((_, i) => String(i)),
+      );
       assert.equal(await store.delete(entries.map((e) => e.key)), 1000);
     });
 
@@ -188,8 +194,14 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
       if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
       await store.set(k('rg:a'), bytes('A'));
       const first = await store.readWithGenerations({ keys: [k('rg:a'), k('rg:none')], tags: [tagOf('rg1'), tagOf('rg2')], epoch: EPOCH });
-      assert.deepEqual(first.values.map((v) => (v === 'unchanged' ? v : text(v))), ['A', undefined]);
-      assert.deepEqual(first.tags, [{ generation: EPOCH, fenced: false }, { generation: EPOCH, fenced: false }]);
+      assert.deepEqual(
+        first.values.map((v) => (v === 'unchanged' ? v : text(v))),
+        ['A', undefined],
+      );
+      assert.deepEqual(first.tags, [
+        { generation: EPOCH, fenced: false },
+        { generation: EPOCH, fenced: false },
+      ]);
       // The counter now exists: another epoch does not replace it.
       const again = await store.readWithGenerations({ keys: [], tags: [tagOf('rg1')], epoch: EPOCH + 1000 });
       assert.deepEqual(again.tags, [{ generation: EPOCH, fenced: false }]);

@@ -124,8 +124,22 @@ describe.runIf(requireRedis())('upstash store on the server', () => {
       ['get', () => store.get(run + 'a')],
       ['getMany', () => store.getMany([run + 'a', run + 'b', run + 'c'])],
       ['set', () => store.set(run + 'a', bytes('x'), 60_000)],
-      ['setMany without TTLs', () => store.setMany([{ key: run + 'a', value: bytes('1') }, { key: run + 'b', value: bytes('2') }])],
-      ['setMany with TTLs', () => store.setMany([{ key: run + 'a', value: bytes('1'), ttlMs: 60_000 }, { key: run + 'b', value: bytes('2') }])],
+      [
+        'setMany without TTLs',
+        () =>
+          store.setMany([
+            { key: run + 'a', value: bytes('1') },
+            { key: run + 'b', value: bytes('2') },
+          ]),
+      ],
+      [
+        'setMany with TTLs',
+        () =>
+          store.setMany([
+            { key: run + 'a', value: bytes('1'), ttlMs: 60_000 },
+            { key: run + 'b', value: bytes('2') },
+          ]),
+      ],
       ['incr', () => store.incr(run + 'n', 1)],
       ['incr with a TTL', () => store.incr(run + 'n', 1, 60_000)],
       ['add', () => store.add(run + 'lease', bytes('t'), 60_000)],
@@ -142,7 +156,10 @@ describe.runIf(requireRedis())('upstash store on the server', () => {
   it('merges the reads made in one tick into one request, and the writes into one (auto-pipelining)', async () => {
     let before = requests;
     const got = await Promise.all([store.get(run + 'c'), store.get(run + 'v'), store.getMany([run + 'v', run + 'absent'])]);
-    assert.deepEqual(got.flat().map((g) => (g ? [...g] : g)), [[...bytes('12')], [0, 1, 255], [0, 1, 255], undefined]);
+    assert.deepEqual(
+      got.flat().map((g) => (g ? [...g] : g)),
+      [[...bytes('12')], [0, 1, 255], [0, 1, 255], undefined],
+    );
     assert.equal(requests - before, 1);
     // The SDK keeps reads and writes in separate pipelines, so only awaited calls are ordered —
     // as with any two HTTP requests in flight at once.

@@ -58,7 +58,11 @@ export function decoratorSuite(t: SuiteApi): void {
           counts++;
           return kind.length;
         }
-        @cached(cache, { key(day) { return `report:${this.tenant}:${day}`; } })
+        @cached(cache, {
+          key(day) {
+            return `report:${this.tenant}:${day}`;
+          },
+        })
         async report(day: string): Promise<string> {
           reads++;
           return `${this.tenant} ${day}`;
@@ -107,15 +111,18 @@ export function decoratorSuite(t: SuiteApi): void {
       assert.throws(() => cached(cache)(async () => 1, context), /@cached decorates class methods, not getter/);
       assert.throws(() => cached({} as Cache), /needs a cache from createCache\(\)/);
       // Options are checked where the class is defined, not on the first call.
-      assert.throws(() => {
-        class Late {
-          @cached(cache, { ttl: 'later' as '1s' })
-          async load(): Promise<number> {
-            return 1;
+      assert.throws(
+        () => {
+          class Late {
+            @cached(cache, { ttl: 'later' as '1s' })
+            async load(): Promise<number> {
+              return 1;
+            }
           }
-        }
-        return Late;
-      }, (error: unknown) => error instanceof RangeError && /@cached load: ttl/.test(error.message));
+          return Late;
+        },
+        (error: unknown) => error instanceof RangeError && /@cached load: ttl/.test(error.message),
+      );
     });
 
     t.it('@cachedResponse serves a stored response, answers HEAD and revalidates in the background with the same instance', async () => {

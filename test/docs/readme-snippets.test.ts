@@ -43,14 +43,18 @@ afterAll(() => {
 });
 
 describe('README snippets, as written', () => {
-  it.runIf(requireRedis())('the Quickstart caches a lookup on Valkey, prints it, and exits', () => {
-    const [quickstart] = snippets('## Quickstart');
-    assert.match(quickstart!, /'redis:\/\/127\.0\.0\.1:6379'/);
-    const result = run('quickstart', quickstart!.replace('redis://127.0.0.1:6379', redisUrl!));
-    assert.equal(result.signal, null, `it did not exit within 60 s:\n${result.output}`);
-    assert.equal(result.status, 0, result.output);
-    assert.match(result.output, /\{ id: '42', name: 'Ada' \}/);
-  }, 90_000);
+  it.runIf(requireRedis())(
+    'the Quickstart caches a lookup on Valkey, prints it, and exits',
+    () => {
+      const [quickstart] = snippets('## Quickstart');
+      assert.match(quickstart!, /'redis:\/\/127\.0\.0\.1:6379'/);
+      const result = run('quickstart', quickstart!.replace('redis://127.0.0.1:6379', redisUrl!));
+      assert.equal(result.signal, null, `it did not exit within 60 s:\n${result.output}`);
+      assert.equal(result.status, 0, result.output);
+      assert.match(result.output, /\{ id: '42', name: 'Ada' \}/);
+    },
+    90_000,
+  );
 
   it('cachette/otel prints its metrics through the SDK, and exits', () => {
     const [otel] = snippets('### Metrics and traces (`cachette/otel`)');

@@ -22,7 +22,12 @@ describe('the demo server (npm start)', () => {
   });
   const listening = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      output.push(...chunk.toString().split('\n').filter((line) => line.length > 0));
+      output.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line.length > 0),
+      );
       const address = output.join('\n').match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       if (address) resolve(address[1]!);
     };

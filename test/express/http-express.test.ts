@@ -12,7 +12,10 @@ const api = { describe, it, beforeAll, afterAll };
 describe('memory store', () => {
   const store = memoryStore();
   afterAll(() => store.close());
-  httpBehaviourSuite(api, expressTarget(() => store));
+  httpBehaviourSuite(
+    api,
+    expressTarget(() => store),
+  );
 });
 
 describe.runIf(requireRedis())('valkey store', () => {
@@ -21,5 +24,8 @@ describe.runIf(requireRedis())('valkey store', () => {
     store = valkeyStore(redisUrl!);
   });
   afterAll(() => store.close());
-  httpBehaviourSuite(api, expressTarget(() => store));
+  httpBehaviourSuite(
+    api,
+    expressTarget(() => store),
+  );
 });

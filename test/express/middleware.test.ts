@@ -161,20 +161,20 @@ describe('cachette/express', () => {
       assert.equal(miss.headers.get('x-request'), '1');
       assert.deepEqual(miss.headers.getSetCookie(), ['session=s1']);
       assert.equal(miss.headers.get('x-powered-by'), 'Express');
-      assert.match(miss.cs, /stored/, 'the upstream cookie is the request\'s, so the response may be stored');
+      assert.match(miss.cs, /stored/, "the upstream cookie is the request's, so the response may be stored");
       const hit = await app.get('/page');
       assert.match(hit.cs, /; hit/);
       assert.equal(hit.headers.get('x-request'), '2', 'the upstream header of this request, not the stored one');
       assert.deepEqual(hit.headers.getSetCookie(), ['session=s1']);
       const login = await app.get('/login');
-      assert.deepEqual(login.headers.getSetCookie(), ['session=s1', 'seen=1'], 'both sides\' cookies, upstream first');
+      assert.deepEqual(login.headers.getSetCookie(), ['session=s1', 'seen=1'], "both sides' cookies, upstream first");
       assert.doesNotMatch(login.cs, /stored/, 'a response with its own Set-Cookie is not stored');
     } finally {
       await app.close();
     }
   });
 
-  it('answers a client\'s If-None-Match from the stored copy, and revalidates with Express\'s own ETag', async () => {
+  it("answers a client's If-None-Match from the stored copy, and revalidates with Express's own ETag", async () => {
     let now = Math.floor(Date.now() / 1000) * 1000;
     let calls = 0;
     const app = await start({ ttl: '10s', now: () => now }, (a, m) => {
@@ -187,7 +187,7 @@ describe('cachette/express', () => {
     try {
       const first = await app.get('/doc');
       const etag = first.headers.get('etag');
-      assert.ok(etag?.startsWith('W/'), 'Express\'s weak ETag');
+      assert.ok(etag?.startsWith('W/'), "Express's weak ETag");
       // A fetch() client sends Cache-Control: no-cache with validators unless told otherwise.
       const conditional = await app.get('/doc', { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=60' } });
       assert.equal(conditional.status, 304);
@@ -196,7 +196,7 @@ describe('cachette/express', () => {
       const revalidated = await app.get('/doc');
       assert.equal(revalidated.status, 200);
       assert.equal(revalidated.body, '{"doc":"same"}');
-      assert.match(revalidated.cs, /fwd=stale; fwd-status=304/, 'Express answered the cache\'s If-None-Match with a 304');
+      assert.match(revalidated.cs, /fwd=stale; fwd-status=304/, "Express answered the cache's If-None-Match with a 304");
       assert.equal(calls, 2);
     } finally {
       await app.close();
@@ -435,7 +435,7 @@ describe('cachette/express', () => {
       assert.equal(rescued.body, 'good');
       assert.match(rescued.cs, /stale-if-error/);
       const broken = await app.get('/broken');
-      assert.equal(broken.status, 500, 'Express\'s own error page, passed through and not stored');
+      assert.equal(broken.status, 500, "Express's own error page, passed through and not stored");
       assert.match(broken.cs, /fwd=uri-miss; fwd-status=500/);
     } finally {
       await app.close();
@@ -473,10 +473,12 @@ describe('cachette/express', () => {
   it('works as a plain node:http or Connect middleware, keyed by the Host header', async () => {
     const middleware = cache({ store, namespace: `express-${namespaces++}`, ttl: '1m' });
     let calls = 0;
-    const server = createServer((req, res) => middleware(req, res, () => {
-      res.setHeader('content-type', 'text/plain');
-      res.end(`${req.url} #${++calls}`);
-    }));
+    const server = createServer((req, res) =>
+      middleware(req, res, () => {
+        res.setHeader('content-type', 'text/plain');
+        res.end(`${req.url} #${++calls}`);
+      }),
+    );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -529,4 +531,3 @@ describe('cachette/express', () => {
     }
   });
 });
-

@@ -95,7 +95,14 @@ describe('full-stack harness: processes', () => {
     const server: Server = createServer(() => {});
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    const sockets: Socket[] = await Promise.all([1, 2, 3].map(() => new Promise<Socket>((r) => { const s = connect(port, '127.0.0.1', () => r(s)); })));
+    const sockets: Socket[] = await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<Socket>((r) => {
+            const s = connect(port, '127.0.0.1', () => r(s));
+          }),
+      ),
+    );
     try {
       assert.equal(connectionsTo(port), 3);
     } finally {
@@ -107,7 +114,14 @@ describe('full-stack harness: processes', () => {
 
 describe('full-stack harness: arithmetic and input', () => {
   it('the RSS slope is a least-squares trend in % of the warm level per 10 s', () => {
-    assert.equal(slope([[0, 1], [1, 3], [2, 5]]), 2);
+    assert.equal(
+      slope([
+        [0, 1],
+        [1, 3],
+        [2, 5],
+      ]),
+      2,
+    );
     assert.equal(slope([[0, 7]]), 0);
     const samples: Sample[] = [-1, 0, 1, 2, 3, 4].map((t) => ({ t, rssMiB: 100 + t, redisClients: 1, bridgeSockets: 0 }));
     // +1 MiB/s on 100 MiB: +10 % per 10 s; the warm-up sample before t=0 is left out.
@@ -189,9 +203,15 @@ describe.runIf(hasWrk || mustRunAll)('full-stack harness: wrk', () => {
       paths.length = 0;
       const pages = await runWrk({ url: base, connections: 2, threads: 1, durationS: 1, pages: { keys: 5, missPercent: 50 } });
       const ids = paths.map((p) => Number(/^\/page\/(\d+)$/.exec(p)?.[1]));
-      assert.ok(ids.every((id) => Number.isInteger(id)), 'every request is /page/<id>');
+      assert.ok(
+        ids.every((id) => Number.isInteger(id)),
+        'every request is /page/<id>',
+      );
       const misses = ids.filter((id) => id > 5);
-      assert.ok(ids.some((id) => id >= 1 && id <= 5), 'hits cycle over /page/1…5');
+      assert.ok(
+        ids.some((id) => id >= 1 && id <= 5),
+        'hits cycle over /page/1…5',
+      );
       assert.ok(misses.length > 0 && new Set(misses).size === misses.length, 'misses never repeat');
       assert.ok(counted(pages.requests), `${pages.requests} requests, ${paths.length} seen`);
 
@@ -215,7 +235,11 @@ describe('full-stack report', () => {
     rss: { warmMiB: 100, peakMiB: 110, afterMiB: 104, slopePctPer10s: 0.2 },
     conns: { redisPeak: 1, redisSettled: 1, bridgePeak: 0, bridgeSettled: 0 },
     errors: { non2xx: 0, socket: 0, exceptions: 0 },
-    samples: [{ t: -1, rssMiB: 90, redisClients: 1, bridgeSockets: 0 }, { t: 0, rssMiB: 100, redisClients: 1, bridgeSockets: 0 }, { t: 10, rssMiB: 104, redisClients: 1, bridgeSockets: 0 }],
+    samples: [
+      { t: -1, rssMiB: 90, redisClients: 1, bridgeSockets: 0 },
+      { t: 0, rssMiB: 100, redisClients: 1, bridgeSockets: 0 },
+      { t: 10, rssMiB: 104, redisClients: 1, bridgeSockets: 0 },
+    ],
     ...extra,
   });
   const results = (): FullstackResults => ({
@@ -232,12 +256,25 @@ describe('full-stack report', () => {
         work: [
           row('node', 'cachette', 'cachette, defaults', 5000, { storeErrors: 1234, storeErrorLines: ['[fullstack-store-error] ×1234 get: StoreTimeoutError: timed out'] }),
           row('node', 'iovalkey', 'iovalkey (raw, JSON)', 4000),
-          row('node', 'unstorage', 'unstorage (redis driver)', 2000, { errors: { non2xx: 3, socket: 0, exceptions: 1 }, exceptionLines: ['[fullstack-exception] WrongValueError: get fs:small:4 returned another value'] }),
+          row('node', 'unstorage', 'unstorage (redis driver)', 2000, {
+            errors: { non2xx: 3, socket: 0, exceptions: 1 },
+            exceptionLines: ['[fullstack-exception] WrongValueError: get fs:small:4 returned another value'],
+          }),
           row('node', 'cache-manager', 'cache-manager 7', 0, { status: 'failed', reason: 'it broke', measure: undefined }),
         ],
         pages: [row('node', 'hono-cache:0', 'hono/cache', 0, { kind: 'page', status: 'unavailable', reason: 'Node has no Cache API', measure: undefined })],
       },
-      { id: 'bun', label: 'Bun', notes: [], work: [row('bun', 'cachette', 'cachette, defaults', 3000), row('bun', 'cachette-bun-redis', "cachette over Bun's RedisClient", 2500), row('bun', 'bun-redis', 'Bun RedisClient (raw, JSON)', 6000, { rss: { warmMiB: 100, peakMiB: 120, afterMiB: 130, slopePctPer10s: 2 } })], pages: [] },
+      {
+        id: 'bun',
+        label: 'Bun',
+        notes: [],
+        work: [
+          row('bun', 'cachette', 'cachette, defaults', 3000),
+          row('bun', 'cachette-bun-redis', "cachette over Bun's RedisClient", 2500),
+          row('bun', 'bun-redis', 'Bun RedisClient (raw, JSON)', 6000, { rss: { warmMiB: 100, peakMiB: 120, afterMiB: 130, slopePctPer10s: 2 } }),
+        ],
+        pages: [],
+      },
     ],
   });
 
@@ -249,7 +286,7 @@ describe('full-stack report', () => {
     assert.deepEqual([by(/Bun: cachette ≥/).met, by(/Bun: cachette ≥/).measured], [false, '0.50×']);
     assert.deepEqual([by(/default Valkey client/).met, by(/default Valkey client/).measured], [true, "default 1.20× of cachette over Bun's RedisClient"]);
     assert.equal(by(/1 server connection per process/).met, true);
-    assert.equal(by(/RSS slope/).met, true, 'the raw client\'s slope is not cachette\'s');
+    assert.equal(by(/RSS slope/).met, true, "the raw client's slope is not cachette's");
     const errors = by(/Errors: 0/);
     assert.equal(errors.met, false);
     assert.match(errors.measured, /node unstorage \(redis driver\): 4/);
@@ -263,7 +300,10 @@ describe('full-stack report', () => {
       const md = readFileSync(join(dir, 'FULLSTACK.md'), 'utf8');
       assert.match(md, /## Node, one process\n\na note/);
       assert.match(md, /\| cachette, defaults \| 5,000 \| 10\.0 \| 40\.0 \| 0\.42 \| 100 → 110 \| 104 \| \+0\.20 \| 1 \/ 1 \| 0¹ \|/);
-      assert.match(md, /¹ cachette, defaults: cachette reported 1,234 store errors under load \(each a miss or a skipped write, not a failed request\); first: `\[fullstack-store-error\] ×1234 get: StoreTimeoutError: timed out`/);
+      assert.match(
+        md,
+        /¹ cachette, defaults: cachette reported 1,234 store errors under load \(each a miss or a skipped write, not a failed request\); first: `\[fullstack-store-error\] ×1234 get: StoreTimeoutError: timed out`/,
+      );
       assert.match(md, /\| unstorage \(redis driver\) \| 2,000 .*\*\*3 \/ 0 \/ 1\*\*² \|/);
       assert.match(md, /² unstorage \(redis driver\), first exceptions: `\[fullstack-exception\] WrongValueError: get fs:small:4 returned another value`/);
       assert.match(md, /\| cache-manager 7 \| \*\*did not run\*\*³ /);

@@ -100,7 +100,10 @@ describe.runIf(requireRedis())('full-stack servers', () => {
   }, 120_000);
 
   it('a server that cannot open its contender stops at start with the reason', async () => {
-    await assert.rejects(startServer(context('node'), { FULLSTACK_CONTENDER: 'no-such-library' }), (e: Error) => /node server exited before a 200/.test(e.message) && /unknown FULLSTACK_CONTENDER "no-such-library"/.test(e.message));
+    await assert.rejects(
+      startServer(context('node'), { FULLSTACK_CONTENDER: 'no-such-library' }),
+      (e: Error) => /node server exited before a 200/.test(e.message) && /unknown FULLSTACK_CONTENDER "no-such-library"/.test(e.message),
+    );
   }, 120_000);
 
   it('workerd: an exception in the Worker is a 500 and is counted, as on the other runtimes', async () => {

@@ -8,6 +8,12 @@ const store = memoryStore();
 const api = { describe, it, beforeAll, afterAll };
 describe('memory store', () => {
   afterAll(() => store.close());
-  httpBehaviourSuite(api, proxyTarget(() => store));
-  httpBehaviourSuite(api, honoTarget(() => store));
+  httpBehaviourSuite(
+    api,
+    proxyTarget(() => store),
+  );
+  httpBehaviourSuite(
+    api,
+    honoTarget(() => store),
+  );
 });

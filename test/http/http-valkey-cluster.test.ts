@@ -14,6 +14,12 @@ describe.runIf(requireCluster())('valkey cluster store', () => {
   });
   afterAll(() => store.close());
   const api = { describe, it, beforeAll, afterAll };
-  httpBehaviourSuite(api, proxyTarget(() => store));
-  httpBehaviourSuite(api, honoTarget(() => store));
+  httpBehaviourSuite(
+    api,
+    proxyTarget(() => store),
+  );
+  httpBehaviourSuite(
+    api,
+    honoTarget(() => store),
+  );
 });

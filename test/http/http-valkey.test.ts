@@ -13,6 +13,12 @@ describe.runIf(requireRedis())('valkey store', () => {
   });
   afterAll(() => store.close());
   const api = { describe, it, beforeAll, afterAll };
-  httpBehaviourSuite(api, proxyTarget(() => store));
-  httpBehaviourSuite(api, honoTarget(() => store));
+  httpBehaviourSuite(
+    api,
+    proxyTarget(() => store),
+  );
+  httpBehaviourSuite(
+    api,
+    honoTarget(() => store),
+  );
 });

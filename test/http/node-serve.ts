@@ -17,9 +17,10 @@ export async function serveFetch(fetch: (request: Request) => Response | Promise
   });
   return {
     url: `http://127.0.0.1:${info.port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

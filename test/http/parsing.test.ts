@@ -32,7 +32,13 @@ describe('Cache-Control parsing', () => {
 
   it('reads request directives, ignoring invalid arguments, with Pragma only when Cache-Control is absent', () => {
     assert.deepEqual(requestDirectives(new Headers({ 'cache-control': 'max-age=x, max-stale, min-fresh=5' })), {
-      noStore: false, noCache: false, onlyIfCached: false, maxAge: undefined, maxStale: Infinity, minFresh: 5000, staleIfError: undefined,
+      noStore: false,
+      noCache: false,
+      onlyIfCached: false,
+      maxAge: undefined,
+      maxStale: Infinity,
+      minFresh: 5000,
+      staleIfError: undefined,
     });
     assert.equal(requestDirectives(new Headers({ 'cache-control': 'stale-if-error=30' })).staleIfError, 30_000);
     assert.equal(requestDirectives(new Headers({ 'cache-control': 'stale-if-error' })).staleIfError, undefined, 'no argument: nothing accepted');

@@ -50,9 +50,15 @@ describe('partial content', () => {
   it('combines parts, joins touching spans, and lets new bytes win where parts overlap', () => {
     let p = addSpan(undefined, 10, [0, 3], bytes('abc'));
     p = addSpan(p, 10, [6, 8], bytes('gh'));
-    assert.deepEqual(p.partial.spans, [[0, 3], [6, 8]]);
+    assert.deepEqual(p.partial.spans, [
+      [0, 3],
+      [6, 8],
+    ]);
     assert.equal(text(p.body), 'abcgh');
-    assert.deepEqual(missingSpans(p.partial), [[3, 6], [8, 10]]);
+    assert.deepEqual(missingSpans(p.partial), [
+      [3, 6],
+      [8, 10],
+    ]);
     p = addSpan(p, 10, [2, 7], bytes('CDEFG'));
     assert.deepEqual(p.partial.spans, [[0, 8]]);
     assert.equal(text(p.body), 'abCDEFGh');

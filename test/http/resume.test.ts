@@ -11,10 +11,15 @@ describe('resumer', () => {
 
   it('asks for the rest with Range and If-Range, and takes a 206 from that offset', async () => {
     let seen: Headers | undefined;
-    const open = resumer(async (req) => {
-      seen = req.headers;
-      return new Response(BODY.slice(4), { status: 206, headers: { etag: '"e"', 'content-range': 'bytes 4-9/10' } });
-    }, request, '"e"', 1000)!;
+    const open = resumer(
+      async (req) => {
+        seen = req.headers;
+        return new Response(BODY.slice(4), { status: 206, headers: { etag: '"e"', 'content-range': 'bytes 4-9/10' } });
+      },
+      request,
+      '"e"',
+      1000,
+    )!;
     assert.equal(await text(await open(4)), '456789');
     assert.equal(seen!.get('range'), 'bytes=4-');
     assert.equal(seen!.get('if-range'), '"e"');
@@ -30,7 +35,13 @@ describe('resumer', () => {
   it('refuses another representation, and has no path without a strong ETag', async () => {
     const open = resumer(async () => new Response(BODY, { headers: { etag: '"f"' } }), request, '"e"', 1000)!;
     await assert.rejects(open(3), /no longer serves the representation/);
-    assert.equal(resumer(async () => new Response(BODY), request, 'W/"e"', 1000), undefined);
-    assert.equal(resumer(async () => new Response(BODY), request, null, 1000), undefined);
+    assert.equal(
+      resumer(async () => new Response(BODY), request, 'W/"e"', 1000),
+      undefined,
+    );
+    assert.equal(
+      resumer(async () => new Response(BODY), request, null, 1000),
+      undefined,
+    );
   });
 });

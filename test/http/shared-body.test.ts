@@ -15,16 +15,19 @@ const KIB = 1024;
 function source(chunks: number, size: number) {
   const stats = { pulled: 0, cancelled: false };
   let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i === chunks) return controller.close();
-      controller.enqueue(new Uint8Array(size).fill(i++ % 251));
-      stats.pulled += size;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (i === chunks) return controller.close();
+        controller.enqueue(new Uint8Array(size).fill(i++ % 251));
+        stats.pulled += size;
+      },
+      cancel() {
+        stats.cancelled = true;
+      },
     },
-    cancel() {
-      stats.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, stats, bytes: () => expected(chunks, size) };
 }
 
@@ -58,7 +61,18 @@ describe('SharedBody', () => {
     const first = body.stream().getReader();
     await first.read();
     const late = body.stream();
-    const [rest, whole] = await Promise.all([readAll(new ReadableStream({ pull: async (c) => { const r = await first.read(); if (r.done) c.close(); else c.enqueue(r.value); } })), readAll(late)]);
+    const [rest, whole] = await Promise.all([
+      readAll(
+        new ReadableStream({
+          pull: async (c) => {
+            const r = await first.read();
+            if (r.done) c.close();
+            else c.enqueue(r.value);
+          },
+        }),
+      ),
+      readAll(late),
+    ]);
     assert.equal(rest.byteLength, 7 * 16 * KIB);
     assert.deepEqual(whole, src.bytes());
     assert.deepEqual(await body.complete, src.bytes());

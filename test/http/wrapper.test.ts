@@ -48,7 +48,12 @@ describe('httpCache wrapper', () => {
   });
 
   it('rethrows an origin failure when no stale response may stand in', async () => {
-    const cached = httpCache(async () => { throw new Error('boom'); }, { store: memoryStore() });
+    const cached = httpCache(
+      async () => {
+        throw new Error('boom');
+      },
+      { store: memoryStore() },
+    );
     await assert.rejects(cached(new Request('http://x/')), /boom/);
   });
 });
@@ -116,8 +121,13 @@ describe('reverse proxy', () => {
     const raw = await new Promise<Buffer>((resolve, reject) => {
       request(`${proxy.url}/gz`, (res) => {
         const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
-      }).on('error', reject).end();
+        res
+          .on('data', (c: Buffer) => parts.push(c))
+          .on('end', () => resolve(Buffer.concat(parts)))
+          .on('error', reject);
+      })
+        .on('error', reject)
+        .end();
     });
     assert.deepEqual([...raw], [...gz]);
     await served.close();

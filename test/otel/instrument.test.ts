@@ -73,7 +73,10 @@ for (const target of engineTargets) {
       // The histograms saw every event, in seconds: each fill slept FACTORY_MS.
       assert.equal(await telemetry.total(METRIC.lookupDuration), stats.hits + stats.misses);
       const fills = await telemetry.points(METRIC.fillDuration);
-      assert.equal(fills.reduce((n, p) => n + p.count!, 0), 3);
+      assert.equal(
+        fills.reduce((n, p) => n + p.count!, 0),
+        3,
+      );
       const fillSeconds = fills.reduce((n, p) => n + p.sum!, 0);
       assert.ok(fillSeconds >= (3 * (FACTORY_MS - 2)) / 1000 && fillSeconds < 60, `fill seconds ${fillSeconds}`);
       const lookupSeconds = (await telemetry.points(METRIC.lookupDuration)).reduce((n, p) => n + p.sum!, 0);
@@ -81,11 +84,14 @@ for (const target of engineTargets) {
 
       // One span per factory run, named by namespace, never by key.
       const spans = telemetry.spans();
-      assert.deepEqual(spans.map((s) => [s.name, s.attributes[ATTRIBUTE.keyNamespace], s.attributes[ATTRIBUTE.fillBackground]]), [
-        [SPAN.fill, 'user', false],
-        [SPAN.fill, 'post', false],
-        [SPAN.fill, 'user', true],
-      ]);
+      assert.deepEqual(
+        spans.map((s) => [s.name, s.attributes[ATTRIBUTE.keyNamespace], s.attributes[ATTRIBUTE.fillBackground]]),
+        [
+          [SPAN.fill, 'user', false],
+          [SPAN.fill, 'post', false],
+          [SPAN.fill, 'user', true],
+        ],
+      );
       for (const span of spans) {
         assert.equal(JSON.stringify([span.attributes, span.events]).includes('42'), false);
         const ms = (span.duration[0] * 1e9 + span.duration[1]) / 1e6;
@@ -115,7 +121,10 @@ describe('cachette/otel: failures', () => {
     const clock = new FakeClock();
     const cache = createCache({ store: memoryStore(), ttl: '1s', grace: '1m', factoryTimeout: '30ms', clock });
     instrumented(cache);
-    await assert.rejects(cache.getOrSet('user:42', () => new Promise(() => {})), { name: 'FactoryTimeoutError' });
+    await assert.rejects(
+      cache.getOrSet('user:42', () => new Promise(() => {})),
+      { name: 'FactoryTimeoutError' },
+    );
     await cache.getOrSet('post:42', () => 'v');
     await cache.idle();
     clock.advance(2_000);
@@ -127,11 +136,14 @@ describe('cachette/otel: failures', () => {
     assert.equal(await telemetry.total(METRIC.errors, { [ATTRIBUTE.errorSource]: 'factory', [ATTRIBUTE.operation]: 'refresh', [ATTRIBUTE.errorType]: 'TypeError' }), 1);
 
     const failed = telemetry.spans().filter((s) => s.status.code === 2);
-    assert.deepEqual(failed.map((s) => s.status.message), [
-      'cachette: the factory for key "<user:…>" did not settle within 30 ms',
-      'origin down for <post:…>',
-    ]);
-    assert.deepEqual(failed.map((s) => s.events[0]?.attributes?.['exception.type']), ['FactoryTimeoutError', 'TypeError']);
+    assert.deepEqual(
+      failed.map((s) => s.status.message),
+      ['cachette: the factory for key "<user:…>" did not settle within 30 ms', 'origin down for <post:…>'],
+    );
+    assert.deepEqual(
+      failed.map((s) => s.events[0]?.attributes?.['exception.type']),
+      ['FactoryTimeoutError', 'TypeError'],
+    );
     assert.equal(JSON.stringify(telemetry.spans().map((s) => [s.attributes, s.events, s.status])).includes('42'), false);
   });
 });
@@ -151,7 +163,10 @@ describe('cachette/otel: keys, context, options, detach', () => {
     assert.deepEqual(noneSpan!.attributes, { 'cachette.cache.name': 'anonymous', [ATTRIBUTE.fillBackground]: false });
     // Metrics never carry the key, even with keys: "full" (one series per key would be unbounded).
     const points = await telemetry.points(METRIC.lookups);
-    assert.equal(points.some((p) => ATTRIBUTE.key in p.attributes), false);
+    assert.equal(
+      points.some((p) => ATTRIBUTE.key in p.attributes),
+      false,
+    );
     assert.equal(await telemetry.total(METRIC.lookups, { 'cachette.cache.name': 'anonymous' }), 1);
   });
 
@@ -181,7 +196,10 @@ describe('cachette/otel: keys, context, options, detach', () => {
     telemetry = new Telemetry('delta');
     const cache = createCache({ store: memoryStore(), ttl: '1m' });
     const spansOnly = instrumented(cache, { metrics: false });
-    assert.deepEqual((['hit', 'miss', 'fill', 'error'] as const).map((t) => cache.events.listens(t)), [false, false, true, false]);
+    assert.deepEqual(
+      (['hit', 'miss', 'fill', 'error'] as const).map((t) => cache.events.listens(t)),
+      [false, false, true, false],
+    );
     spansOnly.detach();
     spansOnly.detach();
     assert.equal(cache.events.listens('fill'), false);
@@ -196,7 +214,11 @@ describe('cachette/otel: keys, context, options, detach', () => {
     await cache.getOrSet('user:2', () => 'v');
     await cache.getOrSet('user:1', () => 'v');
     const after = await telemetry.metrics();
-    assert.deepEqual([...after.values()].map((metric) => metric.dataPoints.length).filter((n) => n > 0), [], 'no measurement and no gauge observation after detach');
+    assert.deepEqual(
+      [...after.values()].map((metric) => metric.dataPoints.length).filter((n) => n > 0),
+      [],
+      'no measurement and no gauge observation after detach',
+    );
     assert.equal(telemetry.spans().length, 1);
   });
 

@@ -32,11 +32,14 @@ function filesUnder(dir: string): string[] {
 /** Runs tsc on the consumer with `compilerOptions`; returns its diagnostics. */
 function typecheck(name: string, compilerOptions: Record<string, unknown>): string {
   const config = join(consumer, `tsconfig.${name}.json`);
-  writeFileSync(config, JSON.stringify({
-    // TypeScript's own lib files need no checking, and skipping them halves the time.
-    compilerOptions: { target: 'ES2022', lib: ['ES2023', 'DOM', 'DOM.Iterable'], strict: true, skipDefaultLibCheck: true, noEmit: true, types: ['node'], ...compilerOptions },
-    include: ['src/**/*.ts'],
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      // TypeScript's own lib files need no checking, and skipping them halves the time.
+      compilerOptions: { target: 'ES2022', lib: ['ES2023', 'DOM', 'DOM.Iterable'], strict: true, skipDefaultLibCheck: true, noEmit: true, types: ['node'], ...compilerOptions },
+      include: ['src/**/*.ts'],
+    }),
+  );
   const run = spawnSync(process.execPath, [join(repoModules, 'typescript', 'bin', 'tsc'), '-p', config, '--pretty', 'false'], { cwd: consumer, encoding: 'utf8' });
   return `${run.stdout}${run.stderr}`.trim();
 }
@@ -94,8 +97,15 @@ describe('the packed package in a consumer project', () => {
       }
     }
     const sources = files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
-    assert.deepEqual(sources.filter((file) => !mapped.has(file)), [], 'every shipped source is one a map points at');
-    assert.deepEqual(files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench|^examples|^scripts/.test(file)), []);
+    assert.deepEqual(
+      sources.filter((file) => !mapped.has(file)),
+      [],
+      'every shipped source is one a map points at',
+    );
+    assert.deepEqual(
+      files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench|^examples|^scripts/.test(file)),
+      [],
+    );
   });
 
   it('bundles a KV-only Worker with wrangler without @upstash/redis installed (cachette/workers/upstash needs it)', () => {

@@ -29,14 +29,10 @@ export function kvOnlyApp(tarball: string, work: string, repoModules: string): (
 
   return (name, source) => {
     writeFileSync(join(app, 'src', `${name}.ts`), source);
-    writeFileSync(join(app, `${name}.toml`), [
-      `name = "${name}"`,
-      `main = "src/${name}.ts"`,
-      'compatibility_date = "2026-04-01"',
-      '[[kv_namespaces]]',
-      'binding = "CACHETTE_KV"',
-      'id = "kv-only"',
-    ].join('\n'));
+    writeFileSync(
+      join(app, `${name}.toml`),
+      [`name = "${name}"`, `main = "src/${name}.ts"`, 'compatibility_date = "2026-04-01"', '[[kv_namespaces]]', 'binding = "CACHETTE_KV"', 'id = "kv-only"'].join('\n'),
+    );
     const outdir = join(app, 'out', name);
     const run = spawnSync(process.execPath, [join(repoModules, 'wrangler', 'bin', 'wrangler.js'), 'deploy', '--dry-run', '--config', `${name}.toml`, '--outdir', outdir], {
       cwd: app,

@@ -32,7 +32,7 @@ describe('cachette command', () => {
     assert.equal(await runCli([], io), 2, 'no command is a usage error');
   });
 
-  it('prints each subcommand\'s help', async () => {
+  it("prints each subcommand's help", async () => {
     for (const name of ['proxy', 'bridge']) {
       const io = terminal();
       assert.equal(await runCli([name, '--help'], io), 0);

@@ -33,7 +33,7 @@ const EVIL = {
 };
 
 describe('proxy: forwarding headers', () => {
-  it('drops the client\'s, sets its own, and stores no reflected redirect (the reproduction)', async () => {
+  it("drops the client's, sets its own, and stores no reflected redirect (the reproduction)", async () => {
     const origin = closing(await reflectingOrigin());
     const proxy = closing(await proxyFor(origin.url));
     const attack = await rawGet(proxy.port, '/r', EVIL);
@@ -62,7 +62,7 @@ describe('proxy: forwarding headers', () => {
     assert.equal(seen['x-forwarded-proto'], 'http');
   });
 
-  it('when trusted, passes them on and keys on them, so one front\'s answer never reaches another', async () => {
+  it("when trusted, passes them on and keys on them, so one front's answer never reaches another", async () => {
     const origin = closing(await reflectingOrigin());
     const proxy = closing(await proxyFor(origin.url, { trustForwarded: true, cacheStatusKey: true }));
     const a = await rawGet(proxy.port, '/t', { 'x-forwarded-host': 'a.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '10.0.0.1' });
@@ -81,9 +81,9 @@ describe('proxy: forwarding headers', () => {
     assert.match(headerOf(again, 'cache-status') ?? '', /hit/);
     assert.equal(headerOf(again, 'location'), 'https://a.example/t');
 
-    assert.ok(await proxy.purge({ url: 'http://site.test/t' }) >= 1);
+    assert.ok((await proxy.purge({ url: 'http://site.test/t' })) >= 1);
     const purged = await rawGet(proxy.port, '/t', { 'x-forwarded-host': 'b.example', 'x-forwarded-proto': 'https' });
-    assert.doesNotMatch(headerOf(purged, 'cache-status') ?? '', /hit/, 'purging the URL drops every front\'s variant');
+    assert.doesNotMatch(headerOf(purged, 'cache-status') ?? '', /hit/, "purging the URL drops every front's variant");
     assert.equal(origin.received.length, 4);
   });
 });

@@ -18,11 +18,13 @@ function statuses(text: string): number[] {
 
 describe('proxy: interim responses', () => {
   it('relays 103 Early Hints before the response, and a hit carries neither the 103 nor its fields', async () => {
-    const origin = closing(await recordingOrigin((_req, res) => {
-      res.writeEarlyHints({ link: [PRELOAD, '</app.js>; rel=preload; as=script'], 'x-hint': 'early' });
-      res.writeHead(200, { 'cache-control': 'max-age=60', 'content-type': 'text/html' });
-      res.end('<html>');
-    }));
+    const origin = closing(
+      await recordingOrigin((_req, res) => {
+        res.writeEarlyHints({ link: [PRELOAD, '</app.js>; rel=preload; as=script'], 'x-hint': 'early' });
+        res.writeHead(200, { 'cache-control': 'max-age=60', 'content-type': 'text/html' });
+        res.end('<html>');
+      }),
+    );
     const proxy = closing(await proxyFor(origin.url));
     const miss = await rawGet(proxy.port, '/page');
     assert.deepEqual(statuses(miss.text), [103, 200]);
@@ -41,12 +43,14 @@ describe('proxy: interim responses', () => {
   });
 
   it('relays 102 Processing and several 103s in order, and nothing to an HTTP/1.0 client', async () => {
-    const raw = closing(await rawOrigin((_head, socket) => {
-      socket.write('HTTP/1.1 102 Processing\r\n\r\n');
-      socket.write(`HTTP/1.1 103 Early Hints\r\nLink: ${PRELOAD}\r\n\r\n`);
-      socket.write('HTTP/1.1 103 Early Hints\r\nLink: </font.woff2>; rel=preload; as=font\r\n\r\n');
-      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
-    }));
+    const raw = closing(
+      await rawOrigin((_head, socket) => {
+        socket.write('HTTP/1.1 102 Processing\r\n\r\n');
+        socket.write(`HTTP/1.1 103 Early Hints\r\nLink: ${PRELOAD}\r\n\r\n`);
+        socket.write('HTTP/1.1 103 Early Hints\r\nLink: </font.woff2>; rel=preload; as=font\r\n\r\n');
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     const modern = await rawGet(proxy.port, '/p');
     assert.deepEqual(statuses(modern.text), [102, 103, 103, 200]);
@@ -56,10 +60,12 @@ describe('proxy: interim responses', () => {
   });
 
   it(`relays at most ${MAX_INTERIM_RESPONSES} interim responses per request`, async () => {
-    const raw = closing(await rawOrigin((_head, socket) => {
-      for (let i = 0; i < 100; i++) socket.write(`HTTP/1.1 103 Early Hints\r\nLink: </r${i}>; rel=preload\r\n\r\n`);
-      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
-    }));
+    const raw = closing(
+      await rawOrigin((_head, socket) => {
+        for (let i = 0; i < 100; i++) socket.write(`HTTP/1.1 103 Early Hints\r\nLink: </r${i}>; rel=preload\r\n\r\n`);
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok');
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     const reply = await rawGet(proxy.port, '/many');
     const codes = statuses(reply.text);
@@ -70,11 +76,13 @@ describe('proxy: interim responses', () => {
 
 describe('proxy: origin statuses HTTP does not define', () => {
   it('answers 502 with a clear message to a status outside 100-599, and to a 101 nobody asked for', async () => {
-    const raw = closing(await rawOrigin((head, socket) => {
-      if (head.startsWith('GET /999')) socket.write('HTTP/1.1 999 Odd\r\nContent-Length: 2\r\nCache-Control: max-age=60\r\n\r\nno');
-      else if (head.startsWith('GET /600')) socket.write('HTTP/1.1 600 Odd\r\nContent-Length: 2\r\n\r\nno');
-      else socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: evil\r\n\r\n');
-    }));
+    const raw = closing(
+      await rawOrigin((head, socket) => {
+        if (head.startsWith('GET /999')) socket.write('HTTP/1.1 999 Odd\r\nContent-Length: 2\r\nCache-Control: max-age=60\r\n\r\nno');
+        else if (head.startsWith('GET /600')) socket.write('HTTP/1.1 600 Odd\r\nContent-Length: 2\r\n\r\nno');
+        else socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: evil\r\n\r\n');
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     for (const status of [999, 600]) {
       const res = await fetch(`${proxy.url}/${status}`);
@@ -84,7 +92,7 @@ describe('proxy: origin statuses HTTP does not define', () => {
       assert.match(res.headers.get('cache-status')!, new RegExp(`fwd-status=${status}; detail="origin-status"`));
     }
     // The body of such an answer is never read: its connection is given up, not reused.
-    await waitFor(() => raw.closedConnections() >= 2, 'both odd answers\' connections were closed');
+    await waitFor(() => raw.closedConnections() >= 2, "both odd answers' connections were closed");
     const upgraded = await fetch(`${proxy.url}/switch`);
     assert.equal(upgraded.status, 502);
     assert.match(await upgraded.text(), /switched protocols \(101\) although the request asked for no upgrade/);
@@ -95,10 +103,12 @@ describe('proxy: origin statuses HTTP does not define', () => {
   it('serves a stored copy that stale-if-error allows instead of the 502', async () => {
     let odd = false;
     let now = Date.now();
-    const raw = closing(await rawOrigin((_head, socket) => {
-      if (odd) socket.write('HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nno');
-      else socket.write(`HTTP/1.1 200 OK\r\nDate: ${new Date(now).toUTCString()}\r\nCache-Control: max-age=1, stale-if-error=600\r\nContent-Length: 4\r\n\r\ngood`);
-    }));
+    const raw = closing(
+      await rawOrigin((_head, socket) => {
+        if (odd) socket.write('HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\nno');
+        else socket.write(`HTTP/1.1 200 OK\r\nDate: ${new Date(now).toUTCString()}\r\nCache-Control: max-age=1, stale-if-error=600\r\nContent-Length: 4\r\n\r\ngood`);
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url, { now: () => now }));
     assert.equal(await (await fetch(`${proxy.url}/page`)).text(), 'good');
     await proxy.idle();

@@ -39,7 +39,10 @@ describe('proxy: purge endpoint', () => {
     const proxy = closing(await proxyFor(origin.url));
     assert.equal(await body(`${proxy.url}/.cachette/purge`, { method: 'POST', body: '{"tags":["x"]}' }), 'origin');
     await fetch(`${proxy.url}/x`, { method: 'PURGE' });
-    assert.deepEqual(origin.received.map((r) => r.method), ['POST', 'PURGE']);
+    assert.deepEqual(
+      origin.received.map((r) => r.method),
+      ['POST', 'PURGE'],
+    );
   });
 
   it('purges every variant of a URL, by path or absolute URL, and by tag, for the token holder only', async () => {

@@ -36,7 +36,10 @@ describe('proxy: request smuggling', () => {
       }
     }
     assert.equal(origin.received.length, 10, 'the second round was served from the cache');
-    assert.ok(origin.received.every((r) => r.headers['content-length'] === undefined), 'no GET reached the origin with a Content-Length');
+    assert.ok(
+      origin.received.every((r) => r.headers['content-length'] === undefined),
+      'no GET reached the origin with a Content-Length',
+    );
   });
 
   it('refuses a HEAD with a chunked body too, and lets a GET with Content-Length: 0 through without it', async () => {
@@ -73,7 +76,13 @@ describe('proxy: request smuggling', () => {
     assert.match(sized.text, /\r\necho hello world\r\n/);
     const chunked = await rawExchange(proxy.port, 'PUT /p HTTP/1.1\r\nHost: site.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n', 2000);
     assert.match(chunked.text, /\r\necho hello world\r\n/);
-    assert.deepEqual(origin.received.map((r) => [r.method, r.body, r.complete]), [['POST', 'hello world', true], ['PUT', 'hello world', true]]);
+    assert.deepEqual(
+      origin.received.map((r) => [r.method, r.body, r.complete]),
+      [
+        ['POST', 'hello world', true],
+        ['PUT', 'hello world', true],
+      ],
+    );
     assert.equal(origin.received[0]!.headers['content-length'], '11');
   });
 
@@ -96,13 +105,19 @@ describe('proxy: request smuggling', () => {
     assert.ok(origin.connections() >= before);
   });
 
-  it('relays an origin\'s early answer to an upload it did not read, and the client connection stays usable', async () => {
-    const raw = closing(await rawOrigin((_head, socket) => {
-      socket.end('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!');
-    }));
+  it("relays an origin's early answer to an upload it did not read, and the client connection stays usable", async () => {
+    const raw = closing(
+      await rawOrigin((_head, socket) => {
+        socket.end('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!');
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     const upload = 'x'.repeat(4 * 1024 * 1024);
-    const reply = await rawExchange(proxy.port, `POST /upload HTTP/1.1\r\nHost: site.test\r\nContent-Length: ${upload.length}\r\n\r\n${upload}GET /next HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`, 3000);
+    const reply = await rawExchange(
+      proxy.port,
+      `POST /upload HTTP/1.1\r\nHost: site.test\r\nContent-Length: ${upload.length}\r\n\r\n${upload}GET /next HTTP/1.1\r\nHost: site.test\r\nConnection: close\r\n\r\n`,
+      3000,
+    );
     assert.equal(statusOf(reply), 413);
     assert.match(reply.text, /\r\n\r\ntoo big!/);
     assert.equal(reply.text.match(/HTTP\/1\.1 413/g)?.length, 2, 'the pipelined request after the upload was framed and answered too');
@@ -110,11 +125,13 @@ describe('proxy: request smuggling', () => {
 
   it('answers 502 to an origin response with conflicting framing, and drops that connection', async () => {
     let n = 0;
-    const raw = closing(await rawOrigin((head, socket) => {
-      n++;
-      if (n === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nCache-Control: max-age=60\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nevil!!');
-      else socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: max-age=60\r\n\r\nok`);
-    }));
+    const raw = closing(
+      await rawOrigin((head, socket) => {
+        n++;
+        if (n === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nCache-Control: max-age=60\r\n\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nevil!!');
+        else socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: max-age=60\r\n\r\nok`);
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     const first = await fetch(`${proxy.url}/one`);
     assert.equal(first.status, 502);
@@ -126,10 +143,12 @@ describe('proxy: request smuggling', () => {
 
   it('cuts the client connection when the origin body ends short of its Content-Length, and stores nothing', async () => {
     let n = 0;
-    const raw = closing(await rawOrigin((_head, socket) => {
-      n++;
-      socket.end(`HTTP/1.1 200 OK\r\nContent-Length: 10\r\nCache-Control: max-age=60\r\n\r\nshort`);
-    }));
+    const raw = closing(
+      await rawOrigin((_head, socket) => {
+        n++;
+        socket.end(`HTTP/1.1 200 OK\r\nContent-Length: 10\r\nCache-Control: max-age=60\r\n\r\nshort`);
+      }),
+    );
     const proxy = closing(await proxyFor(raw.url));
     const reply = await rawGet(proxy.port, '/short');
     assert.equal(statusOf(reply), 200);

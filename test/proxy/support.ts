@@ -89,10 +89,11 @@ export async function recordingOrigin(handler: (req: IncomingMessage, res: Serve
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
     connections: () => connections,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -122,10 +123,11 @@ export async function rawOrigin(respond: (head: string, socket: Socket) => void)
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     closedConnections: () => closed,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -170,7 +172,9 @@ export function rawExchange(port: number, bytes: string, settleMs = 300): Promis
 
 /** A GET over a raw socket with `Connection: close`, answered in full. */
 export async function rawGet(port: number, target: string, headers: Record<string, string> = {}): Promise<RawReply> {
-  const lines = Object.entries({ host: 'site.test', ...headers }).map(([n, v]) => `${n}: ${v}\r\n`).join('');
+  const lines = Object.entries({ host: 'site.test', ...headers })
+    .map(([n, v]) => `${n}: ${v}\r\n`)
+    .join('');
   return rawExchange(port, `GET ${target} HTTP/1.1\r\n${lines}connection: close\r\n\r\n`, 2000);
 }
 

@@ -36,7 +36,10 @@ describe('proxy: origin timeouts', () => {
     await waitFor(() => origin.received.length === 1, 'the first request reached the origin');
     const answers = await Promise.all([first, ...Array.from({ length: 2 }, () => fetch(`${proxy.url}/never`))]);
     const texts = await Promise.all(answers.map((res) => res.text()));
-    assert.deepEqual(answers.map((res) => res.status), [504, 504, 504]);
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      [504, 504, 504],
+    );
     assert.match(texts[0]!, /^Gateway Timeout: the origin did not answer within 1000 ms/);
     for (const text of texts.slice(1)) assert.match(text, /^Gateway Timeout: the origin request this one waited for failed/);
     assert.equal(origin.received.length, 1, 'one origin request for the three waiting clients');
@@ -50,11 +53,13 @@ describe('proxy: origin timeouts', () => {
   it('lets stale-if-error answer the 504 with the stored response', async () => {
     let now = Date.now();
     let stall = false;
-    const origin = closing(await recordingOrigin((_req, res) => {
-      if (stall) return void hanging.add(res);
-      res.writeHead(200, { 'cache-control': 'max-age=1, stale-if-error=600', date: new Date(now).toUTCString() });
-      res.end('stored copy');
-    }));
+    const origin = closing(
+      await recordingOrigin((_req, res) => {
+        if (stall) return void hanging.add(res);
+        res.writeHead(200, { 'cache-control': 'max-age=1, stale-if-error=600', date: new Date(now).toUTCString() });
+        res.end('stored copy');
+      }),
+    );
     const proxy = closing(await proxyFor(origin.url, { ...FAST, now: () => now }));
     assert.equal(await (await fetch(`${proxy.url}/s`)).text(), 'stored copy');
     await proxy.idle();
@@ -68,16 +73,18 @@ describe('proxy: origin timeouts', () => {
 
   it('cuts every reader when a shared body stops, and stores nothing', async () => {
     let first = true;
-    const origin = closing(await recordingOrigin((_req, res) => {
-      res.writeHead(200, { 'cache-control': 'max-age=60', 'content-length': '100' });
-      if (first) {
-        first = false;
-        res.write('x'.repeat(10));
-        hanging.add(res);
-      } else {
-        res.end('y'.repeat(100));
-      }
-    }));
+    const origin = closing(
+      await recordingOrigin((_req, res) => {
+        res.writeHead(200, { 'cache-control': 'max-age=60', 'content-length': '100' });
+        if (first) {
+          first = false;
+          res.write('x'.repeat(10));
+          hanging.add(res);
+        } else {
+          res.end('y'.repeat(100));
+        }
+      }),
+    );
     const proxy = closing(await proxyFor(origin.url, FAST));
     const readers = await Promise.all(Array.from({ length: 3 }, () => rawGet(proxy.port, '/stall')));
     for (const reply of readers) {
@@ -93,11 +100,13 @@ describe('proxy: origin timeouts', () => {
   });
 
   it('cuts a body passed through unstored when it stops, and gives its origin connection up', async () => {
-    const origin = closing(await recordingOrigin((_req, res) => {
-      res.writeHead(200, { 'cache-control': 'no-store', 'content-length': '100' });
-      res.write('x'.repeat(10));
-      hanging.add(res);
-    }));
+    const origin = closing(
+      await recordingOrigin((_req, res) => {
+        res.writeHead(200, { 'cache-control': 'no-store', 'content-length': '100' });
+        res.write('x'.repeat(10));
+        hanging.add(res);
+      }),
+    );
     const proxy = closing(await proxyFor(origin.url, FAST));
     const reply = await rawGet(proxy.port, '/private');
     assert.equal(statusOf(reply), 200);
@@ -108,10 +117,12 @@ describe('proxy: origin timeouts', () => {
 
   it('does not count a slow reader as an idle origin', async () => {
     const size = 4 * 1024 * 1024;
-    const origin = closing(await recordingOrigin((_req, res) => {
-      res.writeHead(200, { 'cache-control': 'no-store', 'content-length': String(size) });
-      res.end(Buffer.alloc(size, 0x61));
-    }));
+    const origin = closing(
+      await recordingOrigin((_req, res) => {
+        res.writeHead(200, { 'cache-control': 'no-store', 'content-length': String(size) });
+        res.end(Buffer.alloc(size, 0x61));
+      }),
+    );
     const proxy = closing(await proxyFor(origin.url, FAST));
     const received = await new Promise<number>((resolve, reject) => {
       const socket = connect(proxy.port, '127.0.0.1');
@@ -159,15 +170,17 @@ describe('proxy: the origin client and the abort signal', () => {
   });
 
   it('fails the body and never reuses the connection when aborted after the headers', async () => {
-    const origin = closing(await recordingOrigin((req, res) => {
-      res.writeHead(200, { 'content-length': '100' });
-      if (req.url === '/partial') {
-        res.write('x'.repeat(10));
-        hanging.add(res);
-      } else {
-        res.end('y'.repeat(100));
-      }
-    }));
+    const origin = closing(
+      await recordingOrigin((req, res) => {
+        res.writeHead(200, { 'content-length': '100' });
+        if (req.url === '/partial') {
+          res.write('x'.repeat(10));
+          hanging.add(res);
+        } else {
+          res.end('y'.repeat(100));
+        }
+      }),
+    );
     const client = originClient(new URL(origin.url));
     closing({ close: async () => client.close() });
     const controller = new AbortController();

@@ -5,7 +5,10 @@ import { chooseStore, describeChoice, openStoreFromEnv } from '../../runtimes/en
 describe('CACHETTE_STORE in the environment', () => {
   it('sqlite:PATH picks the embedded store, ahead of the generic server variables', () => {
     assert.deepEqual(chooseStore({ CACHETTE_STORE: 'sqlite:./cache.db' }), { kind: 'sqlite', path: './cache.db' });
-    assert.deepEqual(chooseStore({ CACHETTE_STORE: ' sqlite:/var/cache/app.db ', REDIS_URL: 'redis://h:1', UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't' }), { kind: 'sqlite', path: '/var/cache/app.db' });
+    assert.deepEqual(chooseStore({ CACHETTE_STORE: ' sqlite:/var/cache/app.db ', REDIS_URL: 'redis://h:1', UPSTASH_REDIS_REST_URL: 'https://u', UPSTASH_REDIS_REST_TOKEN: 't' }), {
+      kind: 'sqlite',
+      path: '/var/cache/app.db',
+    });
     assert.equal(describeChoice(chooseStore({ CACHETTE_STORE: 'sqlite:./cache.db' })), 'store: sqlite (CACHETTE_STORE=sqlite:./cache.db; shared by the processes of this machine)');
   });
 
@@ -17,7 +20,11 @@ describe('CACHETTE_STORE in the environment', () => {
 
   it('an unknown value or an empty path is a clear error, never a quiet fallback', () => {
     for (const bad of ['sqlite:', 'sqlite:   ', 'redis://h:1', 'SQLITE:./x.db', 'lmdb:./x']) {
-      assert.throws(() => chooseStore({ CACHETTE_STORE: bad }), (e: Error) => e instanceof TypeError && /CACHETTE_STORE must be "sqlite:PATH" \(e.g. sqlite:.\/cache.db\) or "memory"/.test(e.message), bad);
+      assert.throws(
+        () => chooseStore({ CACHETTE_STORE: bad }),
+        (e: Error) => e instanceof TypeError && /CACHETTE_STORE must be "sqlite:PATH" \(e.g. sqlite:.\/cache.db\) or "memory"/.test(e.message),
+        bad,
+      );
     }
     assert.deepEqual(chooseStore({ CACHETTE_STORE: '' }), { kind: 'memory' }, 'empty counts as unset');
   });

@@ -35,7 +35,11 @@ describe('store selection from the environment', () => {
 
   it('a malformed VALKEY_URL is a clear error, never a quiet fallback', () => {
     for (const bad of ['localhost:6379', 'http://127.0.0.1:6379', 'not a url', 'redis://']) {
-      assert.throws(() => chooseStore({ VALKEY_URL: bad }), (e: Error) => e instanceof TypeError && /VALKEY_URL must be a redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL/.test(e.message), bad);
+      assert.throws(
+        () => chooseStore({ VALKEY_URL: bad }),
+        (e: Error) => e instanceof TypeError && /VALKEY_URL must be a redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL/.test(e.message),
+        bad,
+      );
     }
     assert.throws(() => chooseStore({ REDIS_URL: 'tcp://x:1' }), /REDIS_URL must be/);
     assert.throws(() => chooseStore({ VALKEY_URL: 6379 as unknown as string }), /VALKEY_URL must be a string, got number/);
@@ -49,7 +53,10 @@ describe('store selection from the environment', () => {
   it('never logs a password or a token', () => {
     assert.equal(describeChoice(chooseStore({ VALKEY_URL: 'redis://user:hunter2@127.0.0.1:6379/0' })), 'store: valkey (VALKEY_URL=redis://user:***@127.0.0.1:6379/0)');
     assert.ok(!describeChoice(chooseStore(UPSTASH)).includes('tok'));
-    assert.throws(() => chooseStore({ VALKEY_URL: 'http://u:hunter2@h:1' }), (e: Error) => !e.message.includes('hunter2'));
+    assert.throws(
+      () => chooseStore({ VALKEY_URL: 'http://u:hunter2@h:1' }),
+      (e: Error) => !e.message.includes('hunter2'),
+    );
   });
 
   it('opens memory and says so once', async () => {
@@ -66,7 +73,10 @@ describe('store selection from the environment', () => {
   });
 
   it('a kind the runtime has no factory for names what would work', async () => {
-    await assert.rejects(openStoreFromEnv({ VALKEY_URL: 'redis://127.0.0.1:1' }, {}, { log: false }), /is not available on this runtime: this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL/);
+    await assert.rejects(
+      openStoreFromEnv({ VALKEY_URL: 'redis://127.0.0.1:1' }, {}, { log: false }),
+      /is not available on this runtime: this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL/,
+    );
   });
 
   it.runIf(requireRedis())('opens a working Valkey store from VALKEY_URL', async () => {

@@ -30,12 +30,18 @@ const DENO = `<?xml version="1.0" encoding="UTF-8"?>
 describe('JUnit reports', () => {
   it('reads bun nesting, statuses and entities', () => {
     const cases = parseJunit(BUN);
-    assert.deepEqual(cases.map((c) => [c.name, c.status, c.suites]), [
-      ['round-trips', 'passed', ['./a.bun.ts', 'store contract: memory']],
-      ['expires > TTL', 'failed', ['./a.bun.ts', 'store contract: memory']],
-      ['later', 'skipped', ['./a.bun.ts', 'store contract: memory']],
-    ]);
-    assert.deepEqual(countBySuite(cases, 'bun', (c) => c.suites[1]!), [{ runtime: 'bun', suite: 'store contract: memory', passed: 1, failed: 1, skipped: 1 }]);
+    assert.deepEqual(
+      cases.map((c) => [c.name, c.status, c.suites]),
+      [
+        ['round-trips', 'passed', ['./a.bun.ts', 'store contract: memory']],
+        ['expires > TTL', 'failed', ['./a.bun.ts', 'store contract: memory']],
+        ['later', 'skipped', ['./a.bun.ts', 'store contract: memory']],
+      ],
+    );
+    assert.deepEqual(
+      countBySuite(cases, 'bun', (c) => c.suites[1]!),
+      [{ runtime: 'bun', suite: 'store contract: memory', passed: 1, failed: 1, skipped: 1 }],
+    );
   });
 
   it('reads deno flat cases named "describe > it"', () => {

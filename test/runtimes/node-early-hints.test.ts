@@ -13,7 +13,7 @@ import { serve } from '../../runtimes/node/index.ts';
 import { rawGet } from '../proxy/support.ts';
 
 describe('cachette/node serve: interim responses', () => {
-  it('relays the app\'s 103 Early Hints on a miss, never on a hit', async () => {
+  it("relays the app's 103 Early Hints on a miss, never on a hit", async () => {
     const app = new Hono();
     let calls = 0;
     app.use('/page', earlyHints({ link: '</style.css>; rel=preload; as=style' }));

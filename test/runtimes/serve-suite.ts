@@ -111,7 +111,7 @@ export function serveSuite(t: SuiteApi, runtime: string, serve: ServeFn, env: En
       await assert.rejects(serve(origin().handler, { port: 0, cache: { env: { VALKEY_URL: 'localhost:6379' }, log: false } }), /VALKEY_URL must be a redis:\/\//);
     });
 
-    t.it('hands the handler the platform\'s second argument, with the cache and without', async () => {
+    t.it("hands the handler the platform's second argument, with the cache and without", async () => {
       const seen: unknown[] = [];
       const handler = async (request: Request, env?: unknown) => {
         seen.push(env);

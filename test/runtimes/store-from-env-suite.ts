@@ -42,7 +42,7 @@ export function storeFromEnvSuite(t: SuiteApi, runtime: string, storeFromEnv: St
   };
 
   t.describe(`${runtime} storeFromEnv`, () => {
-    t.it('opens Valkey from REDIS_URL through the runtime\'s client and says so once', async () => {
+    t.it("opens Valkey from REDIS_URL through the runtime's client and says so once", async () => {
       if (!redisUrl) throw new Error('REDIS_URL is needed: scripts/test and the vitest global setup provide it');
       const lines: string[] = [];
       const store = await withEnv({ REDIS_URL: redisUrl }, () => storeFromEnv({ log: (line) => lines.push(line) }));
@@ -73,7 +73,10 @@ export function storeFromEnvSuite(t: SuiteApi, runtime: string, storeFromEnv: St
     });
 
     t.it('refuses a malformed VALKEY_URL with a TypeError naming it', async () => {
-      await assert.rejects(withEnv({ VALKEY_URL: 'localhost:6379' }, () => storeFromEnv({ log: false })), (e: Error) => e instanceof TypeError && /VALKEY_URL must be a redis:\/\//.test(e.message));
+      await assert.rejects(
+        withEnv({ VALKEY_URL: 'localhost:6379' }, () => storeFromEnv({ log: false })),
+        (e: Error) => e instanceof TypeError && /VALKEY_URL must be a redis:\/\//.test(e.message),
+      );
     });
   });
 }

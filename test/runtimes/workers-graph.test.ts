@@ -12,7 +12,10 @@ function graph(entry: string): Map<string, string[]> {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     const specs = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
-    seen.set(file, specs.filter((s) => !s.startsWith('.')));
+    seen.set(
+      file,
+      specs.filter((s) => !s.startsWith('.')),
+    );
     for (const s of specs) if (s.startsWith('.')) visit(resolve(dirname(file), s));
   };
   visit(resolve(root, entry));
@@ -25,9 +28,7 @@ describe('cachette/workers import graph', () => {
   const TCP_OR_FILES = ['iovalkey', 'ioredis', 'redis', 'better-sqlite3', 'bun:sqlite'];
   const check = (entry: string, reaches: string[], never: string[]) => {
     const modules = graph(entry);
-    const offenders = [...modules].flatMap(([file, bare]) =>
-      bare.filter((s) => s.startsWith('node:') || TCP_OR_FILES.includes(s)).map((s) => `${relative(root, file)} imports ${s}`),
-    );
+    const offenders = [...modules].flatMap(([file, bare]) => bare.filter((s) => s.startsWith('node:') || TCP_OR_FILES.includes(s)).map((s) => `${relative(root, file)} imports ${s}`));
     assert.deepEqual(offenders, []);
     // The walk really reached the stores (guards against a scan that checks nothing).
     const files = [...modules.keys()].map((f) => relative(root, f));

@@ -7,7 +7,7 @@ import { CompressionId, createCache, decodeEnvelope, fflateDeflate, type Compres
 const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${i % 40}`, title: `Item number ${i}`, inStock: i % 3 === 0 }));
 
 describe('pluggable compression', () => {
-  it('node:zlib deflate and the built-in fflate read each other\'s entries (same format, same id)', async () => {
+  it("node:zlib deflate and the built-in fflate read each other's entries (same format, same id)", async () => {
     const store = memoryStore();
     const server = createCache({ store, prefix: 'z', compression: { compressor: zlibCompressor() } });
     const edge = createCache({ store, prefix: 'z' });

@@ -51,10 +51,12 @@ describe('entry points', () => {
     // examples/proxy moves out of examples/ (issue 13, item 11), with its imports.
     const offenders = sources(join(root, 'examples'))
       .filter((file) => !file.includes(`${sep}proxy${sep}`))
-      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(IMPORT)]
-        .map((m) => (m[1] ?? m[2])!)
-        .filter((spec) => spec.startsWith('.') && !resolve(dirname(file), spec).startsWith(dirname(file) + sep))
-        .map((spec) => `${relative(root, file)} imports ${spec}`));
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+          .map((m) => (m[1] ?? m[2])!)
+          .filter((spec) => spec.startsWith('.') && !resolve(dirname(file), spec).startsWith(dirname(file) + sep))
+          .map((spec) => `${relative(root, file)} imports ${spec}`),
+      );
     expect(offenders).toEqual([]);
   });
 });
@@ -63,7 +65,15 @@ describe('README', () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
   it('links only to files inside the repository that exist, and to its own headings', () => {
-    const slugs = new Set([...readme.matchAll(/^#+\s+(.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s+/g, '-')));
+    const slugs = new Set(
+      [...readme.matchAll(/^#+\s+(.+)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\w\s-]/g, '')
+          .trim()
+          .replace(/\s+/g, '-'),
+      ),
+    );
     const problems: string[] = [];
     for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^https?:/.test(target!)) continue;

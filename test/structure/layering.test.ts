@@ -30,14 +30,18 @@ describe('layering (DESIGN.md)', () => {
 
   it('src/ never reaches into adapters/ or runtimes/', () => {
     const offenders = sources(join(root, 'src')).flatMap((file) =>
-      importsOf(file).filter((spec) => /(^|\/)(adapters|runtimes)\//.test(spec)).map((spec) => `${relative(root, file)} imports ${spec}`),
+      importsOf(file)
+        .filter((spec) => /(^|\/)(adapters|runtimes)\//.test(spec))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
   });
 
   it('adapters/ import nothing from runtimes/', () => {
     const offenders = sources(join(root, 'adapters')).flatMap((file) =>
-      importsOf(file).filter((spec) => /(^|\/)runtimes\//.test(spec)).map((spec) => `${relative(root, file)} imports ${spec}`),
+      importsOf(file)
+        .filter((spec) => /(^|\/)runtimes\//.test(spec))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
   });

@@ -115,9 +115,11 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
   try {
     // Every URL once (a miss that stores it), then the load: the baseline is then all hits.
     let next = 0;
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next < urls) await get(agent, `${proxy.url}/item/${next++}`);
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < urls) await get(agent, `${proxy.url}/item/${next++}`);
+      }),
+    );
     await proxy.idle();
     const load = Promise.all(Array.from({ length: clients }, (_, id) => client(id)));
     await new Promise((r) => setTimeout(r, options.warmupMs ?? 1500));
@@ -125,7 +127,10 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     faultAt = now();
     const faultDone = options.fault().then(() => now() - faultAt);
     let faultMs: number | undefined;
-    void faultDone.then((ms) => (faultMs = ms), () => {});
+    void faultDone.then(
+      (ms) => (faultMs = ms),
+      () => {},
+    );
     const holdMs = options.holdMs ?? 1000;
     const deadline = faultAt + (options.recoverWithinMs ?? 20_000);
     const baseline = windows.hitRatio(faultAt - 1000, faultAt);

@@ -11,10 +11,7 @@ export default async function setup(): Promise<(() => Promise<void>) | void> {
   const bin = process.env.REDIS_SERVER_BIN || findRedisServer();
   if (bin) process.env.REDIS_SERVER_BIN = bin;
   if (!bin) return;
-  const [server, cluster] = await Promise.all([
-    process.env.REDIS_URL ? undefined : startRedis({ bin }),
-    process.env.VALKEY_CLUSTER_NODES ? undefined : startRedisCluster({ bin }),
-  ]);
+  const [server, cluster] = await Promise.all([process.env.REDIS_URL ? undefined : startRedis({ bin }), process.env.VALKEY_CLUSTER_NODES ? undefined : startRedisCluster({ bin })]);
   if (server) process.env.REDIS_URL = server.url;
   if (cluster) process.env.VALKEY_CLUSTER_NODES = cluster.seedList;
   return async () => {

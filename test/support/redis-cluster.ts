@@ -128,16 +128,17 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     masterOf: async (slot) => masterOf(await slotMap(cluster), slot),
     waitForFailover: (port, withinMs = 30_000) => waitForFailover(cluster, port, withinMs),
     moveSlot: (slot, toPort, moveOptions = {}) => moveSlot(cluster, slot, toPort, moveOptions),
-    busySlots: (port, count, match = '*') => withNode(port, async (client) => {
-      const slots = new Set<number>();
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scanBuffer(cursor, 'MATCH', match, 'COUNT', 1000);
-        for (const key of keys) if (slots.size < count) slots.add(Number(await client.call('CLUSTER', 'KEYSLOT', key)));
-        cursor = String(next);
-      } while (cursor !== '0' && slots.size < count);
-      return [...slots];
-    }),
+    busySlots: (port, count, match = '*') =>
+      withNode(port, async (client) => {
+        const slots = new Set<number>();
+        let cursor = '0';
+        do {
+          const [next, keys] = await client.scanBuffer(cursor, 'MATCH', match, 'COUNT', 1000);
+          for (const key of keys) if (slots.size < count) slots.add(Number(await client.call('CLUSTER', 'KEYSLOT', key)));
+          cursor = String(next);
+        } while (cursor !== '0' && slots.size < count);
+        return [...slots];
+      }),
     async errorReplies() {
       const totals: Record<string, number> = {};
       for (const node of nodes.filter((n) => n.running)) {
@@ -176,21 +177,42 @@ interface NodeProcess extends ClusterNodeProcess {
 function startNode(bin: string, port: number, busPort: number, dir: string, options: ClusterOptions): NodeProcess {
   mkdirSync(dir, { recursive: true });
   const args = [
-    '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--protected-mode', 'no',
-    '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 5000),
-    '--cluster-require-full-coverage', options.requireFullCoverage === false ? 'no' : 'yes',
+    '--port',
+    String(port),
+    '--cluster-port',
+    String(busPort),
+    '--bind',
+    '127.0.0.1',
+    '--protected-mode',
+    'no',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    '--cluster-node-timeout',
+    String(options.nodeTimeoutMs ?? 5000),
+    '--cluster-require-full-coverage',
+    options.requireFullCoverage === false ? 'no' : 'yes',
     // Replicas sync at once (the default waits 5 s for more replicas to share one transfer).
-    '--repl-diskless-sync-delay', '0',
-    '--save', '', '--appendonly', 'no', '--dir', dir,
+    '--repl-diskless-sync-delay',
+    '0',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
   ];
   // The log goes to a file: a pipe nobody drains (the test runner blocks in spawnSync) would stall the node.
   const child = spawn(bin, [...args, '--logfile', join(dir, 'redis.log')], { stdio: 'ignore' });
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
-  const listening = Promise.race([
-    waitForPort(port, 10_000),
-    exit.then(() => Promise.reject(new Error(`redis-server on ${port} exited before listening (see ${join(dir, 'redis.log')})`))),
-  ]);
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const listening = Promise.race([waitForPort(port, 10_000), exit.then(() => Promise.reject(new Error(`redis-server on ${port} exited before listening (see ${join(dir, 'redis.log')})`)))]);
   listening.catch(() => {}); // Awaited by the caller; a late rejection must not go unhandled.
   return {
     host: '127.0.0.1',
@@ -233,14 +255,18 @@ async function waitUntilSettled(cluster: RedisCluster, masters: number, replicas
   const total = masters * (1 + replicas);
   const until = Date.now() + 30_000;
   for (;;) {
-    const states = await Promise.all(cluster.nodes.map(async (n) => {
-      const info = fields(await cluster.cli(n.port, 'cluster', 'info'));
-      const replication = fields(await cluster.cli(n.port, 'info', 'replication'));
-      return info.get('cluster_state') === 'ok'
-        && info.get('cluster_slots_ok') === '16384'
-        && info.get('cluster_known_nodes') === String(total)
-        && (replication.get('role') === 'master' ? replication.get('connected_slaves') === String(replicas) : replication.get('master_link_status') === 'up');
-    }));
+    const states = await Promise.all(
+      cluster.nodes.map(async (n) => {
+        const info = fields(await cluster.cli(n.port, 'cluster', 'info'));
+        const replication = fields(await cluster.cli(n.port, 'info', 'replication'));
+        return (
+          info.get('cluster_state') === 'ok' &&
+          info.get('cluster_slots_ok') === '16384' &&
+          info.get('cluster_known_nodes') === String(total) &&
+          (replication.get('role') === 'master' ? replication.get('connected_slaves') === String(replicas) : replication.get('master_link_status') === 'up')
+        );
+      }),
+    );
     if (states.every(Boolean)) return;
     if (Date.now() > until) throw new Error(`the cluster on ${cluster.seedList} did not settle within 30 s`);
     await new Promise((r) => setTimeout(r, 100));
@@ -268,11 +294,15 @@ function masterOf(ranges: SlotRanges, slot: number): number {
 async function waitForFailover(cluster: RedisCluster, port: number, withinMs: number): Promise<number> {
   const started = Date.now();
   for (;;) {
-    const healthy = await Promise.all(cluster.nodes.filter((n) => n.running).map(async (n) => {
-      const info = fields(await cluster.cli(n.port, 'cluster', 'info'));
-      const served = await withNode(n.port, async (client) => (await client.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>);
-      return info.get('cluster_state') === 'ok' && served.every(([, , master]) => master[1] !== port);
-    })).catch(() => [false]);
+    const healthy = await Promise.all(
+      cluster.nodes
+        .filter((n) => n.running)
+        .map(async (n) => {
+          const info = fields(await cluster.cli(n.port, 'cluster', 'info'));
+          const served = await withNode(n.port, async (client) => (await client.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>);
+          return info.get('cluster_state') === 'ok' && served.every(([, , master]) => master[1] !== port);
+        }),
+    ).catch(() => [false]);
     if (healthy.every(Boolean)) return Date.now() - started;
     if (Date.now() - started > withinMs) throw new Error(`no replica took over the slots of ${port} within ${withinMs} ms`);
     await new Promise((r) => setTimeout(r, 50));

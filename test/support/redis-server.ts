@@ -37,7 +37,10 @@ export function waitForPort(port: number, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const attempt = () => {
       const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(); });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
       socket.once('error', () => {
         socket.destroy();
         if (Date.now() > until) reject(new Error(`redis-server did not listen on ${port} within ${ms} ms`));
@@ -68,7 +71,9 @@ export async function startRedis({ bin, port, cpu }: { bin?: string; port?: numb
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no'];
   const child = cpu === undefined ? spawn(bin, args, { stdio: 'ignore' }) : spawn('taskset', ['-c', String(cpu), bin, ...args], { stdio: 'ignore' });
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  child.once('exit', () => {
+    exited = true;
+  });
   await waitForPort(port, 5000);
   return {
     url: `redis://127.0.0.1:${port}`,

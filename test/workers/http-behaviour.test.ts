@@ -40,8 +40,5 @@ function workerTarget(store: LazyStore): HttpTarget {
   };
 }
 
-const stores = [
-  ...storeTargets({ ...env }, { tcp: false }),
-  { name: 'cloudflare-kv', open: () => cloudflareKvStore({ namespace: env.CACHETTE_KV }) },
-];
+const stores = [...storeTargets({ ...env }, { tcp: false }), { name: 'cloudflare-kv', open: () => cloudflareKvStore({ namespace: env.CACHETTE_KV }) }];
 httpBehaviourOnStores({ describe, it, beforeAll, afterAll }, stores, workerTarget);

@@ -43,7 +43,11 @@ describe('cloudflare-kv specifics', () => {
     const a = prefix + 'a'.repeat(600) + '1';
     const b = prefix + 'a'.repeat(600) + '2';
     const c = prefix + 'é'.repeat(400);
-    await store.setMany([{ key: a, value: bytes('A') }, { key: b, value: bytes('B') }, { key: c, value: bytes('C') }]);
+    await store.setMany([
+      { key: a, value: bytes('A') },
+      { key: b, value: bytes('B') },
+      { key: c, value: bytes('C') },
+    ]);
     assert.deepEqual((await store.getMany([a, b, c])).map(text), ['A', 'B', 'C']);
     for (const stored of (await env.CACHETTE_KV.list({ prefix })).keys) assert.ok(new TextEncoder().encode(stored.name).length <= KV_MAX_KEY_BYTES);
     await store.clear(prefix);

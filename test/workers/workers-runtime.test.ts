@@ -28,18 +28,27 @@ describe('withCache', () => {
     const lines: string[] = [];
     await withCache(app, { kvBinding: 'PAGES', log: (l) => lines.push(l) }).fetch(new Request('http://127.0.0.1/x'), { PAGES: env.CACHETTE_KV }, createExecutionContext());
     await withCache(app, { log: (l) => lines.push(l) }).fetch(new Request('http://127.0.0.1/x'), {}, createExecutionContext());
-    assert.deepEqual(lines, ['[cachette] store: cloudflare-kv (KV binding PAGES)', '[cachette] store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)']);
+    assert.deepEqual(lines, [
+      '[cachette] store: cloudflare-kv (KV binding PAGES)',
+      '[cachette] store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)',
+    ]);
   });
 
   it('refuses VALKEY_URL on Workers, naming what works instead', async () => {
     const worker = withCache(app, { log: false });
-    await assert.rejects(worker.fetch(new Request('http://127.0.0.1/x'), { VALKEY_URL: 'redis://127.0.0.1:6379' }, createExecutionContext()), /cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store/);
+    await assert.rejects(
+      worker.fetch(new Request('http://127.0.0.1/x'), { VALKEY_URL: 'redis://127.0.0.1:6379' }, createExecutionContext()),
+      /cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store/,
+    );
   });
 
   it('refuses Upstash variables, naming the entry that opens Upstash', async () => {
     const worker = withCache(app, { log: false });
     const upstash = { UPSTASH_REDIS_REST_URL: 'https://example.upstash.io', UPSTASH_REDIS_REST_TOKEN: 't', CACHETTE_KV: env.CACHETTE_KV };
-    await assert.rejects(worker.fetch(new Request('http://127.0.0.1/x'), upstash, createExecutionContext()), /this entry leaves Upstash out so that KV-only Workers bundle without @upstash\/redis; import \{ withCache \} from 'cachette\/workers\/upstash'/);
+    await assert.rejects(
+      worker.fetch(new Request('http://127.0.0.1/x'), upstash, createExecutionContext()),
+      /this entry leaves Upstash out so that KV-only Workers bundle without @upstash\/redis; import \{ withCache \} from 'cachette\/workers\/upstash'/,
+    );
   });
 
   it('refuses something that is neither an app nor a handler', () => {

@@ -119,8 +119,11 @@ export function fullstackApp(options: FullstackAppOptions): Hono {
 
 function pageMiddleware(page: PageCache, app: Hono): MiddlewareHandler | undefined {
   switch (page.kind) {
-    case 'none': return undefined;
-    case 'cachette': return cachetteHono({ store: page.store, app, namespace: page.namespace, ...(page.batch === undefined ? {} : { batch: page.batch }) });
-    case 'hono-cache': return honoCache({ cacheName: HONO_CACHE_NAME, wait: page.wait });
+    case 'none':
+      return undefined;
+    case 'cachette':
+      return cachetteHono({ store: page.store, app, namespace: page.namespace, ...(page.batch === undefined ? {} : { batch: page.batch }) });
+    case 'hono-cache':
+      return honoCache({ cacheName: HONO_CACHE_NAME, wait: page.wait });
   }
 }

@@ -11,17 +11,20 @@ function writeRssChart(chartsDir: string, r: FullstackResults, target: TargetRes
   const rows = target.work.filter((row) => row.status === 'ok' && row.samples.length > 0);
   if (rows.length === 0) return undefined;
   const file = `rss-${target.id}.svg`;
-  writeFileSync(join(chartsDir, file), lineChartSvg({
-    title: `${target.label}: server RSS under GET /work`,
-    series: rows.map((row) => ({ label: row.label.replace(/`/g, ''), points: row.samples.map((s) => [s.t, s.rssMiB] as const) })),
-    xUnit: 's since the measured load started',
-    yUnit: 'MiB',
-    markers: [
-      { x: 0, label: 'measured' },
-      { x: r.config.measureS, label: 'soak' },
-      { x: r.config.soakS, label: 'idle' },
-    ],
-  }));
+  writeFileSync(
+    join(chartsDir, file),
+    lineChartSvg({
+      title: `${target.label}: server RSS under GET /work`,
+      series: rows.map((row) => ({ label: row.label.replace(/`/g, ''), points: row.samples.map((s) => [s.t, s.rssMiB] as const) })),
+      xUnit: 's since the measured load started',
+      yUnit: 'MiB',
+      markers: [
+        { x: 0, label: 'measured' },
+        { x: r.config.measureS, label: 'soak' },
+        { x: r.config.soakS, label: 'idle' },
+      ],
+    }),
+  );
   return `fullstack/charts/${file}`;
 }
 
@@ -31,8 +34,13 @@ export function writeFullstackReport(r: FullstackResults, benchDir = join(ROOT, 
   mkdirSync(chartsDir, { recursive: true });
   const c = r.config;
   const env = r.environment;
-  const versions = Object.entries(env.runtimes).map(([k, v]) => `${k} ${v}`).join(', ');
-  const libs = Object.entries(env.libraries).filter(([, v]) => v !== 'not installed').map(([k, v]) => `${k} ${v}`).join(', ');
+  const versions = Object.entries(env.runtimes)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const libs = Object.entries(env.libraries)
+    .filter(([, v]) => v !== 'not installed')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   const sections = r.targets.map((t) => {
     const chart = writeRssChart(chartsDir, r, t);
     return [
@@ -41,7 +49,9 @@ export function writeFullstackReport(r: FullstackResults, benchDir = join(ROOT, 
       t.work.length ? `### GET /work\n\n${rowsTable(t, t.work)}` : '',
       chart ? `![RSS over time, ${t.label}](${chart})` : '',
       t.pages.length ? `### GET /page/:id\n\n${rowsTable(t, t.pages)}` : '',
-    ].filter(Boolean).join('\n\n');
+    ]
+      .filter(Boolean)
+      .join('\n\n');
   });
   const md = `# cachette full-stack load test
 

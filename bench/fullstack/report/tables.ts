@@ -45,8 +45,25 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
   const isKv = target.id === 'workerd-kv';
   const notes: string[] = [];
   const mark = (text: string) => SUPERSCRIPTS[notes.push(text) - 1] ?? `[${notes.length}]`;
-  const header = ['contender', 'req/s', 'avg ms', 'p99 ms', 'server CPU ms/req', 'RSS warm → peak MiB', 'RSS after MiB', 'RSS slope %/10 s', isKv ? 'conns' : 'conns peak / settled', 'errors (non-2xx / socket / exceptions)'];
-  const lines = [`| ${header.join(' | ')} |`, `|---|${header.slice(1).map(() => '---:').join('|')}|`];
+  const header = [
+    'contender',
+    'req/s',
+    'avg ms',
+    'p99 ms',
+    'server CPU ms/req',
+    'RSS warm → peak MiB',
+    'RSS after MiB',
+    'RSS slope %/10 s',
+    isKv ? 'conns' : 'conns peak / settled',
+    'errors (non-2xx / socket / exceptions)',
+  ];
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|---|${header
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  ];
   for (const row of rows) {
     if (!ok(row)) {
       const what = row.status === 'unavailable' ? 'not available' : row.expectedFailure ? 'does not run' : '**did not run**';
@@ -59,18 +76,20 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
     const storeNote = row.storeErrors
       ? mark(`${row.label}: cachette reported ${num(row.storeErrors)} store errors under load (each a miss or a skipped write, not a failed request); first: ${quote(row.storeErrorLines ?? [])}`)
       : '';
-    lines.push(`| ${[
-      row.label,
-      num(row.measure.reqPerSec),
-      ms(row.measure.latencyAvgMs),
-      ms(row.measure.latencyP99Ms),
-      row.cpuMsPerRequest === undefined ? '—' : row.cpuMsPerRequest.toFixed(2),
-      `${row.rss.warmMiB.toFixed(0)} → ${row.rss.peakMiB.toFixed(0)}`,
-      row.rss.afterMiB.toFixed(0),
-      signed(row.rss.slopePctPer10s),
-      isKv ? 'n/a (in process)' : conns(row, viaBridge),
-      `${errorCount(row) === 0 ? '0' : `**${e.non2xx} / ${e.socket} / ${e.exceptions}**`}${exceptionNote}${storeNote}`,
-    ].join(' | ')} |`);
+    lines.push(
+      `| ${[
+        row.label,
+        num(row.measure.reqPerSec),
+        ms(row.measure.latencyAvgMs),
+        ms(row.measure.latencyP99Ms),
+        row.cpuMsPerRequest === undefined ? '—' : row.cpuMsPerRequest.toFixed(2),
+        `${row.rss.warmMiB.toFixed(0)} → ${row.rss.peakMiB.toFixed(0)}`,
+        row.rss.afterMiB.toFixed(0),
+        signed(row.rss.slopePctPer10s),
+        isKv ? 'n/a (in process)' : conns(row, viaBridge),
+        `${errorCount(row) === 0 ? '0' : `**${e.non2xx} / ${e.socket} / ${e.exceptions}**`}${exceptionNote}${storeNote}`,
+      ].join(' | ')} |`,
+    );
   }
   if (notes.length) lines.push('', ...notes.map((n, i) => `${SUPERSCRIPTS[i] ?? `[${i + 1}]`} ${n}  `));
   return lines.join('\n');
@@ -111,7 +130,11 @@ export function targetChecks(targets: readonly TargetResult[]): TargetCheck[] {
   if (node) {
     const c = rate(node.work.find((r) => r.id === 'cachette'));
     const peer = bestPeer(node);
-    checks.push({ what: 'Node, one process: cachette ≥ 2× the best peer on /work', measured: `${ratio(c, rate(peer))} (${peer?.label ?? 'no peer ran'})`, met: c && rate(peer) ? c >= 2 * rate(peer)! : undefined });
+    checks.push({
+      what: 'Node, one process: cachette ≥ 2× the best peer on /work',
+      measured: `${ratio(c, rate(peer))} (${peer?.label ?? 'no peer ran'})`,
+      met: c && rate(peer) ? c >= 2 * rate(peer)! : undefined,
+    });
     const raw = rate(node.work.find((r) => r.id === 'iovalkey'));
     checks.push({ what: 'Node, one process: cachette ≥ the raw client (iovalkey)', measured: ratio(c, raw), met: c && raw ? c >= raw : undefined });
   }

@@ -12,12 +12,15 @@ interface DenoServeGlobal {
 
 reportUnhandled((event, listener) => process.on(event, listener));
 const { app } = await openServerApp('deno', process.env);
-(globalThis as unknown as { Deno: DenoServeGlobal }).Deno.serve({
-  port: portFrom(process.env),
-  hostname: '127.0.0.1',
-  onListen: () => {},
-  onError(error) {
-    reportException(error);
-    return new Response('error', { status: 500 });
+(globalThis as unknown as { Deno: DenoServeGlobal }).Deno.serve(
+  {
+    port: portFrom(process.env),
+    hostname: '127.0.0.1',
+    onListen: () => {},
+    onError(error) {
+      reportException(error);
+      return new Response('error', { status: 500 });
+    },
   },
-}, app.fetch);
+  app.fetch,
+);

@@ -15,7 +15,8 @@ export type ServerRuntime = 'node' | 'bun' | 'deno';
 
 /** The default store of a runtime, as its public entry picks it (cachette/node, /bun, /deno). */
 async function defaultStore(runtime: ServerRuntime): Promise<Store> {
-  const entry = runtime === 'node' ? await import('../../../runtimes/node/index.ts') : runtime === 'bun' ? await import('../../../runtimes/bun/index.ts') : await import('../../../runtimes/deno/index.ts');
+  const entry =
+    runtime === 'node' ? await import('../../../runtimes/node/index.ts') : runtime === 'bun' ? await import('../../../runtimes/bun/index.ts') : await import('../../../runtimes/deno/index.ts');
   return entry.storeFromEnv({ log: (line) => console.error(line) });
 }
 
@@ -76,8 +77,11 @@ export async function openServerApp(runtime: ServerRuntime, env: Readonly<Record
   let pageStore: Store | undefined;
   let page: PageCache | undefined;
   switch (env.FULLSTACK_PAGE ?? 'off') {
-    case 'off': break;
-    case 'none': page = { kind: 'none' }; break;
+    case 'off':
+      break;
+    case 'none':
+      page = { kind: 'none' };
+      break;
     case 'cachette':
       pageStore = await defaultStore(runtime);
       page = { kind: 'cachette', store: pageStore, namespace: `${namespace}-page` };
@@ -87,7 +91,8 @@ export async function openServerApp(runtime: ServerRuntime, env: Readonly<Record
       await (globalThis as { caches?: { delete(name: string): Promise<boolean> } }).caches?.delete(HONO_CACHE_NAME);
       page = { kind: 'hono-cache', wait: true };
       break;
-    default: throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${env.FULLSTACK_PAGE}"`);
+    default:
+      throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${env.FULLSTACK_PAGE}"`);
   }
   return {
     app: fullstackApp({ contender, page }),

@@ -57,7 +57,8 @@ const TCP_PEERS: Record<string, () => Promise<ContenderSpec>> = {
 
 async function openContender(id: string, env: Env): Promise<Contender | undefined> {
   switch (id) {
-    case 'none': return undefined;
+    case 'none':
+      return undefined;
     case 'cachette': {
       const { cachetteSpec } = await import('../../contenders/cachette.ts');
       const store = storeFor(env);
@@ -71,7 +72,8 @@ async function openContender(id: string, env: Env): Promise<Contender | undefine
         onCache: (cache) => cache.events.addEventListener('error', (event) => report((event as CustomEvent<{ operation: string; error: unknown }>).detail)),
       }).open('');
     }
-    case 'upstash': return upstashRawContender(env.UPSTASH_REDIS_REST_URL ?? '', env.UPSTASH_REDIS_REST_TOKEN ?? '');
+    case 'upstash':
+      return upstashRawContender(env.UPSTASH_REDIS_REST_URL ?? '', env.UPSTASH_REDIS_REST_TOKEN ?? '');
     case 'kv':
       if (!env.CACHETTE_KV) throw new Error('the raw KV contender needs the CACHETTE_KV binding');
       return kvRawContender(env.CACHETTE_KV);
@@ -84,11 +86,16 @@ async function openContender(id: string, env: Env): Promise<Contender | undefine
 
 function pageFor(kind: string | undefined, env: Env): PageCache | undefined {
   switch (kind ?? 'off') {
-    case 'off': return undefined;
-    case 'none': return { kind: 'none' };
-    case 'cachette': return { kind: 'cachette', store: storeFor(env), namespace: `${namespaceOf(env)}-page`, batch: false };
-    case 'hono-cache': return { kind: 'hono-cache', wait: false };
-    default: throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${kind}"`);
+    case 'off':
+      return undefined;
+    case 'none':
+      return { kind: 'none' };
+    case 'cachette':
+      return { kind: 'cachette', store: storeFor(env), namespace: `${namespaceOf(env)}-page`, batch: false };
+    case 'hono-cache':
+      return { kind: 'hono-cache', wait: false };
+    default:
+      throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${kind}"`);
   }
 }
 

@@ -117,10 +117,12 @@ export function launch(options: LaunchOptions): Launched {
   child.stderr!.on('data', collect);
   // The lifeline is written to by no one; an EPIPE after the supervisor exits is expected.
   child.stdin!.on('error', () => {});
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    running = false;
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running = false;
+      resolve(code);
+    }),
+  );
   const launched: Launched = {
     name: options.name,
     pgid,
@@ -203,9 +205,21 @@ export function waitForHttp(launched: Launched, url: string, timeoutMs = 60_000)
 
 /** Waits until something accepts TCP connections on 127.0.0.1:`port`. */
 export function waitForPort(launched: Launched, port: number, timeoutMs = 15_000): Promise<void> {
-  return waitUntil(launched, `a listener on port ${port}`, timeoutMs, () => new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => { socket.destroy(); resolve(false); });
-  }));
+  return waitUntil(
+    launched,
+    `a listener on port ${port}`,
+    timeoutMs,
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => {
+          socket.destroy();
+          resolve(false);
+        });
+      }),
+  );
 }

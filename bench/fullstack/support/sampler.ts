@@ -64,7 +64,11 @@ export class Sampler {
   /** Starts sampling every second; `loadStartsInS` puts t = 0 where the measured load will start. */
   start(loadStartsInS: number): void {
     this.#zero = performance.now() + loadStartsInS * 1000;
-    const take = () => void this.sample().then((s) => this.samples.push(s), () => undefined);
+    const take = () =>
+      void this.sample().then(
+        (s) => this.samples.push(s),
+        () => undefined,
+      );
     take();
     this.#timer = setInterval(take, 1000);
   }

@@ -24,13 +24,16 @@ export interface WorkerBundle {
 export function bundleWorker(): WorkerBundle {
   const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-worker-'));
   const config = join(dir, 'wrangler.json');
-  writeFileSync(config, JSON.stringify({
-    name: 'cachette-fullstack',
-    main: join(ROOT, 'bench/fullstack/servers/worker.ts'),
-    compatibility_date: WORKER_SETTINGS.compatibilityDate,
-    compatibility_flags: WORKER_SETTINGS.compatibilityFlags,
-    alias: { '@node-rs/xxhash': join(ROOT, 'bench/fullstack/servers/not-installed.ts') },
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      name: 'cachette-fullstack',
+      main: join(ROOT, 'bench/fullstack/servers/worker.ts'),
+      compatibility_date: WORKER_SETTINGS.compatibilityDate,
+      compatibility_flags: WORKER_SETTINGS.compatibilityFlags,
+      alias: { '@node-rs/xxhash': join(ROOT, 'bench/fullstack/servers/not-installed.ts') },
+    }),
+  );
   const out = join(dir, 'out');
   const run = spawnSync(join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out, '--config', config], {
     cwd: ROOT,

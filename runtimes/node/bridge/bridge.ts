@@ -168,7 +168,7 @@ async function runPipeline(redis: Valkey, policy: CommandPolicy, commands: Bridg
   for (const [i, c] of commands.entries()) if (!refusals[i]) pipeline.callBuffer(c.wireName, c.args);
   const results = (await pipeline.exec()) ?? [];
   let next = 0;
-  return refusals.map((refused) => refused ? { error: refused.message } : slot(results[next++], base64));
+  return refusals.map((refused) => (refused ? { error: refused.message } : slot(results[next++], base64)));
 }
 
 // MULTI … EXEC written in one go on the shared connection, so no other request's command can

@@ -41,7 +41,8 @@ export function checkShape(text: string, limits: ShapeLimits): void {
       inString = true;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       depth++;
-      if (depth > deepest) throw new BridgeError(400, `the body nests deeper than the protocol allows (${limits.maxDepth === 1 ? 'a command is one array of strings and numbers' : 'a batch is an array of commands'})`);
+      if (depth > deepest)
+        throw new BridgeError(400, `the body nests deeper than the protocol allows (${limits.maxDepth === 1 ? 'a command is one array of strings and numbers' : 'a batch is an array of commands'})`);
       if (depth === 2 && limits.maxDepth === 2 && ++commands > maxCommands) {
         throw new BridgeError(400, `the batch holds more than ${maxCommands} commands (maxCommands / --max-commands)`);
       }

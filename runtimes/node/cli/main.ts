@@ -16,10 +16,14 @@ try {
   if (typeof result === 'number') {
     process.exitCode = result;
   } else {
-    const stop = () => void result.stop().then(() => process.exit(0), (error: unknown) => {
-      console.error(`cachette: ${(error as Error).message}`);
-      process.exit(1);
-    });
+    const stop = () =>
+      void result.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`cachette: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   }

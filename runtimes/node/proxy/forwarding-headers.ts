@@ -75,7 +75,12 @@ export function setForwardingFields(headers: Headers, facts: ForwardingFacts): v
 export function varyOnTrustedFields(headers: Headers): void {
   const vary = headers.get('vary');
   if (vary !== null && vary.split(',').some((name) => name.trim() === '*')) return;
-  const listed = new Set((vary ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean));
+  const listed = new Set(
+    (vary ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const missing = TRUSTED_KEYED_FIELDS.filter((name) => !listed.has(name));
   if (missing.length > 0) headers.set('vary', [vary, ...missing].filter(Boolean).join(', '));
 }

@@ -85,9 +85,7 @@ export function readInbound(incoming: IncomingMessage, options: InboundOptions):
 
 /** The fetch Request for an accepted inbound request; its body streams from `incoming` on demand. */
 export function toRequest(inbound: Inbound, incoming: IncomingMessage): Request {
-  const body = inbound.hasBody
-    ? readableToWeb(incoming, { prematureCloseError: () => new Error('the client closed the connection before the request body ended'), onCancel: 'drain' })
-    : null;
+  const body = inbound.hasBody ? readableToWeb(incoming, { prematureCloseError: () => new Error('the client closed the connection before the request body ended'), onCancel: 'drain' }) : null;
   return new Request(inbound.url, { method: inbound.method, headers: inbound.headers, body, duplex: 'half' } as RequestInit);
 }
 

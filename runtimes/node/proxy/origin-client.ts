@@ -119,11 +119,14 @@ export function originClient(origin: URL): OriginClient {
         }
       });
       if (request.body === null) req.end();
-      else pump(request.body, req, declaredLength(request.headers)).then((whole) => whole && req.end()).catch((error: Error) => {
-        fail(new OriginError(`the request body could not be sent: ${error.message}`, { cause: error }));
-        // Even after the response came: a request cut short leaves the connection in doubt.
-        req.destroy();
-      });
+      else
+        pump(request.body, req, declaredLength(request.headers))
+          .then((whole) => whole && req.end())
+          .catch((error: Error) => {
+            fail(new OriginError(`the request body could not be sent: ${error.message}`, { cause: error }));
+            // Even after the response came: a request cut short leaves the connection in doubt.
+            req.destroy();
+          });
     });
   }
 
@@ -133,7 +136,12 @@ export function originClient(origin: URL): OriginClient {
 /** The headers sent: end-to-end ones only, Host exactly the URL's authority (the keyed one). */
 function outboundHeaders(request: Request, url: URL): Record<string, string> {
   const headers: Record<string, string> = {};
-  const named = new Set((request.headers.get('connection') ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean));
+  const named = new Set(
+    (request.headers.get('connection') ?? '')
+      .split(',')
+      .map((n) => n.trim().toLowerCase())
+      .filter(Boolean),
+  );
   for (const [name, value] of request.headers) {
     if (!isHopByHop(name, named)) headers[name] = value;
   }
@@ -166,10 +174,12 @@ function toResponse(res: IncomingMessage, method: string, signal: AbortSignal): 
   const empty = method === 'HEAD' || NULL_BODY_STATUS.has(status);
   // A bodiless response is read to its end at once, so its connection returns to the pool.
   if (empty) res.resume();
-  const body = empty ? null : readableToWeb(res, {
-    // Cut by an abort, the body fails with its reason; otherwise the origin cut it.
-    prematureCloseError: () => (signal.aborted ? signal.reason as Error : new OriginError('the origin closed the connection before the body ended')),
-  });
+  const body = empty
+    ? null
+    : readableToWeb(res, {
+        // Cut by an abort, the body fails with its reason; otherwise the origin cut it.
+        prematureCloseError: () => (signal.aborted ? (signal.reason as Error) : new OriginError('the origin closed the connection before the body ended')),
+      });
   return new Response(body, { status, statusText: res.statusMessage, headers });
 }
 

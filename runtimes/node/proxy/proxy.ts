@@ -70,7 +70,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const inbound = readInbound(incoming, { trustForwarded: resolved.trustForwarded, via });
     if (!inbound.ok) {
       // The connection's framing may be in doubt (a body nobody will read): it ends here.
-      return writeResponse(outgoing, textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`, { connection: 'close' }), incoming.method ?? 'GET');
+      return writeResponse(
+        outgoing,
+        textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`, { connection: 'close' }),
+        incoming.method ?? 'GET',
+      );
     }
     if (purge?.handles(inbound)) return writeResponse(outgoing, await purge.handle(inbound, incoming), inbound.method);
     const onInterim = interimRelay(incoming, outgoing);

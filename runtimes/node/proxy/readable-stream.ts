@@ -29,58 +29,61 @@ export function readableToWeb(source: Readable, options: ReadableToWebOptions = 
   // The waiting pull's way out, for cancel: its listeners must go ('readable' would keep
   // resume() from draining) and its promise must settle.
   let abandonPull: (() => void) | undefined;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      return new Promise<void>((resolve, reject) => {
-        const cleanup = () => {
-          abandonPull = undefined;
-          source.off('readable', attempt);
-          source.off('end', ended);
-          source.off('error', failed);
-          source.off('close', closed);
-        };
-        const ended = () => {
-          cleanup();
-          if (!cancelled) controller.close();
-          resolve();
-        };
-        const failed = (error: Error) => {
-          cleanup();
-          reject(error);
-        };
-        const closed = () => {
-          // 'end' comes before 'close' on a complete body; a close without it is a cut body.
-          if (source.readableEnded) return ended();
-          failed(failure ?? options.prematureCloseError?.() ?? new Error('the stream closed before its end'));
-        };
-        function attempt(): void {
-          const chunk = source.read() as Buffer | null;
-          if (chunk !== null) {
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        return new Promise<void>((resolve, reject) => {
+          const cleanup = () => {
+            abandonPull = undefined;
+            source.off('readable', attempt);
+            source.off('end', ended);
+            source.off('error', failed);
+            source.off('close', closed);
+          };
+          const ended = () => {
             cleanup();
-            if (!cancelled) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            if (!cancelled) controller.close();
             resolve();
-          } else if (source.readableEnded) {
-            ended();
-          } else if (failure !== undefined || source.destroyed) {
-            closed();
+          };
+          const failed = (error: Error) => {
+            cleanup();
+            reject(error);
+          };
+          const closed = () => {
+            // 'end' comes before 'close' on a complete body; a close without it is a cut body.
+            if (source.readableEnded) return ended();
+            failed(failure ?? options.prematureCloseError?.() ?? new Error('the stream closed before its end'));
+          };
+          function attempt(): void {
+            const chunk = source.read() as Buffer | null;
+            if (chunk !== null) {
+              cleanup();
+              if (!cancelled) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+              resolve();
+            } else if (source.readableEnded) {
+              ended();
+            } else if (failure !== undefined || source.destroyed) {
+              closed();
+            }
           }
-        }
-        abandonPull = () => {
-          cleanup();
-          resolve();
-        };
-        source.on('readable', attempt);
-        source.on('end', ended);
-        source.on('error', failed);
-        source.on('close', closed);
-        attempt();
-      });
+          abandonPull = () => {
+            cleanup();
+            resolve();
+          };
+          source.on('readable', attempt);
+          source.on('end', ended);
+          source.on('error', failed);
+          source.on('close', closed);
+          attempt();
+        });
+      },
+      cancel() {
+        cancelled = true;
+        abandonPull?.();
+        if (options.onCancel === 'drain') source.resume();
+        else source.destroy();
+      },
     },
-    cancel() {
-      cancelled = true;
-      abandonPull?.();
-      if (options.onCancel === 'drain') source.resume();
-      else source.destroy();
-    },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
 }

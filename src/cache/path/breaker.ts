@@ -4,9 +4,7 @@ import type { Clock } from '../clock.ts';
 export type HealthKind = 'read' | 'write';
 
 /** A change of a breaker's state, reported once per change. */
-export type HealthChange =
-  | { kind: HealthKind; state: 'down'; cause: string; failures: number }
-  | { kind: HealthKind; state: 'up'; downForMs: number; skipped: number };
+export type HealthChange = { kind: HealthKind; state: 'down'; cause: string; failures: number } | { kind: HealthKind; state: 'up'; downForMs: number; skipped: number };
 
 const CLOSED = 0;
 const OPEN = 1;

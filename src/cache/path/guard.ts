@@ -60,58 +60,113 @@ export class GuardLayer extends StoreLayer {
 
   override get(key: string): Promise<Uint8Array | undefined> {
     if (!this.#reads.admit()) return this.#skip('get');
-    return this.#watch(this.#reads, 'get', key, send(() => this.next.get(key)));
+    return this.#watch(
+      this.#reads,
+      'get',
+      key,
+      send(() => this.next.get(key)),
+    );
   }
 
   override getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     if (!this.#reads.admit()) return this.#skip('getMany');
-    return this.#watch(this.#reads, 'getMany', keys, send(() => this.next.getMany(keys)));
+    return this.#watch(
+      this.#reads,
+      'getMany',
+      keys,
+      send(() => this.next.getMany(keys)),
+    );
   }
 
   override set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('set');
-    return this.#watch(this.#writes, 'set', key, send(() => this.next.set(key, value, ttlMs)));
+    return this.#watch(
+      this.#writes,
+      'set',
+      key,
+      send(() => this.next.set(key, value, ttlMs)),
+    );
   }
 
   override setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('setMany');
-    return this.#watch(this.#writes, 'setMany', entries.map((e) => e.key), send(() => this.next.setMany(entries)));
+    return this.#watch(
+      this.#writes,
+      'setMany',
+      entries.map((e) => e.key),
+      send(() => this.next.setMany(entries)),
+    );
   }
 
   override delete(keys: readonly string[]): Promise<number> {
     if (!this.#writes.admit()) return this.#skip('delete');
-    return this.#watch(this.#writes, 'delete', keys, send(() => this.next.delete(keys)));
+    return this.#watch(
+      this.#writes,
+      'delete',
+      keys,
+      send(() => this.next.delete(keys)),
+    );
   }
 
   override incr(key: string, by: number, ttlMs?: number): Promise<number> {
     if (!this.#writes.admit()) return this.#skip('incr');
-    return this.#watch(this.#writes, 'incr', key, send(() => this.next.incr(key, by, ttlMs)));
+    return this.#watch(
+      this.#writes,
+      'incr',
+      key,
+      send(() => this.next.incr(key, by, ttlMs)),
+    );
   }
 
   override add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     if (!this.#writes.admit()) return this.#skip('add');
-    return this.#watch(this.#writes, 'add', key, send(() => this.next.add!(key, value, ttlMs)));
+    return this.#watch(
+      this.#writes,
+      'add',
+      key,
+      send(() => this.next.add!(key, value, ttlMs)),
+    );
   }
 
   override compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     if (!this.#writes.admit()) return this.#skip('compareAndDelete');
-    return this.#watch(this.#writes, 'compareAndDelete', key, send(() => this.next.compareAndDelete!(key, expected)));
+    return this.#watch(
+      this.#writes,
+      'compareAndDelete',
+      key,
+      send(() => this.next.compareAndDelete!(key, expected)),
+    );
   }
 
   override clear(prefix: string): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('clear');
-    return this.#watch(this.#writes, 'clear', prefix, send(() => this.next.clear!(prefix)));
+    return this.#watch(
+      this.#writes,
+      'clear',
+      prefix,
+      send(() => this.next.clear!(prefix)),
+    );
   }
 
   /** A read, even when it creates a missing generation counter: it answers what reads ask. */
   override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
     if (!this.#reads.admit()) return this.#skip('readWithGenerations');
-    return this.#watch(this.#reads, 'readWithGenerations', () => [...read.keys, ...read.tags.map((t) => t.generation)], send(() => this.next.readWithGenerations!(read)));
+    return this.#watch(
+      this.#reads,
+      'readWithGenerations',
+      () => [...read.keys, ...read.tags.map((t) => t.generation)],
+      send(() => this.next.readWithGenerations!(read)),
+    );
   }
 
   override writeGenerations(write: GenerationWrite): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('writeGenerations');
-    return this.#watch(this.#writes, 'writeGenerations', () => write.tags.map((t) => t.generation), send(() => this.next.writeGenerations!(write)));
+    return this.#watch(
+      this.#writes,
+      'writeGenerations',
+      () => write.tags.map((t) => t.generation),
+      send(() => this.next.writeGenerations!(write)),
+    );
   }
 
   /**
@@ -146,7 +201,12 @@ export class GuardLayer extends StoreLayer {
     const breakers = readsOpen && writesOpen ? [this.#reads, this.#writes] : readsOpen ? this.#reads : this.#writes;
     let answers: StoreOpResult[];
     try {
-      answers = await this.#watch(breakers, 'pipeline', () => sent.flatMap(keysOf), send(() => this.next.pipeline!(sent)));
+      answers = await this.#watch(
+        breakers,
+        'pipeline',
+        () => sent.flatMap(keysOf),
+        send(() => this.next.pipeline!(sent)),
+      );
     } catch (error) {
       for (const slot of slots) results[slot] = error as Error;
       return results;

@@ -96,7 +96,11 @@ export class WriteFences {
       await this.path.writeGenerations!({ action, tags: keys, epoch: newEpoch(), token, ttlMs: this.ttlMs });
       return true;
     } catch (error) {
-      this.host.failed('writeGenerations', keys.map((k) => k.generation), error);
+      this.host.failed(
+        'writeGenerations',
+        keys.map((k) => k.generation),
+        error,
+      );
       return false;
     } finally {
       if (action !== 'release') this.host.tagsInvalidated(tags);

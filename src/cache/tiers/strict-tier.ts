@@ -19,7 +19,16 @@ export class StrictTier implements Tier {
 
   async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
     const copy = this.copies.get(full);
-    const found = copy === undefined ? await this.remote.read(key, full, tags) : await this.remote.read(key, full, tags, copy, copy.entry.tags.map((t) => t.tag));
+    const found =
+      copy === undefined
+        ? await this.remote.read(key, full, tags)
+        : await this.remote.read(
+            key,
+            full,
+            tags,
+            copy,
+            copy.entry.tags.map((t) => t.tag),
+          );
     if (found.entry === undefined) this.copies.delete(full);
     else if (found.bytes !== undefined) this.copies.set(full, found.bytes, found.entry);
     return found;

@@ -70,7 +70,10 @@ export class TrackingTier implements Tier, InvalidationListener {
     const entries = fulls.map((full) => (live ? this.copies.get(full)?.entry : undefined));
     const missing = entries.flatMap((e, i) => (e === undefined ? [i] : []));
     if (missing.length === 0) return entries;
-    const read = await this.remote.readMany(missing.map((i) => keys[i]!), missing.map((i) => fulls[i]!));
+    const read = await this.remote.readMany(
+      missing.map((i) => keys[i]!),
+      missing.map((i) => fulls[i]!),
+    );
     missing.forEach((i, j) => (entries[i] = read[j]));
     return entries;
   }

@@ -8,14 +8,21 @@ export function bodyScenarios(scenario: ScenarioFn): void {
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     const enc = new TextEncoder();
-    origin.on('/stream', () => new Response(new ReadableStream<Uint8Array>({
-      async start(c) {
-        c.enqueue(enc.encode('first;'));
-        await released;
-        c.enqueue(enc.encode('second'));
-        c.close();
-      },
-    }), { headers: { 'cache-control': 'max-age=60' } }));
+    origin.on(
+      '/stream',
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(c) {
+              c.enqueue(enc.encode('first;'));
+              await released;
+              c.enqueue(enc.encode('second'));
+              c.close();
+            },
+          }),
+          { headers: { 'cache-control': 'max-age=60' } },
+        ),
+    );
     const res = await cache.fetch('/stream');
     const reader = res.body!.getReader();
     const first = await reader.read();
@@ -33,7 +40,19 @@ export function bodyScenarios(scenario: ScenarioFn): void {
 
   scenario('serves but does not store a body larger than maxBodyBytes', { maxBodyBytes: 1000 }, async ({ origin, get }) => {
     const big = 'x'.repeat(5000);
-    origin.on('/big', () => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } }), { headers: { 'cache-control': 'max-age=60' } }));
+    origin.on(
+      '/big',
+      () =>
+        new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode(big));
+              c.close();
+            },
+          }),
+          { headers: { 'cache-control': 'max-age=60' } },
+        ),
+    );
     origin.on('/big-cl', () => reply(big, { 'cache-control': 'max-age=60', 'content-length': '5000' }));
     assert.equal((await get('/big')).body, big);
     assert.equal((await get('/big')).body.length, 5000);
@@ -50,20 +69,30 @@ export function bodyScenarios(scenario: ScenarioFn): void {
     const gate = new Promise<void>((r) => (open = r));
     const enc = new TextEncoder();
     const rest = 'slow'.repeat(1000);
-    origin.on('/slow', (_, k) => new Response(new ReadableStream<Uint8Array>({
-      async start(c) {
-        c.enqueue(enc.encode(`first${k};`));
-        await gate;
-        c.enqueue(enc.encode(rest));
-        c.close();
-      },
-    }), { headers: { 'cache-control': 'max-age=60' } }));
+    origin.on(
+      '/slow',
+      (_, k) =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(c) {
+              c.enqueue(enc.encode(`first${k};`));
+              await gate;
+              c.enqueue(enc.encode(rest));
+              c.close();
+            },
+          }),
+          { headers: { 'cache-control': 'max-age=60' } },
+        ),
+    );
     const leader = await cache.fetch('/slow');
     const joiners = await Promise.all(Array.from({ length: 4 }, () => cache.fetch('/slow')));
     open();
     const responses = [leader, ...joiners];
     const bodies = await Promise.all(responses.map((r) => r.text()));
-    assert.deepEqual(bodies, responses.map(() => `first1;${rest}`));
+    assert.deepEqual(
+      bodies,
+      responses.map(() => `first1;${rest}`),
+    );
     assert.equal(origin.count('/slow'), 1);
     const statuses = responses.map((r) => ownCacheStatus(r.headers.get('cache-status')));
     assert.doesNotMatch(statuses[0]!, /collapsed/, statuses.join(' | '));

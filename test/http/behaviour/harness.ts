@@ -62,7 +62,10 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 /** The common case: a reply per request numbered n, with these headers. */
-export const numbered = (headers: Record<string, string>, status = 200) => (_: Request, k: number) => reply(`v${k}`, headers, status);
+export const numbered =
+  (headers: Record<string, string>, status = 200) =>
+  (_: Request, k: number) =>
+    reply(`v${k}`, headers, status);
 
 /** This cache's member of a Cache-Status value (the last one: a target may stack another cache in front). */
 export function ownCacheStatus(value: string | null): string {

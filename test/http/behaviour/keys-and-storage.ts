@@ -139,7 +139,10 @@ export function keyAndStorageScenarios(scenario: ScenarioFn): void {
       await get(p, auth);
       await get(p, auth);
     }
-    assert.deepEqual(['/auth', '/auth-public', '/auth-smax', '/auth-mr'].map((p) => origin.count(p)), [2, 1, 1, 1]);
+    assert.deepEqual(
+      ['/auth', '/auth-public', '/auth-smax', '/auth-mr'].map((p) => origin.count(p)),
+      [2, 1, 1, 1],
+    );
   });
 
   scenario('does not store Set-Cookie responses by default', {}, async ({ origin, get }) => {

@@ -55,7 +55,10 @@ export function negotiationScenarios(scenario: ScenarioFn): void {
     const languages = Array.from({ length: 24 }, (_, i) => `x-l${i}`);
     const pending = languages.map((l) => cache.fetch('/cold', { headers: { 'accept-language': l } }).then((r) => r.text()));
     setTimeout(open, 20);
-    assert.deepEqual(await Promise.all(pending), languages.map((l) => `for ${l}`));
+    assert.deepEqual(
+      await Promise.all(pending),
+      languages.map((l) => `for ${l}`),
+    );
     await cache.idle();
     const seen = origin.count('/cold');
     for (const l of languages) {

@@ -23,9 +23,15 @@ export function originFailureScenarios(scenario: ScenarioFn): void {
     });
     try {
       const responses = await Promise.all(Array.from({ length: 4 }, () => cache.fetch('/hang')));
-      assert.deepEqual(responses.map((r) => r.status), [504, 504, 504, 504]);
+      assert.deepEqual(
+        responses.map((r) => r.status),
+        [504, 504, 504, 504],
+      );
       const statuses = responses.map((r) => ownCacheStatus(r.headers.get('cache-status')));
-      assert.ok(statuses.every((cs) => /detail="origin-timeout"/.test(cs)), statuses.join(' | '));
+      assert.ok(
+        statuses.every((cs) => /detail="origin-timeout"/.test(cs)),
+        statuses.join(' | '),
+      );
       const collapsed = statuses.filter((cs) => /collapsed/.test(cs)).length;
       // Normally three join the first; on a loaded machine one may arrive after it failed and try again itself.
       assert.ok(collapsed >= 1, statuses.join(' | '));
@@ -57,13 +63,20 @@ export function originFailureScenarios(scenario: ScenarioFn): void {
   scenario('a body the origin stops sending is failed after originIdleTimeout, and neither stored nor joined', { originIdleTimeout: 300 }, async ({ origin, cache, get }) => {
     const never = hold();
     const enc = new TextEncoder();
-    origin.on('/stall', (_, k) => (k > 1 ? reply('whole', { 'cache-control': 'max-age=60' }) : new Response(new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(enc.encode('part;'));
-        await never.promise;
-        controller.close();
-      },
-    }), { headers: { 'cache-control': 'max-age=60' } })));
+    origin.on('/stall', (_, k) =>
+      k > 1
+        ? reply('whole', { 'cache-control': 'max-age=60' })
+        : new Response(
+            new ReadableStream<Uint8Array>({
+              async start(controller) {
+                controller.enqueue(enc.encode('part;'));
+                await never.promise;
+                controller.close();
+              },
+            }),
+            { headers: { 'cache-control': 'max-age=60' } },
+          ),
+    );
     try {
       const res = await cache.fetch('/stall');
       await assert.rejects(res.text(), 'the client sees the transfer fail');
@@ -81,20 +94,30 @@ export function originFailureScenarios(scenario: ScenarioFn): void {
     const enc = new TextEncoder();
     origin.on('/chunked', () => {
       let sent = 0;
-      return new Response(new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          controller.enqueue(enc.encode('x'.repeat(400)));
-          if (++sent === 5) controller.close();
-        },
-      }), { headers: { 'cache-control': 'max-age=60' } });
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            controller.enqueue(enc.encode('x'.repeat(400)));
+            if (++sent === 5) controller.close();
+          },
+        }),
+        { headers: { 'cache-control': 'max-age=60' } },
+      );
     });
-    origin.on('/one-chunk', () => new Response(new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(enc.encode('y'.repeat(5000)));
-        controller.close();
-      },
-    }), { headers: { 'cache-control': 'max-age=60' } }));
+    origin.on(
+      '/one-chunk',
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(enc.encode('y'.repeat(5000)));
+              controller.close();
+            },
+          }),
+          { headers: { 'cache-control': 'max-age=60' } },
+        ),
+    );
     const chunked = await get('/chunked');
     assert.equal(chunked.body.length, 2000);
     assert.doesNotMatch(chunked.cs, /stored/);

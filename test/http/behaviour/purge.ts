@@ -9,7 +9,11 @@ import { ownCacheStatus, type ScenarioFn } from './harness.ts';
 export function purgeScenarios(scenario: ScenarioFn): void {
   scenario('purge right after a response was served: the next request never gets the purged body', {}, async ({ origin, cache }) => {
     origin.on('/tagged', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=60', 'cache-tag': 'news' }));
-    for (const [round, target] of [[1, { url: '' }], [2, { tag: 'news' }], [3, { url: '' }]] as const) {
+    for (const [round, target] of [
+      [1, { url: '' }],
+      [2, { tag: 'news' }],
+      [3, { url: '' }],
+    ] as const) {
       const first = await cache.fetch('/tagged');
       const url = first.url;
       assert.equal(await first.text(), `v${round * 2 - 1}`);
@@ -28,14 +32,21 @@ export function purgeScenarios(scenario: ScenarioFn): void {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const enc = new TextEncoder();
-    origin.on('/slow', (_, k) => (k > 1 ? reply(`v${k}`, { 'cache-control': 'max-age=60' }) : new Response(new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(enc.encode('old;'));
-        await released;
-        controller.enqueue(enc.encode('body'));
-        controller.close();
-      },
-    }), { headers: { 'cache-control': 'max-age=60' } })));
+    origin.on('/slow', (_, k) =>
+      k > 1
+        ? reply(`v${k}`, { 'cache-control': 'max-age=60' })
+        : new Response(
+            new ReadableStream<Uint8Array>({
+              async start(controller) {
+                controller.enqueue(enc.encode('old;'));
+                await released;
+                controller.enqueue(enc.encode('body'));
+                controller.close();
+              },
+            }),
+            { headers: { 'cache-control': 'max-age=60' } },
+          ),
+    );
     const first = await cache.fetch('/slow');
     const reader = first.body!.getReader();
     await reader.read();
@@ -44,7 +55,9 @@ export function purgeScenarios(scenario: ScenarioFn): void {
     assert.equal(await next.text(), 'v2');
     assert.doesNotMatch(ownCacheStatus(next.headers.get('cache-status')), /collapsed/);
     release();
-    while (!(await reader.read()).done) { /* drain */ }
+    while (!(await reader.read()).done) {
+      /* drain */
+    }
     await cache.idle();
     const after = await cache.fetch('/slow');
     assert.equal(await after.text(), 'v2', 'the purged forward did not store its body after the purge');

@@ -22,7 +22,12 @@ export function rangeScenarios(scenario: ScenarioFn): void {
   scenario('answers single ranges from a stored 200 with 206 and Content-Range, keeping the stored fields', {}, async ({ origin, get }) => {
     origin.on('/r', () => reply(BODY, { 'cache-control': 'max-age=60', 'x-kept': 'yes', 'content-type': 'text/plain' }));
     await get('/r');
-    for (const [range, body, contentRange] of [['bytes=0-3', '0123', 'bytes 0-3/20'], ['bytes=15-', 'fghij', 'bytes 15-19/20'], ['bytes=-3', 'hij', 'bytes 17-19/20'], ['bytes=18-99', 'ij', 'bytes 18-19/20']] as const) {
+    for (const [range, body, contentRange] of [
+      ['bytes=0-3', '0123', 'bytes 0-3/20'],
+      ['bytes=15-', 'fghij', 'bytes 15-19/20'],
+      ['bytes=-3', 'hij', 'bytes 17-19/20'],
+      ['bytes=18-99', 'ij', 'bytes 18-19/20'],
+    ] as const) {
       const r = await get('/r', { headers: { range } });
       assert.equal(r.status, 206, range);
       assert.equal(r.body, body, range);
@@ -54,9 +59,14 @@ export function rangeScenarios(scenario: ScenarioFn): void {
     origin.on('/d', () => reply(BODY, { 'cache-control': 'max-age=60', 'last-modified': lm }));
     for (const p of ['/e', '/w', '/d']) await get(p);
     const cases: Array<[string, string, number]> = [
-      ['/e', '"v1"', 206], ['/e', '"v0"', 200], ['/e', 'W/"v1"', 200],
-      ['/w', 'W/"v1"', 200], ['/w', '"v1"', 200],
-      ['/d', lm, 206], ['/d', formatHttpDate(clock.now() - 2 * DAY), 200], ['/d', 'not a date', 200],
+      ['/e', '"v1"', 206],
+      ['/e', '"v0"', 200],
+      ['/e', 'W/"v1"', 200],
+      ['/w', 'W/"v1"', 200],
+      ['/w', '"v1"', 200],
+      ['/d', lm, 206],
+      ['/d', formatHttpDate(clock.now() - 2 * DAY), 200],
+      ['/d', 'not a date', 200],
     ];
     for (const [path, ifRange, status] of cases) {
       // A fetch() client adds Cache-Control: no-cache to a request with If-Range unless it has a Cache-Control already.
@@ -143,7 +153,7 @@ export function rangeScenarios(scenario: ScenarioFn): void {
     assert.match(joined.cs, /^cachette; hit/, 'two adjoining parts answer a range across both');
     etag = '"b"';
     await get('/c', { headers: { range: 'bytes=15-19' } });
-    assert.match((await get('/c', { headers: { range: 'bytes=3-7' } })).cs, /fwd=partial/, 'the new representation\'s part replaced the old parts');
+    assert.match((await get('/c', { headers: { range: 'bytes=3-7' } })).cs, /fwd=partial/, "the new representation's part replaced the old parts");
     assert.equal(origin.count('/c'), 4);
   });
 }

@@ -19,8 +19,12 @@ function oddStatusResponse(status: number): Response {
 
 export function remainingRuleScenarios(scenario: ScenarioFn): void {
   scenario('a POST response with explicit freshness and its own URL in Content-Location answers later GETs', {}, async ({ origin, get }) => {
-    origin.on('/doc', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': new URL(req.url).pathname }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
-    origin.on('/other', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': '/elsewhere' }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
+    origin.on('/doc', (req, k) =>
+      req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': new URL(req.url).pathname }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' }),
+    );
+    origin.on('/other', (req, k) =>
+      req.method === 'POST' ? reply(`posted${k}`, { 'cache-control': 'max-age=60', 'content-location': '/elsewhere' }, 200) : reply(`got${k}`, { 'cache-control': 'max-age=60' }),
+    );
     origin.on('/nofresh', (req, k) => (req.method === 'POST' ? reply(`posted${k}`, { 'content-location': '/nofresh' }) : reply(`got${k}`, { 'cache-control': 'max-age=60' })));
     const post = await get('/doc', { method: 'POST', body: 'x' });
     assert.equal(post.body, 'posted1');

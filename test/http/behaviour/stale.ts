@@ -70,7 +70,7 @@ export function staleScenarios(scenario: ScenarioFn): void {
     const onThrow = await get('/rsie', sie);
     assert.equal(onThrow.status, 200);
     assert.equal(onThrow.body, 'good');
-    assert.equal((await get('/rsie', { headers: { 'cache-control': 'stale-if-error=5' } })).status, 503, 'past the request\'s own window');
+    assert.equal((await get('/rsie', { headers: { 'cache-control': 'stale-if-error=5' } })).status, 503, "past the request's own window");
     assert.equal((await get('/rsie-mr', sie)).status, 503, 'must-revalidate forbids it');
     assert.equal((await get('/rsie-smax', sie)).status, 503, 's-maxage forbids it');
     clock.advance(100 * SECOND);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { numbered, type ScenarioFn } from './harness.ts';
 
 export function storedEntryScenarios(scenario: ScenarioFn): void {
-  scenario('a stored response that cannot be served is a miss, replaced by the origin\'s answer, never a 500', {}, async ({ origin, cache, get, engine }) => {
+  scenario("a stored response that cannot be served is a miss, replaced by the origin's answer, never a 500", {}, async ({ origin, cache, get, engine }) => {
     origin.on('/c', numbered({ 'cache-control': 'max-age=60', 'x-kept': 'yes' }));
     const first = await cache.fetch('/c');
     await first.text();

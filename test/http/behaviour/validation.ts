@@ -6,9 +6,11 @@ import { DAY, numbered, SECOND, type ScenarioFn } from './harness.ts';
 
 export function validationScenarios(scenario: ScenarioFn): void {
   scenario('revalidates a stale response with its ETag; a 304 refreshes headers and freshness', {}, async ({ origin, clock, get }) => {
-    origin.on('/etag', (req, k) => (req.headers.get('if-none-match') === '"v1"'
-      ? reply(null, { etag: '"v1"', 'cache-control': 'max-age=100', 'x-version': `${k}` }, 304)
-      : reply(`body${k}`, { etag: '"v1"', 'cache-control': 'max-age=10', 'x-version': `${k}` })));
+    origin.on('/etag', (req, k) =>
+      req.headers.get('if-none-match') === '"v1"'
+        ? reply(null, { etag: '"v1"', 'cache-control': 'max-age=100', 'x-version': `${k}` }, 304)
+        : reply(`body${k}`, { etag: '"v1"', 'cache-control': 'max-age=10', 'x-version': `${k}` }),
+    );
     await get('/etag');
     clock.advance(20 * SECOND);
     const revalidated = await get('/etag');

@@ -22,7 +22,12 @@ const pages = cachedResponse({ store, ttl: '10s' });
 export class Users {
   constructor(readonly tenant: string) {}
 
-  @cached(cache, { ttl: '1m', key(id) { return `${this.tenant}:${id}`; } })
+  @cached(cache, {
+    ttl: '1m',
+    key(id) {
+      return `${this.tenant}:${id}`;
+    },
+  })
   async find(id: string): Promise<{ id: string }> {
     return { id };
   }

@@ -21,7 +21,4 @@ const bridgeOptions: BridgeOptions = { redisUrl: 'redis://127.0.0.1:6379', token
 export const bridge: () => Promise<Bridge> = () => startBridge(bridgeOptions);
 export const fields: readonly string[] = [...FORWARDING_FIELDS, ...TRUSTED_KEYED_FIELDS];
 export const scripts = STORE_SCRIPTS;
-export type NodeServerChecks = [
-  Expect<Equal<Awaited<ReturnType<typeof startBridge>>, Bridge>>,
-  Expect<Equal<RunningProxy['url'], string>>,
-];
+export type NodeServerChecks = [Expect<Equal<Awaited<ReturnType<typeof startBridge>>, Bridge>>, Expect<Equal<RunningProxy['url'], string>>];

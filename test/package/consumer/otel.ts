@@ -8,5 +8,8 @@ import type { Equal, Expect } from './type-checks.js';
 
 const cache = createCache({ store: memoryStore(), ttl: '30s' });
 export const telemetry: Instrumentation = instrument(cache, { meterProvider: metrics.getMeterProvider(), keys: 'namespace', attributes: { 'cachette.cache.name': 'users' } });
-export const handlerTelemetry = instrument(httpCache(async () => new Response('hi'), { ttl: '1m' }), { traces: false });
+export const handlerTelemetry = instrument(
+  httpCache(async () => new Response('hi'), { ttl: '1m' }),
+  { traces: false },
+);
 export type OtelChecks = Expect<Equal<typeof METRIC.lookups, 'cachette.lookups'>>;

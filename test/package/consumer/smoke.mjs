@@ -7,7 +7,19 @@ import { memoryStore } from 'cachette/adapters/memory';
 import { cache } from 'cachette/express';
 import { serve } from 'cachette/node';
 
-for (const entry of ['cachette/http', 'cachette/hono', 'cachette/workers', 'cachette/workers/upstash', 'cachette/otel', 'cachette/bun', 'cachette/deno', 'cachette/adapters/valkey', 'cachette/adapters/bun-redis', 'cachette/adapters/upstash', 'cachette/adapters/cloudflare-kv']) {
+for (const entry of [
+  'cachette/http',
+  'cachette/hono',
+  'cachette/workers',
+  'cachette/workers/upstash',
+  'cachette/otel',
+  'cachette/bun',
+  'cachette/deno',
+  'cachette/adapters/valkey',
+  'cachette/adapters/bun-redis',
+  'cachette/adapters/upstash',
+  'cachette/adapters/cloudflare-kv',
+]) {
   await import(entry);
 }
 

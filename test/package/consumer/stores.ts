@@ -14,8 +14,4 @@ export type ValkeyChecks = [Expect<Equal<IsAny<typeof valkey.client>, false>>, E
 // Bun's client exists only under Bun: on Node the store refuses a URL, so it is typed here, not opened.
 export const onBun = hasBunRedisClient() ? bunRedisStore('redis://127.0.0.1:6379') : undefined;
 export type BunRedisChecks = [Expect<Equal<IsAny<NonNullable<typeof onBun>['client']>, false>>, Expect<Equal<NonNullable<typeof onBun>['client'], BunRedisClient>>];
-export const stores = [
-  memoryStore({ maxEntries: 100 }),
-  upstashStore({ url: 'https://example.upstash.io', token: 'token' }),
-  cloudflareKvStore({ namespace: {} as KVNamespaceLike }),
-];
+export const stores = [memoryStore({ maxEntries: 100 }), upstashStore({ url: 'https://example.upstash.io', token: 'token' }), cloudflareKvStore({ namespace: {} as KVNamespaceLike })];

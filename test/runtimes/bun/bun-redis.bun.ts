@@ -32,7 +32,10 @@ describe('bun-redis store on Bun', () => {
       assert.deepEqual([...((await bun.get(`${run}from-io`)) ?? [])], [...all]);
       assert.deepEqual([...((await io.get(`${run}from-bun`)) ?? [])], [...reversed]);
       const many = await bun.getMany([`${run}from-io`, `${run}absent`, `${run}from-bun`]);
-      assert.deepEqual(many.map((v) => v && v.length), [256, undefined, 256]);
+      assert.deepEqual(
+        many.map((v) => v && v.length),
+        [256, undefined, 256],
+      );
       assert.equal(await io.incr(`${run}counter`, 2), 2);
       assert.equal(await bun.incr(`${run}counter`, 3), 5, 'counters are the same plain integers for both');
       await bun.clear(run);
@@ -90,7 +93,11 @@ describe('bun-redis store on Bun', () => {
 
   it('refuses a URL it cannot open and something that is not a client', () => {
     for (const bad of ['localhost:6379', 'http://127.0.0.1:6379', 'redis://', 'not a url']) {
-      assert.throws(() => bunRedisStore(bad), (e: Error) => e instanceof TypeError && /redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL/.test(e.message), bad);
+      assert.throws(
+        () => bunRedisStore(bad),
+        (e: Error) => e instanceof TypeError && /redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL/.test(e.message),
+        bad,
+      );
     }
     assert.throws(() => bunRedisStore({ connection: {} as BunRedisClient }), /must be a redis:\/\/ URL or a Bun.RedisClient/);
   });
