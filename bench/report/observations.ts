@@ -75,10 +75,10 @@ export function observations(results: BenchResults): string[] {
   const mem = find(conc, 'cachette-memory');
   if (tiered && mem)
     out.push(
-      `In-process reads are a different league: cachette's memory store did ${num(rate(mem, 'get'))} get/s and bentocache's L1 tier ${num(rate(tiered, 'get'))}/s; cachette has no L1 tier over valkey yet, so these rows are not comparable to the networked ones.`,
+      `In-process reads are a different league: cachette's memory store did ${num(rate(mem, 'get'))} get/s and bentocache's L1 tier ${num(rate(tiered, 'get'))}/s; these rows are not comparable to the networked ones (cachette's own L1 tier over valkey, the l1 option, is measured by npm run bench:race, not here).`,
     );
   const macro = results.compression.macro;
-  const off = macro.find((m) => m.id === 'cachette-off');
+  const off = macro.find((m) => m.id === 'cachette-compress-off');
   for (const m of macro.filter((x) => x !== off)) {
     out.push(
       `${m.label} on the ${(results.compression.inputBytes / 1024).toFixed(1)} KiB rows: ${num(m.memoryPerKey)} bytes of server memory per key (${ratio(m.memoryPerKey, off?.memoryPerKey)} of uncompressed), get ${num(rate(m, 'get'))}/s and set ${num(rate(m, 'set'))}/s against ${num(rate(off, 'get'))} and ${num(rate(off, 'set'))} uncompressed.`,
