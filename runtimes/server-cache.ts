@@ -156,3 +156,13 @@ function hasCacheStatusMember(value: string | null, name: string): boolean {
   if (value === null) return false;
   return value.split(',').some((member) => member.split(';')[0]!.trim() === name);
 }
+
+/**
+ * The answer of Bun's and Deno's servers to a handler that throws (and has no stale response to
+ * stand in): a plain 500, as on node:http, instead of the runtime's own error page; the error
+ * goes to the log.
+ */
+export function internalServerError(error: unknown): Response {
+  console.error(error);
+  return new Response('Internal Server Error', { status: 500 });
+}

@@ -1,7 +1,7 @@
 import { PHASES } from '../contenders/types.ts';
 import type { ContenderResult } from '../phases/run-phases.ts';
+import { Footnotes, tableHead } from './markdown.ts';
 
-const SUPERSCRIPTS = ['¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
 const num = (n: number) => n.toLocaleString('en-US');
 
 /** An extra column after the standard ones. */
@@ -15,20 +15,10 @@ export interface ExtraColumn {
  * footnotes for emulated operations and for failed checks (which must never pass silently).
  */
 export function phaseTable(rows: readonly ContenderResult[], extra: readonly ExtraColumn[] = []): string {
-  const notes: string[] = [];
-  const mark = (text: string) => {
-    let i = notes.indexOf(text);
-    if (i < 0) i = notes.push(text) - 1;
-    return SUPERSCRIPTS[i] ?? `[${i + 1}]`;
-  };
+  const notes = new Footnotes();
+  const mark = notes.mark;
   const header = ['Adapter', 'get', 'get-miss', 'set', 'mget', 'mset', 'incr', 'delete', 'cpu µs', 'conns', ...extra.map((e) => e.header)];
-  const lines = [
-    `| ${header.join(' | ')} |`,
-    `|---|${header
-      .slice(1)
-      .map(() => '---:')
-      .join('|')}|`,
-  ];
+  const lines = tableHead(header);
   for (const r of rows) {
     const cells = PHASES.map((phase) => {
       const p = r.phases.find((x) => x.phase === phase);
@@ -42,6 +32,6 @@ export function phaseTable(rows: readonly ContenderResult[], extra: readonly Ext
     });
     lines.push(`| ${[r.label, ...cells, r.cpuUsPerCall.toFixed(1), String(r.conns), ...extra.map((e) => e.cell(r))].join(' | ')} |`);
   }
-  if (notes.length) lines.push('', ...notes.map((n, i) => `${SUPERSCRIPTS[i] ?? `[${i + 1}]`} ${n}  `));
+  lines.push(...notes.lines());
   return lines.join('\n');
 }

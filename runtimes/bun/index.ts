@@ -17,6 +17,7 @@ import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 import {
+  internalServerError,
   serverCache,
   servedHandler,
   serverUrl,
@@ -38,15 +39,6 @@ interface BunServerObject {
 }
 interface BunGlobal {
   serve(options: { port: number; hostname: string; fetch: (request: Request, server: BunServerObject) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
-}
-
-/**
- * A handler that throws (and has no stale response to stand in) is a plain 500, as on
- * node:http, not Bun's development error page; the error goes to the log.
- */
-function internalError(error: Error): Response {
-  console.error(error);
-  return new Response('Internal Server Error', { status: 500 });
 }
 
 /** Wraps a fetch-style handler in the HTTP cache, for `Bun.serve({ fetch })`. */
@@ -76,7 +68,7 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
   if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
   const served = servedHandler('cachette/bun', handler, options, cached);
   await served.cache?.ready;
-  const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalError });
+  const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalServerError });
   return {
     server,
     url: serverUrl(served.hostname, server.port),

@@ -17,6 +17,7 @@ import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 import {
+  internalServerError,
   serverCache,
   servedHandler,
   serverUrl,
@@ -55,12 +56,6 @@ function denoEnv(options: { env?: EnvLike } | undefined): EnvLike {
   }
 }
 
-/** A handler that throws (and has no stale response to stand in) is a plain 500; the error goes to the log. */
-function internalError(error: unknown): Response {
-  console.error(error);
-  return new Response('Internal Server Error', { status: 500 });
-}
-
 /** Wraps a fetch-style handler in the HTTP cache, for `Deno.serve(handler)`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
   return serverCache(handler, denoEnv(options), options);
@@ -87,7 +82,7 @@ export async function serve(handler: RequestHandler, options: DenoServeOptions =
   const served = servedHandler('cachette/deno', handler, options, cached);
   await served.cache?.ready;
   // onListen replaces Deno's own "Listening on" line: the caller prints what runs.
-  const server = deno().serve({ port: served.port, hostname: served.hostname, onListen: () => {}, onError: internalError }, served.fetch);
+  const server = deno().serve({ port: served.port, hostname: served.hostname, onListen: () => {}, onError: internalServerError }, served.fetch);
   return {
     server,
     url: serverUrl(served.hostname, server.addr.port),

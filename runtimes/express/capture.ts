@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeader } from 'node:http';
 import type { Readable } from 'node:stream';
-import { CAPTURED_METHODS, headerList, RealResponse, type CapturedMethod } from './real-response.ts';
+import { CAPTURED_METHODS, headerList, type RealResponse, type CapturedMethod } from './real-response.ts';
 
 /** Statuses whose responses carry no body (RFC 9110 §6.4.1, §15.3.5, §15.3.6, §15.4.5). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);

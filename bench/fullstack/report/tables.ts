@@ -5,6 +5,7 @@
 import type { TargetId } from '../plan.ts';
 import type { TargetResult } from '../results.ts';
 import type { RowResult } from '../run-row.ts';
+import { Footnotes, tableHead } from '../../report/markdown.ts';
 
 const num = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
@@ -37,14 +38,12 @@ function conns(row: RowResult & { conns: NonNullable<RowResult['conns']> }, viaB
   return `${c.redisPeak} / ${c.redisSettled}`;
 }
 
-const SUPERSCRIPTS = ['¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-
 /** One target's table of rows (work or pages), with numbered notes for rows without figures and for exceptions. */
 export function rowsTable(target: TargetResult, rows: readonly RowResult[]): string {
   const viaBridge = target.id === 'workerd-upstash';
   const isKv = target.id === 'workerd-kv';
-  const notes: string[] = [];
-  const mark = (text: string) => SUPERSCRIPTS[notes.push(text) - 1] ?? `[${notes.length}]`;
+  const notes = new Footnotes();
+  const mark = notes.mark;
   const header = [
     'contender',
     'req/s',
@@ -57,13 +56,7 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
     isKv ? 'conns' : 'conns peak / settled',
     'errors (non-2xx / socket / exceptions)',
   ];
-  const lines = [
-    `| ${header.join(' | ')} |`,
-    `|---|${header
-      .slice(1)
-      .map(() => '---:')
-      .join('|')}|`,
-  ];
+  const lines = tableHead(header);
   for (const row of rows) {
     if (!ok(row)) {
       const what = row.status === 'unavailable' ? 'not available' : row.expectedFailure ? 'does not run' : '**did not run**';
@@ -91,7 +84,7 @@ export function rowsTable(target: TargetResult, rows: readonly RowResult[]): str
       ].join(' | ')} |`,
     );
   }
-  if (notes.length) lines.push('', ...notes.map((n, i) => `${SUPERSCRIPTS[i] ?? `[${i + 1}]`} ${n}  `));
+  lines.push(...notes.lines());
   return lines.join('\n');
 }
 
