@@ -14,8 +14,8 @@ import type { ResponseMeta } from './stored-response.ts';
 
 /** What the requests that joined a forward get from it. */
 export type ForwardOutcome =
-  /** A response they may share: read its body along with the leader. */
-  | { kind: 'shared'; meta: ResponseMeta; body: SharedBody; fwdStatus: number }
+  /** A response they may share: read its body along with the leader; `length` when the origin declared it. */
+  | { kind: 'shared'; meta: ResponseMeta; body: SharedBody; length: number | undefined; fwdStatus: number }
   /** The origin failed (threw, timed out, or answered 5xx): stale-if-error where allowed, else 504. */
   | { kind: 'failed'; fwdStatus: number | undefined; detail: string }
   /** A response only for the request that caused it (private, not storable): each joiner forwards itself. */

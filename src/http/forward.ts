@@ -103,7 +103,7 @@ export class Forwarder {
     if (meta.vary.length > 0 && !sameValues(varyValues(meta.vary, job.request.headers), meta.varyValues)) return undefined;
     const age = currentAge(meta, this.c.o.now());
     const outcomeFor: CacheOutcome = { fwd: job.fwd, fwdStatus: outcome.fwdStatus, ttl: meta.lifetime - age, collapsed: true };
-    return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream() });
+    return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream(), length: outcome.length });
   }
 
   /** A joined forward failed: a stale copy where stale-if-error allows, otherwise 504. */
@@ -194,7 +194,7 @@ export class Forwarder {
       body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))),
       job.options,
     );
-    this.#settle(forward, { kind: 'shared', meta, body, fwdStatus }, stored);
+    this.#settle(forward, { kind: 'shared', meta, body, length: declaredLength(res.headers), fwdStatus }, stored);
     // This client's reader exists before anything is awaited, so that no chunk is dropped before it reads.
     const stream = body.stream();
     const verdict = await this.#storedVerdict(res, body);
@@ -247,7 +247,7 @@ export class Forwarder {
     const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
     const tracked = this.c.track(write, job.options);
     const served = fresh ?? stale;
-    this.#settle(forward, fresh ? { kind: 'shared', meta: fresh, body: new SharedBody(fresh.body, this.#bodyBounds()), fwdStatus: 304 } : { kind: 'unshared' }, tracked);
+    this.#settle(forward, fresh ? { kind: 'shared', meta: fresh, body: new SharedBody(fresh.body, this.#bodyBounds()), length: fresh.body.byteLength, fwdStatus: 304 } : { kind: 'unshared' }, tracked);
     const age = currentAge(served, exchange.responseTime);
     // The client that caused the revalidation gets the cookie the origin set for it, whatever is stored.
     const extra = this.c.o.setCookie === 'store' ? undefined : res.headers.getSetCookie().map((c): [string, string] => ['set-cookie', c]);
@@ -286,7 +286,7 @@ export class Forwarder {
     const whole = addSpan({ partial: entry.partial!, body: entry.body }, entry.partial!.length, gap, bytes);
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
     const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
-    const complete: StoredResponse = { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(whole.body.byteLength)]], body: whole.body };
+    const complete: StoredResponse = { ...meta, status: 200, body: whole.body };
     const stored = forward
       ? this.c.track(
           forward.store(() => this.#write(job.key, complete)),
@@ -322,9 +322,7 @@ export class Forwarder {
         const merged = addSpan(previous, length, range.span, bytes);
         if (merged.body.byteLength > this.c.o.maxBodyBytes) return;
         const whole = merged.partial.spans.length === 1 && merged.partial.spans[0]![0] === 0 && merged.partial.spans[0]![1] === length;
-        const entry: StoredResponse = whole
-          ? { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(length)]], body: merged.body }
-          : { ...meta, body: merged.body, partial: merged.partial };
+        const entry: StoredResponse = whole ? { ...meta, status: 200, body: merged.body } : { ...meta, body: merged.body, partial: merged.partial };
         return forward.store(() => this.#write(job.key, entry));
       }),
       job.options,
@@ -369,6 +367,12 @@ export class Forwarder {
     if (write) void write.finally(() => this.c.forwards.end(forward));
     else this.c.forwards.end(forward);
   }
+}
+
+/** The body length an origin response declares, when its Content-Length is one decimal number. */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  return value !== null && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 /** The complete stored response a lookup found (not a partial one). */

@@ -25,20 +25,20 @@ export interface Exchange {
 
 /** Fields a 304 never updates in the stored response (§3.2, §4.3.4): they describe that message, not the representation. */
 const NOT_FRESHENED: ReadonlySet<string> = new Set(['content-length', 'content-range', 'age']);
-/** Fields a 206 carries about its own part, not about the representation. */
-const PART_FIELDS: ReadonlySet<string> = new Set(['content-range', 'content-length']);
-
 /**
  * The meta to store for `res`: its end-to-end fields (no Age; no Set-Cookie unless the policy
- * stores it; for a 206 no Content-Range or Content-Length), a Date when the origin sent none
- * (RFC 9110 §6.6.1), freshness, validators, the vary values and tags.
+ * stores it; for a 206 no Content-Range), a Date when the origin sent none (RFC 9110 §6.6.1),
+ * freshness, validators, the vary values and tags. No framing field is ever stored: hop-by-hop
+ * fields (Transfer-Encoding, Connection and what it names…) describe the origin's connection,
+ * and Content-Length is derived from the stored body by whoever writes a reply (responses.ts),
+ * so stored bytes can never make a reply's framing disagree with its body.
  */
 export function storedMeta(request: Request, res: Response, directives: ResponseDirectives, exchange: Exchange, tags: readonly string[], policy: StoredFormPolicy): ResponseMeta {
   const named = connectionNames(res.headers);
   const keepCookie = policy.setCookie === 'store';
   const headers: HeaderPair[] = [];
   for (const [name, value] of res.headers) {
-    if (isHopByHop(name, named) || name === 'age' || (name === 'set-cookie' && !keepCookie) || (res.status === 206 && PART_FIELDS.has(name))) continue;
+    if (isHopByHop(name, named) || name === 'age' || name === 'content-length' || (name === 'set-cookie' && !keepCookie) || (res.status === 206 && name === 'content-range')) continue;
     headers.push([name, value]);
   }
   if (!res.headers.has('date')) headers.push(['date', formatHttpDate(exchange.responseTime)]);

@@ -3,6 +3,7 @@
  * does: each message ends where its own framing says (Content-Length, chunked, or nothing for
  * bodiless statuses), so a forged length shows as the next response being something else.
  */
+import { rawExchange } from '../proxy/support.ts';
 
 /** One response as a client on the connection would delimit it. */
 export interface WireResponse {
@@ -75,4 +76,13 @@ export function parseResponses(text: string, headRequests: ReadonlySet<number> =
     at = bodyStart;
   }
   return { responses, rest: text.slice(at) };
+}
+
+/**
+ * Sends GET requests for `paths` on one connection, pipelined (the last one asks to close), and
+ * returns the responses as that connection's client delimits them.
+ */
+export async function pipelinedGets(port: number, host: string, paths: readonly string[]): Promise<{ responses: WireResponse[]; rest: string }> {
+  const bytes = paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
+  return parseResponses((await rawExchange(port, bytes, 1000)).text);
 }
