@@ -243,7 +243,7 @@ export class Forwarder {
       if (notModified(job.request.headers, validatorsOf(res.headers))) return this.c.responder.fromOrigin(res, job.request, outcome, job.key);
       return this.#retry(job, outcome);
     }
-    const fresh = freshened(stale, res.headers, exchange, this.#policy);
+    const fresh = freshened(stale, job.request, res.headers, exchange, this.#policy);
     const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
     const tracked = this.c.track(write, job.options);
     const served = fresh ?? stale;
