@@ -178,11 +178,9 @@ export class Forwarder {
     forward.carries(meta.tags);
     const fwdStatus = res.status;
     const notWorthIt = meta.lifetime - meta.initialAge <= 0 && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
-    const marker = job.found.kind === 'uri-miss' ? undefined : job.found.marker;
-    const full = !notWorthIt && meta.vary.length > 0 && this.c.entries.variantsFull(marker, meta.vary, meta.varyValues, Date.now());
-    if (notWorthIt || full) {
+    if (notWorthIt) {
       this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
-      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: notWorthIt ? 'stale-on-arrival' : 'variants' }, job.key);
+      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: 'stale-on-arrival' }, job.key);
     }
     const body = new SharedBody(res.body, {
       limit: this.c.o.maxBodyBytes,

@@ -39,9 +39,8 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   shareWindowBytes?: number;
   /**
-   * Most variants kept per URL (one per combination of the request fields `Vary` names);
-   * further ones are served and not stored (`detail="variants"`) until older ones expire.
-   * Default 100.
+   * Most variants kept per URL (one per combination of the request fields `Vary` names); a new
+   * one past the cap replaces the oldest. Default 100.
    */
   maxVariants?: number;
   /**
