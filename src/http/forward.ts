@@ -24,7 +24,7 @@ import type { StoreHealth } from './store-health.ts';
 import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
 import type { StoredResponse } from './stored-response.ts';
 import { responseTags } from './tag-index.ts';
-import { sameValues, varyValues } from './vary.ts';
+import { parseVary, sameValues, varyValues } from './vary.ts';
 
 /** One forward's inputs, as one object. */
 export interface ForwardJob {
@@ -61,6 +61,9 @@ export interface ForwarderContext {
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
 
+/** Reasons not to store that come from the request, not the URL's answer: they put no URL under hit-for-miss. */
+const REQUEST_REASONS: ReadonlySet<string> = new Set(['request-no-store', 'method', 'authorization']);
+
 /** Sends requests to the origin and makes use of what comes back. */
 export class Forwarder {
   readonly #policy: StoredFormPolicy;
@@ -75,14 +78,17 @@ export class Forwarder {
    */
   async forward(job: ForwardJob): Promise<Response> {
     // Looked up and registered without an await in between: requests that reach this point in
-    // the same tick (in-process callers, Workers) must find each other.
-    const leader = job.lead && !job.rd.noCache && job.range === undefined ? this.c.forwards.leader(job.key) : undefined;
+    // the same tick (in-process callers, Workers) must find each other. A URL under
+    // hit-for-miss (collapsing.ts) is neither joined nor led: each request goes on its own.
+    const collapses = job.lead && job.range === undefined && !this.c.forwards.passes(job.key, job.request.headers);
+    const leader = collapses && !job.rd.noCache ? this.c.forwards.leader(job.key) : undefined;
     if (leader) {
       const joined = await this.#join(job, leader);
       if (joined) return joined;
     }
-    const isGet = job.request.method === 'GET';
-    const forward = job.rd.noStore ? undefined : this.c.forwards.begin(job.key, job.lead && isGet && job.range === undefined);
+    // Asked again: the answer this request waited for may have put the URL under hit-for-miss.
+    const leads = collapses && job.request.method === 'GET' && (leader === undefined || !this.c.forwards.passes(job.key, job.request.headers));
+    const forward = job.rd.noStore ? undefined : this.c.forwards.begin(job.key, leads);
     try {
       return await this.#exchange(job, forward);
     } catch (error) {
@@ -102,6 +108,9 @@ export class Forwarder {
     const { meta } = outcome;
     if (meta.vary.length > 0 && !sameValues(varyValues(meta.vary, job.request.headers), meta.varyValues)) return undefined;
     const age = currentAge(meta, this.c.o.now());
+    // A response that may not be reused without validation (no-cache, or stale on arrival)
+    // answers the request it was fetched for, and no other: each waiter asks for itself.
+    if (meta.lifetime - age <= 0) return undefined;
     const outcomeFor: CacheOutcome = { fwd: job.fwd, fwdStatus: outcome.fwdStatus, ttl: meta.lifetime - age, collapsed: true };
     return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream(), length: outcome.length });
   }
@@ -161,6 +170,7 @@ export class Forwarder {
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
     const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, directives, job.rd, this.c.o);
     if (reason !== undefined || !forward) {
+      if (reason !== undefined && !REQUEST_REASONS.has(reason)) this.#noteShareable(job, false, parseVary(res.headers.get('vary')));
       this.#settle(forward, status >= 500 ? { kind: 'failed', fwdStatus: status, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: status, detail: reason }, job.key);
     }
@@ -177,7 +187,9 @@ export class Forwarder {
     const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
     forward.carries(meta.tags);
     const fwdStatus = res.status;
-    const notWorthIt = meta.lifetime - meta.initialAge <= 0 && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
+    const freshOnArrival = meta.lifetime - meta.initialAge > 0;
+    const notWorthIt = !freshOnArrival && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
+    this.#noteShareable(job, freshOnArrival, meta.vary);
     if (notWorthIt) {
       this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: 'stale-on-arrival' }, job.key);
@@ -242,6 +254,7 @@ export class Forwarder {
       return this.#retry(job, outcome);
     }
     const fresh = freshened(stale, job.request, res.headers, exchange, this.#policy);
+    this.#noteShareable(job, fresh !== undefined && fresh.lifetime - fresh.initialAge > 0, stale.vary);
     const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
     const tracked = this.c.track(write, job.options);
     const served = fresh ?? stale;
@@ -347,6 +360,17 @@ export class Forwarder {
     const result = await this.c.entries.write(key, entry);
     this.c.health.wrote(result !== 'store-failed');
     return result;
+  }
+
+  /**
+   * Records whether the answer to a full GET of `job`'s URL could be shared with requests
+   * waiting for it: when not, the URL goes under hit-for-miss (collapsing.ts); when it could,
+   * that ends at once. `vary` names the fields the answer varied on ('*': all of them).
+   */
+  #noteShareable(job: ForwardJob, shareable: boolean, vary: readonly string[] | '*'): void {
+    if (job.request.method !== 'GET' || job.range !== undefined || job.completion !== undefined) return;
+    if (shareable) this.c.forwards.unpass(job.key);
+    else this.c.forwards.pass(job.key, vary === '*' ? [] : vary, job.request.headers);
   }
 
   #tags(request: Request, res: Response): string[] {

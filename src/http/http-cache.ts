@@ -108,7 +108,7 @@ class SharedHttpCache implements HttpCache {
   readonly #o: ResolvedHttpOptions;
   readonly #entries: EntryStore;
   readonly #tags: TagIndex;
-  readonly #forwards = new Forwards();
+  readonly #forwards: Forwards;
   readonly #responder: Responder;
   readonly #health: StoreHealth;
   readonly #forwarder: Forwarder;
@@ -120,6 +120,7 @@ class SharedHttpCache implements HttpCache {
   constructor(o: ResolvedHttpOptions) {
     this.#o = o;
     this.cache = o.cache;
+    this.#forwards = new Forwards({ ms: o.hitForMissMs, now: o.now });
     this.#tags = new ListTagIndex(o.cache);
     this.#entries = new EntryStore(o.cache, this.#tags, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
     this.#responder = new Responder(o);

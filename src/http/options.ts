@@ -44,6 +44,15 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   maxVariants?: number;
   /**
+   * Hit-for-miss: how long a URL whose answer could not be shared with the requests waiting
+   * for it (not storable, such as `no-store` or `private`, or stale on arrival, such as
+   * `no-cache`) sends its next misses to the origin each on its own, at once, instead of
+   * collapsing them behind one origin call (Varnish keeps the same for 120 s). Judged per
+   * variant when the answer had a `Vary`; a storable, fresh answer for the URL ends it at once.
+   * Default "120s"; 0 always collapses.
+   */
+  hitForMiss?: Duration;
+  /**
    * How long the origin may take to answer with a status and headers before the request is
    * answered 504 (or from a stale copy that stale-if-error allows); every request that joined
    * it gets the same. Default "60s"; `Infinity` waits for ever.
@@ -111,6 +120,7 @@ export interface ResolvedHttpOptions {
   maxBodyBytes: number;
   shareWindowBytes: number;
   maxVariants: number;
+  hitForMissMs: number;
   originTimeoutMs: number;
   originIdleTimeoutMs: number;
   /** Lowercase names; empty when targeted fields are ignored. */
@@ -175,6 +185,7 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     maxBodyBytes,
     shareWindowBytes,
     maxVariants,
+    hitForMissMs: toMs(o.hitForMiss ?? '120s', 'httpCache: hitForMiss'),
     originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
     originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', 'httpCache: originIdleTimeout'),
     targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),

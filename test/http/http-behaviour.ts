@@ -1,5 +1,6 @@
 import type { SuiteApi } from '../support/suite-api.ts';
 import { bodyScenarios } from './behaviour/bodies.ts';
+import { collapsingScenarios } from './behaviour/collapsing.ts';
 import { credentialScenarios } from './behaviour/credentials.ts';
 import { freshnessScenarios } from './behaviour/freshness.ts';
 import { scenarioFor, type HttpTarget } from './behaviour/harness.ts';
@@ -34,6 +35,7 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
     staleScenarios(scenario);
     invalidationScenarios(scenario);
     bodyScenarios(scenario);
+    collapsingScenarios(scenario);
     targetedFieldScenarios(scenario);
     rangeScenarios(scenario);
     negotiationScenarios(scenario);
