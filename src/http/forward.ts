@@ -18,7 +18,7 @@ import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.
 import { resumer } from './resume.ts';
 import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
 import type { Responder } from './responses.ts';
-import { SharedBody } from './shared-body.ts';
+import { SharedBody, type SharedBodyOptions } from './shared-body.ts';
 import { unstorableReason } from './storability.ts';
 import type { StoreHealth } from './store-health.ts';
 import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
@@ -194,12 +194,7 @@ export class Forwarder {
       this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: 'stale-on-arrival' }, job.key);
     }
-    const body = new SharedBody(res.body, {
-      limit: this.c.o.maxBodyBytes,
-      window: this.c.o.shareWindowBytes,
-      idleTimeoutMs: this.c.o.originIdleTimeoutMs,
-      resume: this.#resumer(job, res),
-    });
+    const body = new SharedBody(res.body, { ...this.#bodyBounds(), resume: this.#resumer(job, res) });
     const stored = this.c.track(
       body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))),
       job.options,
@@ -378,8 +373,8 @@ export class Forwarder {
     return [...new Set([...responseTags(res.headers), ...(extra ?? [])])];
   }
 
-  #bodyBounds() {
-    return { limit: this.c.o.maxBodyBytes, window: this.c.o.shareWindowBytes, idleTimeoutMs: this.c.o.originIdleTimeoutMs };
+  #bodyBounds(): SharedBodyOptions {
+    return { limit: this.c.o.maxBodyBytes, window: this.c.o.shareWindowBytes, idleTimeoutMs: this.c.o.originIdleTimeoutMs, stallTimeoutMs: this.c.o.slowClientTimeoutMs };
   }
 
   /** Tells the joiners what they get, and releases the forward once its write (if any) settled. */

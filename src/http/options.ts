@@ -39,6 +39,13 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   shareWindowBytes?: number;
   /**
+   * How long the clients sharing one response may be held back by one that stopped reading
+   * (a whole `shareWindowBytes` behind, when it cannot be moved onto its own request: no strong
+   * ETag, or a middleware without `app`): past it, that client's response is cut off and the
+   * others go on. Default "10s"; `Infinity` waits for ever.
+   */
+  slowClientTimeout?: Duration;
+  /**
    * Most variants kept per URL (one per combination of the request fields `Vary` names); a new
    * one past the cap replaces the oldest. Default 100.
    */
@@ -119,6 +126,7 @@ export interface ResolvedHttpOptions {
   policy: FreshnessPolicy;
   maxBodyBytes: number;
   shareWindowBytes: number;
+  slowClientTimeoutMs: number;
   maxVariants: number;
   hitForMissMs: number;
   originTimeoutMs: number;
@@ -184,6 +192,7 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     },
     maxBodyBytes,
     shareWindowBytes,
+    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', 'httpCache: slowClientTimeout'),
     maxVariants,
     hitForMissMs: toMs(o.hitForMiss ?? '120s', 'httpCache: hitForMiss'),
     originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
