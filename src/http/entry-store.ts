@@ -10,7 +10,6 @@
 import type { Cache } from '../cache/create-cache.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
-import type { TagIndex } from './tag-index.ts';
 import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
 
 /** What a lookup found. */
@@ -36,7 +35,6 @@ export class EntryStore {
 
   constructor(
     private readonly cache: Cache,
-    private readonly tags: TagIndex,
     private readonly options: EntryStoreOptions,
   ) {}
 
@@ -96,7 +94,8 @@ export class EntryStore {
   }
 
   /**
-   * Stores `entry` for `primaryKey`. A varying response joins the URL's current
+   * Stores `entry` for `primaryKey`, recording its tags' generations (tags.ts: a purged tag
+   * makes it a miss). A varying response joins the URL's current
    * marker when it varies on the same fields, and replaces it otherwise. The marker is read
    * again here, not taken from the lookup, and its updates for one URL run one at a time: two
    * first variants of a cold URL then share one marker instead of orphaning each other. A URL
@@ -106,10 +105,8 @@ export class EntryStore {
   async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
     const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.options.retainStaleMs);
-    const result =
-      entry.vary.length === 0 ? ((await this.cache.set(key, entry, { ttl: retainMs })) ? 'stored' : 'store-failed') : await this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
-    if (result === 'stored' && entry.tags.length > 0) await this.tags.add(entry.tags, key, retainMs);
-    return result;
+    if (entry.vary.length > 0) return this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
+    return (await this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags })) ? 'stored' : 'store-failed';
   }
 
   async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
@@ -128,9 +125,10 @@ export class EntryStore {
       variants: [...live, [digest, until]],
     };
     const variantKey = variantKeyOf(key, marker, entry.varyValues);
-    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number }> = [
+    // The variant carries the tags; the marker and a language alias lead only to it.
+    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number; tags?: readonly string[] }> = [
       { key, value: marker, ttl: Math.max(1, marker.until - now) },
-      { key: variantKey, value: entry, ttl: retainMs },
+      { key: variantKey, value: entry, ttl: retainMs, tags: entry.tags },
     ];
     const language = entry.vary.includes('accept-language') ? contentLanguage(entry.headers) : undefined;
     if (language !== undefined && answersLanguage(entry.vary, entry.varyValues, language)) {

@@ -23,7 +23,7 @@ import { unstorableReason } from './storability.ts';
 import type { StoreHealth } from './store-health.ts';
 import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
 import type { StoredResponse } from './stored-response.ts';
-import { responseTags } from './tag-index.ts';
+import { MAX_RESPONSE_TAGS, responseTags } from './tags.ts';
 import { parseVary, sameValues, varyValues } from './vary.ts';
 
 /** One forward's inputs, as one object. */
@@ -46,6 +46,12 @@ export interface ForwardJob {
   range?: RangeSpec;
   /** A full request with part of the body stored: only `gap` is asked for, and combined with `entry`. */
   completion?: { entry: StoredResponse; gap: Span };
+}
+
+/** What the cache reads from an origin response before deciding to store it: the directives it follows and the tags it carries. */
+export interface OriginAnswer {
+  directives: ResponseDirectives;
+  tags: readonly string[];
 }
 
 /** What the forwarder works with. */
@@ -167,15 +173,15 @@ export class Forwarder {
   /** Continues with a usable origin answer: stored and shared when it may be, passed through otherwise. */
   #answered(job: ForwardJob, res: Response, exchange: Exchange, forward: Forward | undefined): Promise<Response> | Response {
     const status = res.status;
-    const directives = responseDirectives(res.headers, this.c.o.targetedFields);
-    const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, directives, job.rd, this.c.o);
+    const answer: OriginAnswer = { directives: responseDirectives(res.headers, this.c.o.targetedFields), tags: responseTags(job.request, res, this.c.o.tags) };
+    const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, answer.directives, job.rd, this.c.o, answer.tags);
     if (reason !== undefined || !forward) {
       if (reason !== undefined && !REQUEST_REASONS.has(reason)) this.#noteShareable(job, false, parseVary(res.headers.get('vary')));
       this.#settle(forward, status >= 500 ? { kind: 'failed', fwdStatus: status, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: status, detail: reason }, job.key);
     }
-    if (status === 206) return this.#partial(job, res, directives, exchange, forward);
-    return this.storeAndShare(job, res, directives, exchange, forward);
+    if (status === 206) return this.#partial(job, res, answer, exchange, forward);
+    return this.storeAndShare(job, res, answer, exchange, forward);
   }
 
   /**
@@ -183,8 +189,8 @@ export class Forwarder {
    * requests that join this forward. Also the path of a POST whose response answers later
    * GETs (RFC 9110 §9.3.3).
    */
-  async storeAndShare(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+  async storeAndShare(job: ForwardJob, res: Response, answer: OriginAnswer, exchange: Exchange, forward: Forward): Promise<Response> {
+    const meta = storedMeta(job.request, res, answer.directives, exchange, answer.tags, this.#policy);
     forward.carries(meta.tags);
     const fwdStatus = res.status;
     const freshOnArrival = meta.lifetime - meta.initialAge > 0;
@@ -291,16 +297,17 @@ export class Forwarder {
     }
     const whole = addSpan({ partial: entry.partial!, body: entry.body }, entry.partial!.length, gap, bytes);
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    const meta = storedMeta(job.request, res, directives, exchange, responseTags(job.request, res, this.c.o.tags), this.#policy);
     const complete: StoredResponse = { ...meta, status: 200, body: whole.body };
-    const stored = forward
-      ? this.c.track(
-          forward.store(() => this.#write(job.key, complete)),
-          job.options,
-        )
-      : undefined;
+    const stored =
+      forward && meta.tags.length <= MAX_RESPONSE_TAGS
+        ? this.c.track(
+            forward.store(() => this.#write(job.key, complete)),
+            job.options,
+          )
+        : undefined;
     this.#settle(forward, { kind: 'unshared' }, stored);
-    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: !this.c.health.knownDown };
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: stored !== undefined && !this.c.health.knownDown };
     return this.c.responder.stored(complete, job.request, { outcome, age: complete.initialAge, key: job.key, body: complete.body });
   }
 
@@ -309,7 +316,7 @@ export class Forwarder {
    * representation with a strong ETag and a known length: its bytes join the parts already
    * stored for that representation (RFC 9111 §3.4), and a whole one becomes a complete 200.
    */
-  async #partial(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
+  async #partial(job: ForwardJob, res: Response, answer: OriginAnswer, exchange: Exchange, forward: Forward): Promise<Response> {
     const range = parseContentRange(res.headers.get('content-range'));
     const etag = res.headers.get('etag');
     if (range === undefined || range.length === undefined || etag === null || etag.startsWith('W/') || range.span[1] - range.span[0] > this.c.o.maxBodyBytes) {
@@ -317,7 +324,7 @@ export class Forwarder {
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: 206, detail: 'partial-unusable' }, job.key);
     }
     const length = range.length;
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    const meta = storedMeta(job.request, res, answer.directives, exchange, answer.tags, this.#policy);
     forward.carries(meta.tags);
     const found = storedEntry(job.found);
     const previous = found?.partial && found.etag === etag && found.partial.length === length ? { partial: found.partial, body: found.body } : undefined;
@@ -366,11 +373,6 @@ export class Forwarder {
     if (job.request.method !== 'GET' || job.range !== undefined || job.completion !== undefined) return;
     if (shareable) this.c.forwards.unpass(job.key);
     else this.c.forwards.pass(job.key, vary === '*' ? [] : vary, job.request.headers);
-  }
-
-  #tags(request: Request, res: Response): string[] {
-    const extra = typeof this.c.o.tags === 'function' ? this.c.o.tags(request, res) : this.c.o.tags;
-    return [...new Set([...responseTags(res.headers), ...(extra ?? [])])];
   }
 
   #bodyBounds(): SharedBodyOptions {

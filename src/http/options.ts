@@ -6,6 +6,7 @@ import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
 import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
+import type { TagsOption } from './tags.ts';
 
 /** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
@@ -102,8 +103,12 @@ export interface HttpCacheOptions extends KeyOptions {
    * it; a per-user cookie stored this way is given to every user).
    */
   setCookie?: SetCookiePolicy;
-  /** Tags (surrogate keys) added to every stored response, besides its Cache-Tag and Surrogate-Key headers. */
-  tags?: readonly string[] | ((request: Request, response: Response) => readonly string[] | undefined);
+  /**
+   * Tags (surrogate keys) added to every stored response, besides its Cache-Tag and
+   * Surrogate-Key headers, for `purge({ tag })`. A response with more than 64 tags in all is
+   * served and not stored (`detail="too-many-tags"`).
+   */
+  tags?: TagsOption;
   /** Requests for which the cache is skipped entirely (`fwd=bypass`). Multi-range requests always are. */
   bypass?: (request: Request) => boolean;
   /** The cache's name in Cache-Status. Default "cachette". */
@@ -136,7 +141,7 @@ export interface ResolvedHttpOptions {
   storePartial: boolean;
   retainStaleMs: number;
   setCookie: SetCookiePolicy;
-  tags: HttpCacheOptions['tags'];
+  tags: TagsOption | undefined;
   bypass: ((request: Request) => boolean) | undefined;
   name: string;
   cacheStatusKey: boolean;
