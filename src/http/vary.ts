@@ -61,17 +61,7 @@ const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };
  */
 export function acceptedEncodings(value: string): string {
   const weights = new Map<string, number>();
-  for (const part of value.split(',')) {
-    const [coding, ...params] = part.split(';');
-    const name = coding!.trim().toLowerCase();
-    if (!name) continue;
-    let q = 1;
-    for (const param of params) {
-      const eq = param.indexOf('=');
-      if ((eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase() !== 'q') continue;
-      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
-      q = QVALUE.test(arg) ? Number(arg) : Number.NaN;
-    }
+  for (const { name, q } of weightedMembers(value)) {
     // A malformed weight: the member is left out, as if it were not there.
     const canonical = CODING_ALIASES[name] ?? name;
     if (!Number.isNaN(q) && !weights.has(canonical)) weights.set(canonical, q);
@@ -81,6 +71,36 @@ export function acceptedEncodings(value: string): string {
   const identity = weights.get('identity') ?? any ?? 1;
   if (identity <= 0) accepted.push('identity;q=0');
   return accepted.join(',');
+}
+
+/** One member of a weighted list field (RFC 9110 §12.4.2): its name and other parameters lowercased, its weight (NaN when malformed). */
+interface WeightedMember {
+  name: string;
+  q: number;
+  /** `key=value` (or a bare `key`), in order, without q. */
+  params: string[];
+}
+
+/** The non-empty members of a weighted list field such as Accept-Encoding or Accept-Language. */
+function weightedMembers(value: string): WeightedMember[] {
+  const members: WeightedMember[] = [];
+  for (const part of value.split(',')) {
+    const [range, ...rest] = part.split(';');
+    const name = range!.trim().toLowerCase();
+    if (!name) continue;
+    let q = 1;
+    const params: string[] = [];
+    for (const param of rest) {
+      const eq = param.indexOf('=');
+      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
+      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
+      // A malformed q spoils the member's weight for good, however many follow.
+      if (key === 'q') q = QVALUE.test(arg) && !Number.isNaN(q) ? Number(arg) : Number.NaN;
+      else if (key) params.push(eq === -1 ? key : `${key}=${arg}`);
+    }
+    members.push({ name, q, params });
+  }
+  return members;
 }
 
 /** Whitespace around commas and runs of it carry no meaning in a list field. */
@@ -101,24 +121,9 @@ function normaliseWhitespace(value: string): string {
 function normaliseNegotiation(value: string): string | undefined {
   if (value.includes('"')) return undefined;
   const members = new Map<string, number>();
-  for (const part of value.split(',')) {
-    const [range, ...params] = part.split(';');
-    const name = range!.trim().toLowerCase();
-    if (!name) continue;
-    let q = 1;
-    const kept: string[] = [];
-    for (const param of params) {
-      const eq = param.indexOf('=');
-      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
-      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
-      if (key === 'q') {
-        if (!QVALUE.test(arg)) return undefined;
-        q = Number(arg);
-      } else if (key) {
-        kept.push(eq === -1 ? key : `${key}=${arg}`);
-      }
-    }
-    const member = [name, ...kept].join(';');
+  for (const { name, q, params } of weightedMembers(value)) {
+    if (Number.isNaN(q)) return undefined;
+    const member = [name, ...params].join(';');
     if (!members.has(member)) members.set(member, q);
   }
   return [...members]

@@ -4,13 +4,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import express4 from 'express4';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { memoryStore } from '../../adapters/memory/index.ts';
-import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { describe } from 'vitest';
 import { cache } from '../../runtimes/express/index.ts';
 import type { Store } from '../../src/store/types.ts';
-import { expectStoredFramingIgnored } from '../http/hostile-framing.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { expectStoredFramingIgnored, onEveryStore } from '../http/hostile-framing.ts';
 
 let namespaces = 0;
 
@@ -46,20 +43,5 @@ for (const [name, make] of [
   ['Express 5', express],
   ['Express 4', express4],
 ] as const) {
-  describe(`cachette/express on ${name}: stored framing is never trusted`, () => {
-    it('memory store', async () => {
-      const store = memoryStore();
-      await check(make, store);
-      await store.close();
-    });
-
-    describe.runIf(requireRedis())('valkey store', () => {
-      let store: Store;
-      beforeAll(() => {
-        store = valkeyStore(redisUrl!);
-      });
-      afterAll(() => store.close());
-      it('valkey store', () => check(make, store));
-    });
-  });
+  describe(`cachette/express on ${name}: stored framing is never trusted`, () => onEveryStore((store) => check(make, store)));
 }

@@ -5,8 +5,12 @@
  * request after it gets its own response, not one forged inside the stored body.
  */
 import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/cache/create-cache.ts';
 import type { Store } from '../../src/store/types.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { pipelinedGets, wireHeader } from './wire.ts';
 
 const encoder = new TextEncoder();
@@ -90,4 +94,21 @@ export async function expectStoredFramingIgnored(target: FramingTarget): Promise
   } finally {
     await engine.close();
   }
+}
+
+/** Declares `check` as one test on a memory store and one on Valkey (when a server is there). */
+export function onEveryStore(check: (store: Store) => Promise<void>): void {
+  it('memory store', async () => {
+    const store = memoryStore();
+    await check(store);
+    await store.close();
+  });
+  describe.runIf(requireRedis())('valkey store', () => {
+    let store: Store;
+    beforeAll(() => {
+      store = valkeyStore(redisUrl!);
+    });
+    afterAll(() => store.close());
+    it('valkey store', () => check(store));
+  });
 }

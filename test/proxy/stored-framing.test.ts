@@ -1,11 +1,8 @@
 // Issue 23, item 4, through the caching proxy: a stored entry whose framing lies is a corrupt
 // miss on every store, and the keep-alive connection it was asked on stays in step.
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { memoryStore } from '../../adapters/memory/index.ts';
-import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { describe } from 'vitest';
 import type { Store } from '../../src/store/types.ts';
-import { expectStoredFramingIgnored } from '../http/hostile-framing.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { expectStoredFramingIgnored, onEveryStore } from '../http/hostile-framing.ts';
 import { cacheable, closesAfterEach, proxyFor, recordingOrigin } from './support.ts';
 
 const closing = closesAfterEach();
@@ -25,19 +22,4 @@ async function check(store: Store): Promise<void> {
   });
 }
 
-describe('proxy: stored framing is never trusted', () => {
-  it('memory store', async () => {
-    const store = memoryStore();
-    await check(store);
-    await store.close();
-  });
-
-  describe.runIf(requireRedis())('valkey store', () => {
-    let store: Store;
-    beforeAll(() => {
-      store = valkeyStore(redisUrl!);
-    });
-    afterAll(() => store.close());
-    it('valkey store', () => check(store));
-  });
-});
+describe('proxy: stored framing is never trusted', () => onEveryStore(check));
