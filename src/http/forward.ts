@@ -176,7 +176,7 @@ export class Forwarder {
     const answer: OriginAnswer = { directives: responseDirectives(res.headers, this.c.o.targetedFields), tags: responseTags(job.request, res, this.c.o.tags) };
     const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, answer.directives, job.rd, this.c.o, answer.tags);
     if (reason !== undefined || !forward) {
-      if (reason !== undefined && !REQUEST_REASONS.has(reason)) this.#noteShareable(job, false, parseVary(res.headers.get('vary')));
+      if (reason !== undefined && !REQUEST_REASONS.has(reason)) this.#noteShareable(job, status, false, parseVary(res.headers.get('vary')));
       this.#settle(forward, status >= 500 ? { kind: 'failed', fwdStatus: status, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: status, detail: reason }, job.key);
     }
@@ -195,7 +195,7 @@ export class Forwarder {
     const fwdStatus = res.status;
     const freshOnArrival = meta.lifetime - meta.initialAge > 0;
     const notWorthIt = !freshOnArrival && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
-    this.#noteShareable(job, freshOnArrival, meta.vary);
+    this.#noteShareable(job, fwdStatus, freshOnArrival, meta.vary);
     if (notWorthIt) {
       this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: 'stale-on-arrival' }, job.key);
@@ -255,7 +255,7 @@ export class Forwarder {
       return this.#retry(job, outcome);
     }
     const fresh = freshened(stale, job.request, res.headers, exchange, this.#policy);
-    this.#noteShareable(job, fresh !== undefined && fresh.lifetime - fresh.initialAge > 0, stale.vary);
+    this.#noteShareable(job, 304, fresh !== undefined && fresh.lifetime - fresh.initialAge > 0, stale.vary);
     const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
     const tracked = this.c.track(write, job.options);
     const served = fresh ?? stale;
@@ -365,12 +365,14 @@ export class Forwarder {
   }
 
   /**
-   * Records whether the answer to a full GET of `job`'s URL could be shared with requests
-   * waiting for it: when not, the URL goes under hit-for-miss (collapsing.ts); when it could,
-   * that ends at once. `vary` names the fields the answer varied on ('*': all of them).
+   * Records whether the answer (with `status`) to a full GET of `job`'s URL could be shared
+   * with requests waiting for it: when not, the URL goes under hit-for-miss (collapsing.ts);
+   * when it could, that ends at once. `vary` names the fields the answer varied on ('*': all).
+   * A 5xx is a failure for the waiters (a stale copy or a 504), not an answer: collapsing goes
+   * on sparing a failing origin.
    */
-  #noteShareable(job: ForwardJob, shareable: boolean, vary: readonly string[] | '*'): void {
-    if (job.request.method !== 'GET' || job.range !== undefined || job.completion !== undefined) return;
+  #noteShareable(job: ForwardJob, status: number, shareable: boolean, vary: readonly string[] | '*'): void {
+    if (job.request.method !== 'GET' || job.range !== undefined || job.completion !== undefined || (!shareable && status >= 500)) return;
     if (shareable) this.c.forwards.unpass(job.key);
     else this.c.forwards.pass(job.key, vary === '*' ? [] : vary, job.request.headers);
   }

@@ -57,7 +57,8 @@ export interface HttpCacheOptions extends KeyOptions {
    * `no-cache`) sends its next misses to the origin each on its own, at once, instead of
    * collapsing them behind one origin call (Varnish keeps the same for 120 s). Judged per
    * variant when the answer had a `Vary`; a storable, fresh answer for the URL ends it at once.
-   * Default "120s"; 0 always collapses.
+   * A 5xx never starts it: requests waiting for a failed origin call get a stale copy or a 504,
+   * so that a failing origin is not asked by each of them. Default "120s"; 0 always collapses.
    */
   hitForMiss?: Duration;
   /**

@@ -103,4 +103,28 @@ export function collapsingScenarios(scenario: ScenarioFn): void {
       ['v13', 'v13', 'v13', 'v13', 'v13'],
     );
   });
+
+  scenario('a 5xx does not start hit-for-miss: requests keep waiting for one call to a failing origin', {}, async ({ origin, cache }) => {
+    const held = heldCalls();
+    origin.on('/down', async (_, k) => {
+      await held.hold();
+      return reply(`down ${k}`, { 'cache-control': 'no-store' }, 503);
+    });
+    const first = cache.fetch('/down');
+    await until(() => held.inFlight === 1, 'the first request reached the origin');
+    held.releaseAll();
+    assert.equal((await first).status, 503);
+    await (await first).text();
+    const burst = Array.from({ length: 5 }, () => cache.fetch('/down').then(async (r) => [r.status, await r.text()] as const));
+    await until(() => held.inFlight === 1, 'one request at the origin');
+    // The others arrive meanwhile and wait for that call instead of asking the origin too.
+    await sleep(50);
+    assert.equal(held.inFlight, 1);
+    held.releaseAll();
+    const answers = await Promise.all(burst);
+    assert.ok(
+      answers.every(([status]) => status === 503 || status === 504),
+      JSON.stringify(answers),
+    );
+  });
 }
