@@ -53,8 +53,9 @@ const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototyp
  * and the next stale hit tries again. A request the cache must send again (RFC 9111 §4.3.4: a
  * 304 that matches nothing stored) goes through the server once more as a request of its own.
  *
- * Requests that cannot be keyed safely (a target in absolute form, a malformed Host, CONNECT)
- * go past the cache untouched. Headers set before the middleware ran (CORS, security headers,
+ * Requests that cannot be keyed safely go past the cache untouched: a target in absolute form,
+ * a malformed Host, CONNECT, and a target or Host that URL normalisation would change (Express
+ * routes on them as sent, the key is normalised: `GET /echo/../home` runs `/echo/*`). Headers set before the middleware ran (CORS, security headers,
  * a session cookie) are this request's own: they are sent with every answer and never stored.
  */
 export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {

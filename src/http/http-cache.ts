@@ -17,7 +17,6 @@ import { resolveHttpOptions, type HttpCacheOptions, type ResolvedHttpOptions } f
 import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from './ranges.ts';
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
-import { ListTagIndex, type TagIndex } from './tag-index.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
@@ -42,10 +41,12 @@ export interface HttpCache {
    */
   handleBytes(request: Request, origin: OriginFetch, options?: HandleOptions): Promise<Response | BytesAnswer>;
   /**
-   * Deletes the responses stored for a URL (every variant) or carrying a tag; resolves with
-   * how many entries existed. Immediate: a store write of that URL or tag still running is
-   * awaited or cancelled first, and no request that starts after this resolves joins a
-   * forward that was running for it.
+   * Removes the responses stored for a URL (every variant) or carrying a tag. Resolves, for a
+   * URL, with how many entries existed; for a tag, with 1 once the tag is invalidated (its
+   * entries become misses in every process sharing the store; they are not listed, so not
+   * counted) and 0 when the store could not be reached. Immediate: a store write of that URL
+   * or tag still running is awaited or cancelled first, and no request that starts after this
+   * resolves joins a forward that was running for it.
    */
   purge(target: PurgeTarget): Promise<number>;
   /** Resolves when background work (store writes, revalidations, invalidations) has settled. */
@@ -107,8 +108,7 @@ class SharedHttpCache implements HttpCache {
   readonly cache: Cache;
   readonly #o: ResolvedHttpOptions;
   readonly #entries: EntryStore;
-  readonly #tags: TagIndex;
-  readonly #forwards = new Forwards();
+  readonly #forwards: Forwards;
   readonly #responder: Responder;
   readonly #health: StoreHealth;
   readonly #forwarder: Forwarder;
@@ -120,8 +120,8 @@ class SharedHttpCache implements HttpCache {
   constructor(o: ResolvedHttpOptions) {
     this.#o = o;
     this.cache = o.cache;
-    this.#tags = new ListTagIndex(o.cache);
-    this.#entries = new EntryStore(o.cache, this.#tags, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
+    this.#forwards = new Forwards({ ms: o.hitForMissMs, now: o.now });
+    this.#entries = new EntryStore(o.cache, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
     this.#responder = new Responder(o);
     this.#health = new StoreHealth(o.cache);
     const track = (work: Promise<unknown>, options: HandleOptions) => this.#track(work, options);
@@ -174,9 +174,10 @@ class SharedHttpCache implements HttpCache {
 
   async purge(target: PurgeTarget): Promise<number> {
     const tag = (target as { tag?: unknown } | undefined)?.tag;
-    if (typeof tag === 'string') {
+    if (typeof tag === 'string' && tag.length > 0) {
       await this.#forwards.fence([{ tag }]);
-      return this.#tags.purge(tag);
+      // Its entries are invalidated where they are, in every process (tags.ts), not counted.
+      return (await this.cache.invalidateTags([tag])) ? 1 : 0;
     }
     const url = (target as { url?: unknown } | undefined)?.url;
     if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`httpCache.purge: pass { url: "<absolute URL>" } or { tag: "<tag>" }, got ${JSON.stringify(target)}`);

@@ -6,6 +6,7 @@ import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
 import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
+import type { TagsOption } from './tags.ts';
 
 /** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
@@ -39,11 +40,27 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   shareWindowBytes?: number;
   /**
-   * Most variants kept per URL (one per combination of the request fields `Vary` names);
-   * further ones are served and not stored (`detail="variants"`) until older ones expire.
-   * Default 100.
+   * How long the clients sharing one response may be held back by one that stopped reading
+   * (a whole `shareWindowBytes` behind, when it cannot be moved onto its own request: no strong
+   * ETag, or a middleware without `app`): past it, that client's response is cut off and the
+   * others go on. Default "10s"; `Infinity` waits for ever.
+   */
+  slowClientTimeout?: Duration;
+  /**
+   * Most variants kept per URL (one per combination of the request fields `Vary` names); a new
+   * one past the cap replaces the oldest. Default 100.
    */
   maxVariants?: number;
+  /**
+   * Hit-for-miss: how long a URL whose answer could not be shared with the requests waiting
+   * for it (not storable, such as `no-store` or `private`, or stale on arrival, such as
+   * `no-cache`) sends its next misses to the origin each on its own, at once, instead of
+   * collapsing them behind one origin call (Varnish keeps the same for 120 s). Judged per
+   * variant when the answer had a `Vary`; a storable, fresh answer for the URL ends it at once.
+   * A 5xx never starts it: requests waiting for a failed origin call get a stale copy or a 504,
+   * so that a failing origin is not asked by each of them. Default "120s"; 0 always collapses.
+   */
+  hitForMiss?: Duration;
   /**
    * How long the origin may take to answer with a status and headers before the request is
    * answered 504 (or from a stale copy that stale-if-error allows); every request that joined
@@ -87,8 +104,12 @@ export interface HttpCacheOptions extends KeyOptions {
    * it; a per-user cookie stored this way is given to every user).
    */
   setCookie?: SetCookiePolicy;
-  /** Tags (surrogate keys) added to every stored response, besides its Cache-Tag and Surrogate-Key headers. */
-  tags?: readonly string[] | ((request: Request, response: Response) => readonly string[] | undefined);
+  /**
+   * Tags (surrogate keys) added to every stored response, besides its Cache-Tag and
+   * Surrogate-Key headers, for `purge({ tag })`. A response with more than 64 tags in all is
+   * served and not stored (`detail="too-many-tags"`).
+   */
+  tags?: TagsOption;
   /** Requests for which the cache is skipped entirely (`fwd=bypass`). Multi-range requests always are. */
   bypass?: (request: Request) => boolean;
   /** The cache's name in Cache-Status. Default "cachette". */
@@ -111,7 +132,9 @@ export interface ResolvedHttpOptions {
   policy: FreshnessPolicy;
   maxBodyBytes: number;
   shareWindowBytes: number;
+  slowClientTimeoutMs: number;
   maxVariants: number;
+  hitForMissMs: number;
   originTimeoutMs: number;
   originIdleTimeoutMs: number;
   /** Lowercase names; empty when targeted fields are ignored. */
@@ -119,7 +142,7 @@ export interface ResolvedHttpOptions {
   storePartial: boolean;
   retainStaleMs: number;
   setCookie: SetCookiePolicy;
-  tags: HttpCacheOptions['tags'];
+  tags: TagsOption | undefined;
   bypass: ((request: Request) => boolean) | undefined;
   name: string;
   cacheStatusKey: boolean;
@@ -175,7 +198,9 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
     },
     maxBodyBytes,
     shareWindowBytes,
+    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', 'httpCache: slowClientTimeout'),
     maxVariants,
+    hitForMissMs: toMs(o.hitForMiss ?? '120s', 'httpCache: hitForMiss'),
     originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
     originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', 'httpCache: originIdleTimeout'),
     targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),

@@ -5,6 +5,7 @@
  */
 import type { Validators } from './conditional.ts';
 import type { Span } from './ranges.ts';
+import { acceptedEncodings } from './vary.ts';
 
 /** Calls the origin for one request. */
 export type OriginFetch = (request: Request) => Promise<Response>;
@@ -28,13 +29,17 @@ export interface OriginAsk {
  * The request sent to the origin: the client's, unchanged when the cache adds nothing;
  * otherwise without the client's validators when the response may be stored (they are
  * answered from the full response instead), with the cache's own validators when it holds a
- * response, and with `Range` + `If-Range` when it asks only for a missing part.
+ * response, with `Range` + `If-Range` when it asks only for a missing part, and with
+ * Accept-Encoding as the variant key reads it (vary.ts), so that the origin picks its coding
+ * among those the key says the client takes.
  */
 export function originRequest(request: Request, ask: OriginAsk): Request {
   const h = request.headers;
   const clientConditional = h.has('if-none-match') || h.has('if-modified-since');
-  if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional)) return request;
+  const encoding = keyedEncoding(h);
+  if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional) && encoding === undefined) return request;
   const headers = new Headers(h);
+  if (encoding !== undefined) headers.set('accept-encoding', encoding);
   if (ask.mayStore || ask.validators) {
     headers.delete('if-none-match');
     headers.delete('if-modified-since');
@@ -46,6 +51,14 @@ export function originRequest(request: Request, ask: OriginAsk): Request {
     headers.set('if-range', ask.gap.etag);
   }
   return new Request(request.url, { method: request.method, headers });
+}
+
+/** Accept-Encoding as the variant key reads it, when that differs from what the client sent (undefined otherwise). */
+export function keyedEncoding(headers: Headers): string | undefined {
+  const sent = headers.get('accept-encoding');
+  if (sent === null) return undefined;
+  const keyed = acceptedEncodings(sent);
+  return keyed === sent ? undefined : keyed;
 }
 
 /**

@@ -88,6 +88,8 @@ describe('httpCache options', () => {
     assert.throws(() => httpCache(handler, { store: memoryStore(), shareWindowBytes: 0 }), /shareWindowBytes/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), originTimeout: 0 }), /originTimeout must be greater than 0/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), originIdleTimeout: '-1s' as never }), /originIdleTimeout/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), hitForMiss: 'soon' as never }), /hitForMiss/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), slowClientTimeout: 0 }), /slowClientTimeout must be greater than 0/);
   });
 
   it('rejects a custom key function that returns no key, and a bad purge target', async () => {
