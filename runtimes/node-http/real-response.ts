@@ -68,7 +68,7 @@ export class RealResponse {
   /** Calls the real method on the response. */
   call(name: CapturedMethod, ...args: unknown[]): unknown {
     const method = this.#method(name);
-    if (typeof method !== 'function') throw new TypeError(`cachette/express: the response has no ${name}()`);
+    if (typeof method !== 'function') throw new TypeError(`cachette: the response has no ${name}()`);
     this.#depth++;
     try {
       return method.apply(this.res, args);
