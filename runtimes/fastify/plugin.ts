@@ -32,8 +32,11 @@ declare module 'fastify' {
   }
 }
 
-/** The Fastify versions the plugin is tested on; Fastify refuses to load it on any other. */
-const FASTIFY_VERSIONS = '4.x || 5.x';
+/**
+ * The Fastify versions the plugin supports (tested on the lowest and the newest); Fastify refuses
+ * to load it on any other. 4.0.x sent the reply of an async handler that streams twice (fixed in 4.1.0).
+ */
+const FASTIFY_VERSIONS = '^4.1.0 || ^5.0.0';
 
 /**
  * The Fastify plugin: an RFC 9111 shared cache for the routes of the context it is registered

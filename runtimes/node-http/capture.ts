@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
-import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeader } from 'node:http';
 import type { Readable } from 'node:stream';
-import { CAPTURED_METHODS, headerList, type RealResponse, type CapturedMethod } from './real-response.ts';
+import { CAPTURED_METHODS, headerList, type CapturedMethod, type HeaderFields, type RealResponse } from './real-response.ts';
 
 /** Statuses whose responses carry no body (RFC 9110 §6.4.1, §15.3.5, §15.3.6, §15.4.5). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -129,7 +129,7 @@ export class ResponseCapture {
    * headers set by earlier hooks), and for a request dispatched again whose upstream
    * middleware wrote into the capture already.
    */
-  requestHeaders(fields: OutgoingHttpHeaders): void {
+  requestHeaders(fields: HeaderFields): void {
     for (const [name, value] of Object.entries(fields)) if (value !== undefined) this.#entry.set(name.toLowerCase(), headerList(value));
   }
 

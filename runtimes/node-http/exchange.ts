@@ -3,11 +3,11 @@
  * ServerResponse (Express, Connect, Fastify): the policy answers from the store, or the
  * handlers run once, their response is captured, and the cache's answer is written to the client.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { BytesAnswer, HttpCache } from '../../src/http/index.ts';
 import { ResponseCapture } from './capture.ts';
 import { applyForwarded, restoreRequest } from './fetch-request.ts';
-import type { RealResponse } from './real-response.ts';
+import type { HeaderFields, RealResponse } from './real-response.ts';
 import { refetch, type RequestServer } from './refetch.ts';
 import { cannotRetry, sendBytes, sendResponse } from './send-response.ts';
 
@@ -35,7 +35,7 @@ export interface Exchange {
    */
   routedBeforeCache: boolean;
   /** Fields of this request that are not on the response yet (Fastify's reply headers): sent with every answer, never stored. */
-  requestHeaders?: OutgoingHttpHeaders;
+  requestHeaders?: HeaderFields;
   /** Called before the cache writes an answer for which no handler ran in this pass (Fastify hijacks its reply). */
   answering?(): void;
 }

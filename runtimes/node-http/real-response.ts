@@ -82,6 +82,9 @@ export class RealResponse {
   }
 }
 
+/** Header fields by name, with values as Node holds them (Fastify's reply headers have this shape). */
+export type HeaderFields = Record<string, OutgoingHttpHeader | undefined>;
+
 /** A header value as Node holds it (a number, a string or a list) as a list of strings. */
 export function headerList(value: OutgoingHttpHeader | undefined): string[] {
   if (value === undefined) return [];

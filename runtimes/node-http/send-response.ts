@@ -1,6 +1,6 @@
-import { OutgoingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import { OutgoingMessage, type OutgoingHttpHeader } from 'node:http';
 import type { BytesAnswer } from '../../src/http/index.ts';
-import { headerList, type RealResponse } from './real-response.ts';
+import { headerList, type HeaderFields, type RealResponse } from './real-response.ts';
 
 /** Options of {@link sendResponse}. */
 export interface SendOptions {
@@ -13,7 +13,7 @@ export interface SendOptions {
    * Fields that belong to this request and are not on the response yet (Fastify's reply
    * headers set by hooks before the cache): written first, under the answer's.
    */
-  requestHeaders?: OutgoingHttpHeaders;
+  requestHeaders?: HeaderFields;
 }
 
 /**

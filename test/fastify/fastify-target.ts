@@ -19,7 +19,7 @@ export function fetchRequestOf(request: FastifyRequest): Request {
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
   // Fastify 5 names the host with its port `host`; Fastify 4 `hostname`.
   const host = (request as { host?: string }).host ?? request.hostname;
-  return new Request(`${request.protocol}://${host}${request.originalUrl}`, {
+  return new Request(`${request.protocol}://${host}${request.originalUrl ?? raw.url}`, {
     method: request.method,
     headers,
     ...(hasBody ? { body: Readable.toWeb(raw) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),

@@ -5,7 +5,7 @@
 // the plugin's encapsulation, decorator, options and close; and nothing hangs.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -558,6 +558,17 @@ describe('cachette/fastify', () => {
     await refused(Fastify(), { ttl: '1m' }, /exactly one of "store" or "cache"/);
     await refused(Fastify(), { store, maxVariants: 0 }, /maxVariants must be a positive integer/);
     await refused(Fastify({ http2: true }) as unknown as FastifyInstance, { store }, /HTTP\/2 server is not supported/);
+  });
+
+  it('is a named plugin that declares its peer range of Fastify versions, so Fastify refuses it on any other', async () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
+    const meta = (cache as unknown as Record<symbol, { name: string; fastify: string }>)[Symbol.for('plugin-meta')]!;
+    assert.equal(meta.fastify, manifest.peerDependencies.fastify);
+    const app = Fastify();
+    await app.register(cache, { store, ttl: '1m' });
+    await app.ready();
+    assert.equal(app.hasPlugin('cachette'), true);
+    await app.close();
   });
 
   it('closes the engine it opened when the app closes, never a store or cache passed in', async () => {

@@ -38,7 +38,7 @@ for (const flavour of flavours) {
       app.get('/echo/*', async (request, reply) => reply.type('text/html').send(`echo ${request.url}`));
       app.get('/home', async (request, reply) => {
         const host = (request.headers.host ?? '').replace(/:\d+$/, '');
-        if (host !== 'shop.example') return reply.redirect('https://shop.example/home', 301);
+        if (host !== 'shop.example') return reply.code(301).header('location', 'https://shop.example/home').send();
         return reply.type('text/html').send('home');
       });
       await app.listen({ port: 0, host: '127.0.0.1' });
