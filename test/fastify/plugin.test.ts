@@ -13,8 +13,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache } from '../../src/cache/create-cache.ts';
-import type { Store } from '../../src/store/types.ts';
 import cache, { type FastifyCacheOptions } from '../../runtimes/fastify/index.ts';
+import { rawExchange } from '../proxy/support.ts';
 
 const store = memoryStore();
 afterAll(() => store.close());
@@ -62,16 +62,6 @@ async function served(app: FastifyInstance): Promise<Running> {
       await app.close();
     },
   };
-}
-
-/** Sends raw bytes and reads until the server closes the connection. */
-async function raw(port: number, request: string): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
-  socket.write(request);
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await once(socket, 'close');
-  return Buffer.concat(chunks).toString('latin1');
 }
 
 /** A clock for the cache, on whole seconds so that ages are exact. */
@@ -351,7 +341,7 @@ describe('cachette/fastify', () => {
       version = 2;
       seen.length = 0;
       // The route is held until after the client was answered: the answer cannot have waited for it.
-      const stale = await raw(app.port, `HEAD /news HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nConnection: close\r\n\r\n`);
+      const stale = (await rawExchange(app.port, `HEAD /news HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\nConnection: close\r\n\r\n`, 2000)).text;
       assert.match(stale, /^HTTP\/1\.1 200/);
       assert.match(stale, /cache-status: cachette; hit; ttl=-10\r\n/i);
       assert.match(stale, /x-hook: 1\r\n/i);
@@ -540,7 +530,7 @@ describe('cachette/fastify', () => {
       ];
       for (const request of requests) {
         for (let i = 0; i < 2; i++) {
-          const answer = await raw(app.port, request);
+          const answer = (await rawExchange(app.port, request, 2000)).text;
           assert.doesNotMatch(answer, /cache-status/i, request);
         }
       }
