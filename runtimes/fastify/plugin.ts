@@ -73,7 +73,7 @@ export const cache: FastifyPluginCallback<FastifyCacheOptions> = (instance, opti
   try {
     if ((instance.initialConfig as { http2?: boolean }).http2) throw new TypeError('cachette/fastify: an HTTP/2 server is not supported (its responses are not node:http ServerResponses)');
     if (instance.hasDecorator('cache')) {
-      throw new TypeError('cachette/fastify: this context already has a "cache" decorator (a cache registered here or in a parent context): register one cache per route');
+      throw new TypeError('cachette/fastify: this context already has a "cache" decorator (a cache registered here or in a parent context, or another plugin\'s): register one cache over any route');
     }
     policy = createHttpCache(options);
   } catch (error) {
