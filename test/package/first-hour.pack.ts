@@ -25,8 +25,11 @@ let bare: string;
 /** iovalkey only: the Quickstart's store. */
 let withValkey: string;
 
+/** This process's environment without the variables that pick a store: a fresh app's (the test runner sets REDIS_URL). */
+const appEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(VALKEY_URL|REDIS_URL|UPSTASH_REDIS_REST_URL|UPSTASH_REDIS_REST_TOKEN|CACHETTE_STORE)$/.test(name)));
+
 /** Runs a fixture with Node in `app`. */
-const node = (app: string, file: string, args: string[] = []) => runInApp(app, process.execPath, [join(app, file), ...args]);
+const node = (app: string, file: string, args: string[] = []) => runInApp(app, process.execPath, [join(app, file), ...args], appEnv);
 
 describe('the first hour with the packed package', () => {
   beforeAll(() => {

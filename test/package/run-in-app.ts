@@ -11,10 +11,10 @@ export interface AppRun {
   stderr: string;
 }
 
-/** Runs `file` with `args` in `app`; resolves its exit code and output instead of throwing on failure. */
-export async function runInApp(app: string, file: string, args: readonly string[]): Promise<AppRun> {
+/** Runs `file` with `args` in `app` (with `env`, default this process's); resolves its exit code and output instead of throwing on failure. */
+export async function runInApp(app: string, file: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<AppRun> {
   try {
-    const { stdout, stderr } = await run(file, [...args], { cwd: app, timeout: 60_000 });
+    const { stdout, stderr } = await run(file, [...args], { cwd: app, timeout: 60_000, env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
