@@ -1,9 +1,11 @@
-import { Redis } from '@upstash/redis/cloudflare';
+import type { Redis } from '@upstash/redis/cloudflare';
+import { importPeer } from '../../src/util/optional-peer.ts';
 import { StoreRefusedError } from '../../src/store/errors.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { generationScripts, type GenerationScripts } from './generations.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
@@ -31,6 +33,14 @@ export interface UpstashConnectionOptions {
 export type UpstashStoreOptions = UpstashConnectionOptions | Redis;
 
 const RETRY_BACKOFF_MS = 20;
+const UPSTASH_OPTIONS: ReadonlyArray<keyof UpstashConnectionOptions> = ['url', 'token', 'autoPipelining', 'retries', 'signal'];
+
+// @upstash/redis is an optional peer: without it, importing this entry fails with an error that
+// names the package, not the runtime's bare "Cannot find package". An import() (not a require)
+// because this module runs on the edge too, where a bundler must see the import; top-level, so
+// that upstashStore() stays synchronous. The Cloudflare build of the SDK is the runtime-neutral
+// one: plain fetch, no `cache` request option (older workerd rejects it), no process.env.
+const { Redis: UpstashRedis } = await importPeer('cachette/adapters/upstash', '@upstash/redis', () => import('@upstash/redis/cloudflare'));
 
 /**
  * A store on Redis over HTTP: the Upstash REST protocol through `@upstash/redis`, so it runs
@@ -60,15 +70,14 @@ export class UpstashStore implements Store {
       this.address = undefined;
       return;
     }
+    if (typeof options === 'object' && options !== null) checkKnownOptions(options, UPSTASH_OPTIONS, 'upstashStore()');
     const { url, token } = options ?? {};
     if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
     if (typeof token !== 'string' || token === '') throw new TypeError('upstashStore: "token" must be a non-empty string');
     this.address = new URL(url).host;
     const retries = options.retries ?? 1;
     if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`upstashStore: "retries" must be a non-negative integer, got ${retries}`);
-    // The Cloudflare build of the SDK is the runtime-neutral one: plain fetch, no `cache`
-    // request option (older workerd rejects it), no process.env.
-    this.client = new Redis({
+    this.client = new UpstashRedis({
       url,
       token,
       // Replies are the ASCII text the store wrote: no need for base64 on the wire, and the

@@ -1,5 +1,6 @@
 import { OutgoingMessage, type ServerResponse } from 'node:http';
-import { createHttpCache, type BytesAnswer, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
+import { openHttpCache } from '../../src/http/http-cache.ts';
+import type { BytesAnswer, HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { ResponseCapture } from './capture.ts';
 import { RealResponse } from './real-response.ts';
 import { applyForwarded, restoreRequest, toFetchRequest, type ExpressRequest } from './request.ts';
@@ -59,7 +60,8 @@ const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototyp
  * a session cookie) are this request's own: they are sent with every answer and never stored.
  */
 export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
-  const policy = createHttpCache(options);
+  // Checked once, here, where the middleware is created: never per request.
+  const policy = openHttpCache(options, { name: 'cache() from cachette/express' });
   const onError = options.onError ?? (() => {});
   const middleware = (req: ExpressRequest, res: ServerResponse, next: ExpressNext): void => {
     // The response as upstream middleware left it: everything the client gets goes through it.
