@@ -5,7 +5,7 @@
  */
 import type { SetCookiePolicy } from '../../../src/http/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
-import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
+import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, tokenFrom, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
 import { parseOrigin, type ProxyOptions } from './options.ts';
 
 const DEFAULT_PORT = 8082;
@@ -74,7 +74,8 @@ export const proxyCommand: Command = {
     const portText = flags.port ?? io.env.PORT;
     const port = portText === undefined ? DEFAULT_PORT : portFrom(portText, flags.port === undefined ? 'PORT' : '--port');
     const host = flags.host ?? '127.0.0.1';
-    const purgeToken = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
+    const purgeTokenText = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
+    const purgeToken = purgeTokenText === undefined ? undefined : tokenFrom(purgeTokenText, flags['purge-token'] === undefined ? 'CACHETTE_PURGE_TOKEN' : '--purge-token');
     if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
     const setCookie = flags['set-cookie'];
     if (setCookie !== undefined && !SET_COOKIE_POLICIES.includes(setCookie as SetCookiePolicy)) {

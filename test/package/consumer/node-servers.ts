@@ -17,7 +17,7 @@ const proxyOptions: ProxyOptions = {
 export const proxy: () => Promise<RunningProxy> = () => startProxy(proxyOptions);
 export const purged = async (running: RunningProxy): Promise<number> => running.purge({ tag: 'products' });
 
-const bridgeOptions: BridgeOptions = { redisUrl: 'redis://127.0.0.1:6379', token: 'dev-token', port: 0 };
+const bridgeOptions: BridgeOptions = { redisUrl: 'redis://127.0.0.1:6379', token: 'dev-token-0123456789', port: 0 };
 export const bridge: () => Promise<Bridge> = () => startBridge(bridgeOptions);
 export const fields: readonly string[] = [...FORWARDING_FIELDS, ...TRUSTED_KEYED_FIELDS];
 export const scripts = STORE_SCRIPTS;
