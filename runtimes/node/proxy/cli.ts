@@ -30,8 +30,10 @@ Options:
                               responses with Set-Cookie: not stored (bypass, the default),
                               stored without the header (strip), or stored with it (store:
                               every client then gets that cookie; never for sessions)
-  --trust-forwarded           keep clients' X-Forwarded-*, Forwarded, X-Original-URL and
-                              X-Rewrite-URL and key on them; only behind a trusted front
+  --trust-forwarded           keep the forwarding fields a front sets (Forwarded, X-Forwarded-For,
+                              -Host, -Proto, -Port, -Prefix, X-Original-URL, X-Rewrite-URL,
+                              X-Real-IP) and key on them; only behind a trusted front. Other
+                              forwarding fields (X-Forwarded-Ssl, X-Host, CF-*, …) are always dropped
   --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
                               prefer the variable: arguments show in ps); 16+ characters
   --purge-path <path>         the purge endpoint's path (default /.cachette/purge)

@@ -19,10 +19,12 @@ export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache'> 
   /** Address to listen on. Default 127.0.0.1. */
   host?: string;
   /**
-   * Keep the client's forwarding fields (X-Forwarded-*, Forwarded, X-Original-URL,
-   * X-Rewrite-URL, X-Real-IP) instead of dropping them, and key responses on them (through
-   * Vary), except the client addresses. Only for a proxy that only a trusted front (CDN, load
-   * balancer) can reach. Default false.
+   * Keep the client's forwarding fields a front sets (`TRUSTED_FORWARDING_FIELDS`: Forwarded,
+   * X-Forwarded-For, -Host, -Proto, -Port, -Prefix, X-Original-URL, X-Rewrite-URL, X-Real-IP)
+   * instead of dropping them, and key responses on them (through Vary), except the client
+   * addresses. The rest of the forwarding family (`isForwardingField`: X-Forwarded-Ssl,
+   * X-Host, X-HTTP-Method-Override, CF-*, …) is dropped either way. Only for a proxy that only
+   * a trusted front (CDN, load balancer) can reach. Default false.
    */
   trustForwarded?: boolean;
   /** Turns the purge endpoint on (off by default). */
