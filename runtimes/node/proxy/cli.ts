@@ -41,6 +41,11 @@ Options:
                               (the cache's originTimeout; default 60s)
   --body-idle-timeout <dur>   fail a body the origin stops sending for this long
                               (the cache's originIdleTimeout; default 60s)
+  --max-held-bytes <n>        most bytes of responses held for clients that do not read them,
+                              all together; past it the most stalled are closed (default
+                              67108864, or --max-body-bytes when larger)
+  --write-timeout <dur>       close a connection whose client takes nothing for this long
+                              while a response waits for it (default 60s)
   -h, --help                  show this help`;
 
 const FLAGS = {
@@ -58,6 +63,8 @@ const FLAGS = {
   'purge-path': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'body-idle-timeout': { type: 'string' },
+  'max-held-bytes': { type: 'string' },
+  'write-timeout': { type: 'string' },
 } as const;
 
 /** The `proxy` subcommand. */
@@ -96,6 +103,8 @@ export const proxyCommand: Command = {
       ...(setCookie === undefined ? {} : { setCookie: setCookie as SetCookiePolicy }),
       ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
       ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
+      ...(flags['max-held-bytes'] === undefined ? {} : { maxHeldBytes: positiveIntegerFrom(flags['max-held-bytes'], '--max-held-bytes') }),
+      ...(flags['write-timeout'] === undefined ? {} : { writeTimeout: durationFrom(flags['write-timeout'], '--write-timeout') }),
       ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),
       onError: (error) => io.err(`cachette proxy: ${error instanceof Error ? error.message : String(error)}`),
     };
