@@ -66,7 +66,10 @@ export function writeBytes(outgoing: ServerResponse, answer: BytesAnswer, held: 
   if (body === null) return void outgoing.end();
   const socket = outgoing.req.socket;
   if (body.byteLength > SLICE_BYTES) {
-    void writeSliced(outgoing, body, { hold: (bytes) => held.hold(socket, bytes) }).then((whole) => whole && outgoing.end());
+    writeSliced(outgoing, body, { hold: (bytes) => held.hold(socket, bytes) }).then(
+      (whole) => whole && outgoing.end(),
+      () => outgoing.destroy(),
+    );
     return;
   }
   outgoing.end(body);
