@@ -2,33 +2,34 @@
  * Issue 23, item 6: data commands whose cost a number in them sets. Each was accepted under
  * the default policy before: `SETRANGE k 67108863 x` grew Redis by 80 MiB, `LCS` of two 11 KB
  * strings cost 0.35 s of Redis each time, `SCAN 0 COUNT 100000000` walked the keyspace at once.
- * Through a real bridge in front of the suite's redis-server, which an observer connection checks.
+ * Through a real `cachette bridge` process in front of the suite's redis-server, which an
+ * observer connection checks.
  */
 import assert from 'node:assert/strict';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Bridge } from '../../runtimes/node/bridge/index.ts';
+import { spawnBridge, type BridgeProcess } from '../support/bridge-process.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
-import { openBridge, post, uniqueName } from './bridge-client.ts';
+import { post, uniqueName } from './bridge-client.ts';
 
 type Slot = { result: unknown } | { error: string };
 
 const MIB = 1024 * 1024;
 
 describe.runIf(requireRedis())('upstash bridge: commands that amplify', () => {
-  let bridge: Bridge;
+  let bridge: BridgeProcess;
   let observer: Valkey;
   const run = uniqueName('amplify');
   const k = (name: string) => `${run}:${name}`;
   beforeAll(async () => {
-    bridge = await openBridge({ maxBodyBytes: MIB });
+    bridge = await spawnBridge(redisUrl!, ['--max-body-bytes', String(MIB)]);
     observer = new Valkey(redisUrl!);
   });
   afterAll(async () => {
     const keys = await observer.keys(`${run}:*`);
     if (keys.length > 0) await observer.del(...keys);
     observer.disconnect();
-    await bridge.close();
+    await bridge.stop();
   });
 
   it('refuses growth by offset beyond the body bound, and Redis allocates nothing (the reproduction)', async () => {
@@ -129,13 +130,13 @@ describe.runIf(requireRedis())('upstash bridge: commands that amplify', () => {
   });
 
   it('lifts every bound under --allow-admin', async () => {
-    const admin = await openBridge({ maxBodyBytes: MIB, allowAdmin: true });
+    const admin = await spawnBridge(redisUrl!, ['--max-body-bytes', String(MIB), '--allow-admin']);
     try {
       assert.equal((await post(admin, '/', ['SETRANGE', k('admin'), 2 * MIB, 'x'])).status, 200);
       assert.equal((await post(admin, '/', ['SCAN', 0, 'COUNT', 5000])).status, 200);
       assert.equal((await post(admin, '/', ['LCS', k('a'), k('a'), 'LEN'])).status, 200);
     } finally {
-      await admin.close();
+      await admin.stop();
     }
   });
 });

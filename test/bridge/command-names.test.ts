@@ -2,29 +2,30 @@
  * Issue 23, item 17: command names that JavaScript's case mappings turn into other names.
  * "ſelect" was checked lower-cased (as itself: unlisted, so allowed under --allow-admin) and
  * sent upper-cased (SELECT), which switched the connection every request shares to another
- * database; "ſcript load" and "EVALſHA" ran a script without --allow-eval.
+ * database; "ſcript load" and "EVALſHA" ran a script without --allow-eval. Against a real
+ * `cachette bridge` process in front of the suite's redis-server.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Bridge } from '../../runtimes/node/bridge/index.ts';
+import { spawnBridge, type BridgeProcess } from '../support/bridge-process.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
-import { openBridge, post, uniqueName } from './bridge-client.ts';
+import { post, uniqueName } from './bridge-client.ts';
 
 describe.runIf(requireRedis())('upstash bridge: command names', () => {
-  let bridge: Bridge;
+  let bridge: BridgeProcess;
   let observer: Valkey;
   const run = uniqueName('names');
   const k = (name: string) => `${run}:${name}`;
   beforeAll(async () => {
-    bridge = await openBridge({ allowAdmin: true });
+    bridge = await spawnBridge(redisUrl!, ['--allow-admin']);
     observer = new Valkey(redisUrl!);
   });
   afterAll(async () => {
     await observer.del(k('after'), k('script'));
     observer.disconnect();
-    await bridge.close();
+    await bridge.stop();
   });
 
   it('refuses non-ASCII names, so that ſelect switches no database (the reproduction)', async () => {
@@ -55,12 +56,12 @@ describe.runIf(requireRedis())('upstash bridge: command names', () => {
     assert.deepEqual((await post(bridge, '/', ['sEt', k('after'), 'mixed'])).body, { result: 'OK' });
     assert.equal(await observer.get(k('after')), 'mixed');
     // Under the default policy the data list decides, on the same name.
-    const plain = await openBridge();
+    const plain = await spawnBridge(redisUrl!);
     try {
       assert.equal((await post(plain, '/', ['fLuShAlL'])).status, 403);
       assert.equal((await post(plain, '/', ['\u212Aeys', '*'])).status, 400, 'the Kelvin sign, which lower-cases to k, is not ASCII');
     } finally {
-      await plain.close();
+      await plain.stop();
     }
   });
 });
