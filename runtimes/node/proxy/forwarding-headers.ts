@@ -128,7 +128,7 @@ export function setForwardingFields(headers: Headers, facts: ForwardingFacts): v
  */
 export function varyOnTrustedFields(headers: Headers): void {
   const vary = headers.get('vary');
-  if (vary !== null && vary.split(',').some((name) => name.trim() === '*')) return;
+  if (vary?.split(',').some((name) => name.trim() === '*')) return;
   const listed = new Set(
     (vary ?? '')
       .split(',')
