@@ -2,12 +2,14 @@
  * The CPU of a cache hit through the caching proxy in this tree against another checkout of the
  * project (for "no regression" figures): both proxies run in this process in front of one
  * origin, and wrk (its own process) drives them in alternating rounds, so that load from
- * elsewhere on the machine hits both alike. Reported: the median CPU this process spent per
- * request over the rounds, and the ratio. Loopback only, bounded in time.
+ * elsewhere on the machine hits both alike. Reported: the CPU this process spent per request,
+ * median and least over the rounds, and the median of the ratios of each round's pair (the two
+ * runs of a pair are seconds apart, so drift in the machine's load cancels out of their ratio).
+ * Loopback only, bounded in time.
  *
  *   mkdir /tmp/cachette-main && git archive main | tar -x -C /tmp/cachette-main
  *   ln -s "$PWD/node_modules" /tmp/cachette-main/node_modules
- *   npx tsx bench/proxy-hit-ab.ts /tmp/cachette-main            # 11 rounds of 2 s per tree
+ *   npx tsx bench/proxy-hit-ab.ts /tmp/cachette-main            # 21 rounds of 2 s per tree
  *   npx tsx bench/proxy-hit-ab.ts /tmp/cachette-main --quick    # 3 rounds of 1 s
  */
 import { execFile } from 'node:child_process';
@@ -23,7 +25,7 @@ if (!other || other.startsWith('--')) {
   process.exit(2);
 }
 const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 3 : 11;
+const ROUNDS = quick ? 3 : 21;
 const SECONDS = quick ? 1 : 2;
 const run = promisify(execFile);
 
@@ -65,9 +67,13 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const name of order) samples[name]!.push(await round(`${proxies[name]!.url}/items`));
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const summary = (values: number[]) => `median ${median(values).toFixed(1)} µs, least ${Math.min(...values).toFixed(1)} µs`;
+const ratios = samples.this!.map((value, r) => value / samples.other![r]!);
 console.log(`proxy cache hits, memory store, wrk -t1 -c20, ${ROUNDS} alternating rounds of ${SECONDS} s (CPU of this process per request)`);
-console.log(`  ${trees.other}: median ${median(samples.other!).toFixed(1)} µs  (rounds: ${samples.other!.map((v) => v.toFixed(1)).join(' ')})`);
-console.log(`  this tree: median ${median(samples.this!).toFixed(1)} µs  (rounds: ${samples.this!.map((v) => v.toFixed(1)).join(' ')})`);
-console.log(`  this ÷ other: ${(median(samples.this!) / median(samples.other!)).toFixed(3)}`);
+console.log(`  ${trees.other}: ${summary(samples.other!)}`);
+console.log(`  this tree: ${summary(samples.this!)}`);
+console.log(
+  `  this ÷ other, median of the paired rounds: ${median(ratios).toFixed(3)} (quartiles ${[...ratios].sort((a, b) => a - b)[Math.floor(ROUNDS / 4)]!.toFixed(3)}–${[...ratios].sort((a, b) => a - b)[Math.floor((3 * ROUNDS) / 4)]!.toFixed(3)})`,
+);
 for (const proxy of Object.values(proxies)) await proxy.close();
 origin.close();
