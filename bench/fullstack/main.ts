@@ -15,7 +15,7 @@
  * Knobs: FULLSTACK_WINDOW_S, FULLSTACK_ROUNDS, FULLSTACK_PAGE_ROUNDS, FULLSTACK_WARMUP_MIN_S,
  * FULLSTACK_WARMUP_MAX_S, FULLSTACK_CONNECTIONS, FULLSTACK_THREADS, FULLSTACK_NO_PIN=1.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEnvironment } from '../support/environment.ts';
@@ -26,11 +26,11 @@ import { TARGETS } from './plan.ts';
 import { writeFullstackReport } from './report/page.ts';
 import { measured, summarize } from './report/summary.ts';
 import type { FullstackResults, TargetResult } from './results.ts';
-import { gitCommit, runtimeVersions } from './results.ts';
+import { gitCommit, readResults, runtimeVersions } from './results.ts';
 import type { PlannedRow, TargetContext } from './row-server.ts';
 import { runTarget, type RowResult } from './run-target.ts';
 import { delay, liveGroups } from './support/launch.ts';
-import { cpuBusySeconds } from './support/proc.ts';
+import { cpuTimes } from './support/proc.ts';
 import { ROOT, startBridgeService, startRedisService } from './support/services.ts';
 import { bundleWorker, type WorkerBundle } from './support/worker-bundle.ts';
 
@@ -47,8 +47,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--report-only')) {
-    const results = JSON.parse(readFileSync(join(resultsDir, 'full.json'), 'utf8')) as FullstackResults;
-    writeFullstackReport(results);
+    writeFullstackReport(readResults(join(resultsDir, 'full.json')));
     log('bench/FULLSTACK.md and its charts rebuilt from bench/fullstack/results/full.json');
     return;
   }
@@ -160,9 +159,9 @@ async function settle(monitor: ServerMonitor, redisGroup: number, baselineClient
  */
 async function idleCoreBusyPct(cpuList: string | undefined): Promise<number | undefined> {
   if (cpuList === undefined) return undefined;
-  const before = cpuBusySeconds(cpuList);
+  const before = cpuTimes(cpuList).busy;
   await delay(1000);
-  return Math.round((cpuBusySeconds(cpuList) - before) * 1000) / 10;
+  return Math.round((cpuTimes(cpuList).busy - before) * 1000) / 10;
 }
 
 /** Reads `connected_clients` once. */

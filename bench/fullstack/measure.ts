@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import type { TargetContext, LoadPlan } from './row-server.ts';
 import type { Launched } from './support/launch.ts';
-import { cpuBusySeconds, groupConnectionsTo, groupCpuSeconds, groupRssBytes } from './support/proc.ts';
+import { cpuTimes, groupConnectionsTo, groupCpuSeconds, groupRssBytes } from './support/proc.ts';
 import { runWrk, type WrkResult } from './support/wrk.ts';
 
 /**
@@ -29,6 +29,8 @@ export interface WindowResult extends Omit<WrkResult, 'durationS'> {
    * time minus the server's own. Undefined when the server is not pinned to one core.
    */
   otherCpuPct?: number;
+  /** Share of the server's core the hypervisor gave to other guests during the window, %. */
+  stealPct?: number;
   /** 1-minute load average at the end of the window. */
   load1: number;
 }
@@ -87,7 +89,7 @@ export async function measureWindow(ctx: TargetContext, live: LiveRow, round: nu
   const core = ctx.target.pinServer ? ctx.cfg.serverCpus : undefined;
   const cpuBefore = groupCpuSeconds(pgid, program);
   const groupBefore = groupCpuSeconds(pgid);
-  const coreBefore = core === undefined ? 0 : cpuBusySeconds(core);
+  const coreBefore = core === undefined ? undefined : cpuTimes(core);
   const started = performance.now();
   let halfway = 0;
   // Connections are read halfway too: a client that opens more under load closes them after.
@@ -106,7 +108,8 @@ export async function measureWindow(ctx: TargetContext, live: LiveRow, round: nu
   const elapsedS = (performance.now() - started) / 1000;
   const { durationS: _, ...load } = wrk;
   const cpu = groupCpuSeconds(pgid, program) - cpuBefore;
-  const other = core === undefined ? undefined : Math.max(0, cpuBusySeconds(core) - coreBefore - (groupCpuSeconds(pgid) - groupBefore));
+  const coreAfter = core === undefined ? undefined : cpuTimes(core);
+  const pct = (seconds: number) => Math.round((Math.max(0, seconds) / elapsedS) * 1000) / 10;
   return {
     round,
     at: Math.round(at * 10) / 10,
@@ -115,7 +118,7 @@ export async function measureWindow(ctx: TargetContext, live: LiveRow, round: nu
     cpuMsPerRequest: wrk.requests > 0 ? (cpu * 1000) / wrk.requests : null,
     rssMiB: Math.round((groupRssBytes(pgid, program) / MIB) * 10) / 10,
     connections: Math.max(halfway, connections()),
-    ...(other === undefined ? {} : { otherCpuPct: Math.round((other / elapsedS) * 1000) / 10 }),
+    ...(coreBefore && coreAfter ? { otherCpuPct: pct(coreAfter.busy - coreBefore.busy - (groupCpuSeconds(pgid) - groupBefore)), stealPct: pct(coreAfter.steal - coreBefore.steal) } : {}),
     load1: Math.round(loadavg()[0]! * 100) / 100,
   };
 }

@@ -142,7 +142,7 @@ export const TARGETS: readonly Target[] = [
     ],
     pages: pageRows(NO_CACHE_API('Bun')),
     notes: [
-      `cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two clients.`,
+      `cachette's default store for a Valkey URL on Bun is the ${VALKEY_CLIENT_ON_BUN} store (runtimes/valkey-client.ts says why); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two.`,
     ],
   },
   {

@@ -53,6 +53,15 @@ function packageVersion(name: string): string {
   }
 }
 
+/** Reads a run's results; a file written by the harness before rounds (rows without windows) is an error saying so. */
+export function readResults(path: string): FullstackResults {
+  const results = JSON.parse(readFileSync(path, 'utf8')) as FullstackResults;
+  if (!Array.isArray(results.targets) || !results.targets.every((t) => [...t.work, ...t.pages].every((row) => Array.isArray(row.windows)))) {
+    throw new Error(`${path} was written by an older harness (rows without windows): run npm run bench:fullstack again`);
+  }
+  return results;
+}
+
 /** The commit of the working tree, with `-dirty` when it has uncommitted changes. */
 export function gitCommit(): string {
   return versionOf(['git', 'describe', '--always', '--dirty', '--abbrev=10']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,11 @@ import { writeFullstackReport } from '../../bench/fullstack/report/page.ts';
 import type { WindowResult } from '../../bench/fullstack/measure.ts';
 import { roundRatio, slope, summarize } from '../../bench/fullstack/report/summary.ts';
 import { targetChecks } from '../../bench/fullstack/report/tables.ts';
-import type { FullstackResults, TargetResult } from '../../bench/fullstack/results.ts';
+import { readResults, type FullstackResults, type TargetResult } from '../../bench/fullstack/results.ts';
 import { checkSanity } from '../../bench/fullstack/row-server.ts';
 import type { RowResult } from '../../bench/fullstack/run-target.ts';
 import { delay, launch, liveGroups, waitForHttp } from '../../bench/fullstack/support/launch.ts';
-import { connectionsTo, cpuBusySeconds, groupConnectionsTo, groupCpuSeconds, groupProcesses, parseCpuList } from '../../bench/fullstack/support/proc.ts';
+import { connectionsTo, cpuTimes, groupConnectionsTo, groupCpuSeconds, groupProcesses, parseCpuList } from '../../bench/fullstack/support/proc.ts';
 import { ROOT } from '../../bench/fullstack/support/services.ts';
 import { parseWrkOutput, runWrk } from '../../bench/fullstack/support/wrk.ts';
 import { freePort } from '../support/redis-server.ts';
@@ -132,11 +132,13 @@ describe('full-stack harness: processes', () => {
     assert.deepEqual([...parseCpuList('1')], [1]);
     assert.throws(() => parseCpuList('a'), /not a CPU list: "a"/);
     // A busy loop pinned to CPU 0 shows on CPU 0.
-    const before = cpuBusySeconds('0');
+    const before = cpuTimes('0');
     const spinner = launch({ name: 'spinner', command: [process.execPath, '-e', 'const t = Date.now(); while (Date.now() - t < 400); setInterval(() => {}, 1000);'], cpus: '0' });
     try {
       for (let i = 0; i < 200 && groupCpuSeconds(spinner.pgid) < 0.3; i++) await delay(25);
-      assert.ok(cpuBusySeconds('0') - before >= 0.25, 'the loop made CPU 0 busy');
+      const after = cpuTimes('0');
+      assert.ok(after.busy - before.busy >= 0.25, 'the loop made CPU 0 busy');
+      assert.ok(after.steal >= before.steal && after.steal - before.steal <= after.busy - before.busy);
     } finally {
       await spinner.stop();
     }
@@ -299,6 +301,7 @@ function rowOf(target: string, id: string, rates: number[], extra: Partial<RowRe
       rssMiB: 100 + round,
       connections: 1,
       otherCpuPct: 3,
+      stealPct: 0.5,
       load1: 1.5,
     }),
   );
@@ -383,6 +386,21 @@ describe('full-stack report', () => {
     assert.match(errors.measured, /node cache-manager label did not run to the end/);
   });
 
+  it('rebuilds the page only from results of this harness', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-results-'));
+    try {
+      writeFileSync(join(dir, 'new.json'), JSON.stringify(results()));
+      assert.equal(readResults(join(dir, 'new.json')).commit, 'abc1234567');
+      const old = results();
+      // A row as the harness wrote them before rounds: one measured window and a soak, no windows.
+      delete (old.targets[0]!.work[0] as Partial<RowResult>).windows;
+      writeFileSync(join(dir, 'old.json'), JSON.stringify(old));
+      assert.throws(() => readResults(join(dir, 'old.json')), /old\.json was written by an older harness \(rows without windows\): run npm run bench:fullstack again/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes the page with ratio columns, the run line under every table, and an RSS chart per runtime', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-report-'));
     try {
@@ -402,7 +420,7 @@ describe('full-stack report', () => {
       assert.match(md, /\| Node, one process \| 5,000 \| node-redis label \| 4,500 \| 1\.11× \(1\.11–1\.11\) \| unstorage label \| 2,000 \| 2\.50× \(2\.50–2\.50\) \| 1\.00× \|/);
       assert.match(
         md,
-        /<sub>Run of 2026-01-01 00:00 UTC on commit `abc1234567`, 1-minute load average 1\.2 → 1\.8; the server's core was 4 % busy with other processes just before\.<\/sub> 100 connections\./,
+        /<sub>Run of 2026-01-01 00:00 UTC on commit `abc1234567`, 1-minute load average 1\.2 → 1\.8; the server's core was 4 % busy with other processes just before, and other processes took a median 3 % of it during the windows \(steal 0\.5 %\)\.<\/sub> 100 connections\./,
       );
       assert.match(md, /!\[RSS over the load, Bun\]\(fullstack\/charts\/rss-bun\.svg\)/);
       const svg = readFileSync(join(dir, 'fullstack/charts/rss-node.svg'), 'utf8');

@@ -3,6 +3,7 @@
  * (nothing typed in by hand), so a rerun regenerates every figure and every verdict.
  */
 import { Footnotes, tableHead } from '../../report/markdown.ts';
+import { median } from '../../support/stats.ts';
 import type { FullstackResults, TargetResult } from '../results.ts';
 import type { RowResult } from '../run-target.ts';
 import { bestPeer, cachetteRow, errorCount, fastestRaw, measured, roundRatio, summarize, type RoundRatio, type RowSummary } from './summary.ts';
@@ -22,7 +23,11 @@ function showRatio(r: RoundRatio | undefined): string {
 export function runLine(r: FullstackResults, target?: TargetResult): string {
   const load = target ? target.loadAverage : r.loadAverage;
   const busy = target?.idleCoreBusyPct === undefined ? '' : `; the server's core was ${target.idleCoreBusyPct.toFixed(0)} % busy with other processes just before`;
-  return `<sub>Run of ${r.date.slice(0, 16).replace('T', ' ')} UTC on commit \`${r.commit}\`, 1-minute load average ${load.start.toFixed(1)} → ${load.end.toFixed(1)}${busy}.</sub>`;
+  const windows = target ? [...target.work, ...target.pages].flatMap((row) => row.windows) : [];
+  const others = windows.flatMap((w) => (w.otherCpuPct === undefined ? [] : [w.otherCpuPct]));
+  const steal = windows.flatMap((w) => (w.stealPct === undefined ? [] : [w.stealPct]));
+  const during = others.length ? `, and other processes took a median ${median(others).toFixed(0)} % of it during the windows (steal ${median(steal).toFixed(1)} %)` : '';
+  return `<sub>Run of ${r.date.slice(0, 16).replace('T', ' ')} UTC on commit \`${r.commit}\`, 1-minute load average ${load.start.toFixed(1)} → ${load.end.toFixed(1)}${busy}${during}.</sub>`;
 }
 
 /** The store connections column: under load / idle, and what the row may hold. */

@@ -115,21 +115,31 @@ export function groupConnectionsTo(pgid: number, port: number): number {
   return establishedConnections().filter((c) => c.remotePort === port && inodes.has(c.inode)).length;
 }
 
+/** Time the CPUs of a list spent so far, seconds. */
+export interface CpuTimes {
+  /** Every state of /proc/stat but idle and iowait (steal included). */
+  busy: number;
+  /** Time the hypervisor gave to other guests while these CPUs had work (a throttled VM shows here). */
+  steal: number;
+}
+
 /**
- * Busy time of the CPUs in `cpuList` (a taskset list such as "1" or "0-2") so far, seconds:
- * every state of /proc/stat but idle and iowait. Over a window, this minus the server's own CPU
- * time is what other processes took from the server's core.
+ * CPU time of the CPUs in `cpuList` (a taskset list such as "1" or "0-2") so far. Over a
+ * window, busy time minus the server's own CPU time is what other processes took from the
+ * server's core.
  */
-export function cpuBusySeconds(cpuList: string): number {
+export function cpuTimes(cpuList: string): CpuTimes {
   const wanted = parseCpuList(cpuList);
-  let ticks = 0;
+  let busy = 0;
+  let steal = 0;
   for (const line of (readOrUndefined('/proc/stat') ?? '').split('\n')) {
     const m = /^cpu(\d+) (.*)$/.exec(line);
     if (!m || !wanted.has(Number(m[1]))) continue;
-    const [user, nice, system, , , irq, softirq, steal] = m[2]!.trim().split(/\s+/).map(Number);
-    ticks += user! + nice! + system! + irq! + softirq! + steal!;
+    const [user, nice, system, , , irq, softirq, stolen] = m[2]!.trim().split(/\s+/).map(Number);
+    busy += user! + nice! + system! + irq! + softirq! + stolen!;
+    steal += stolen!;
   }
-  return ticks / TICKS_PER_SECOND;
+  return { busy: busy / TICKS_PER_SECOND, steal: steal / TICKS_PER_SECOND };
 }
 
 /** The CPUs of a taskset list ("1", "0-2", "0,3"). */
