@@ -26,7 +26,8 @@ export function runLine(r: FullstackResults, target?: TargetResult): string {
   const windows = target ? [...target.work, ...target.pages].flatMap((row) => row.windows) : [];
   const others = windows.flatMap((w) => (w.otherCpuPct === undefined ? [] : [w.otherCpuPct]));
   const steal = windows.flatMap((w) => (w.stealPct === undefined ? [] : [w.stealPct]));
-  const during = others.length ? `, and other processes took a median ${median(others).toFixed(0)} % of it during the windows (steal ${median(steal).toFixed(1)} %)` : '';
+  const stolen = steal.length ? ` (steal ${median(steal).toFixed(1)} %)` : '';
+  const during = others.length ? `, and other processes took a median ${median(others).toFixed(0)} % of it during the windows${stolen}` : '';
   return `<sub>Run of ${r.date.slice(0, 16).replace('T', ' ')} UTC on commit \`${r.commit}\`, 1-minute load average ${load.start.toFixed(1)} → ${load.end.toFixed(1)}${busy}${during}.</sub>`;
 }
 

@@ -38,7 +38,7 @@ export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespac
   // The configuration that serves repeated reads from process memory, kept current by CLIENT TRACKING.
   async 'cachette-l1'(runtime, namespace) {
     const store = await defaultStore(runtime);
-    return cachetteRow({ id: namespace, label: "cachette, l1: { consistency: 'tracking' }", store: () => store, l1: { consistency: 'tracking' } });
+    return cachetteRow({ id: namespace, label: "cachette, l1: { consistency: 'tracking' }", store: () => store, options: { l1: { consistency: 'tracking' } } });
   },
   'cachette-valkey': (_, namespace) => cachetteRow({ id: namespace, label: 'cachette over the valkey store', store: 'valkey' }),
   async 'cachette-bun-redis'(_, namespace) {
