@@ -386,6 +386,21 @@ describe('full-stack report', () => {
     assert.match(errors.measured, /node cache-manager label did not run to the end/);
   });
 
+  it('says so at the top when other processes took too much of the server core for its ratios to hold', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-report-'));
+    try {
+      const crowded = results();
+      for (const t of crowded.targets) for (const row of t.work) for (const w of row.windows) w.otherCpuPct = 70;
+      writeFullstackReport(crowded, dir);
+      assert.match(
+        readFileSync(join(dir, 'FULLSTACK.md'), 'utf8'),
+        /^# cachette full-stack load test\n\n> \*\*This run cannot rank contenders\.\*\* Other processes took a median 70 % of the server's core/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rebuilds the page only from results of this harness', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cachette-fullstack-results-'));
     try {
@@ -406,6 +421,7 @@ describe('full-stack report', () => {
     try {
       writeFullstackReport(results(), dir);
       const md = readFileSync(join(dir, 'FULLSTACK.md'), 'utf8');
+      assert.doesNotMatch(md, /cannot rank/, 'other processes took 3 % of the server core');
       assert.match(md, /## Node, one process\n\na note/);
       assert.match(md, /\| contender \| req\/s \(lowest–highest window\) \| ÷ fastest raw \(node-redis\) \| ÷ best peer \(unstorage\) \|/);
       assert.match(md, /\| cachette label \| 5,000 \(2,500–5,000\) \| 1\.11× \(1\.11–1\.11\) \| 2\.50× \(2\.50–2\.50\) \| 40\.0 \| 0\.420 \| 100 → 102 \| 101 \| \+30\.0 \| 1 \/ 1 \| 0¹ \|/);
