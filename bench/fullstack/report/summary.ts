@@ -106,12 +106,16 @@ export function roundRatio(row: RowResult, reference: RowResult): RoundRatio | u
   return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios), rounds: ratios.length };
 }
 
-/** The fastest of a target's rows with `role` (by median req/s). */
+/**
+ * The fastest of a target's rows with `role`, judged as the ratio columns are: round by round.
+ * Each row scores the sum of the logs of its median round ratios against the others; the
+ * highest wins. (Medians of req/s alone could pick a row that lost most rounds to another, when
+ * the two ran in different parts of slow rounds.)
+ */
 function fastest(target: TargetResult, role: 'raw' | 'peer'): RowResult | undefined {
-  return target.work
-    .filter((r) => r.role === role && measured(r))
-    .map((r) => ({ r, rate: summarize(r).reqPerSec }))
-    .sort((a, b) => b.rate - a.rate)[0]?.r;
+  const rows = target.work.filter((r) => r.role === role && measured(r));
+  const score = (row: RowResult) => rows.reduce((sum, other) => sum + (other === row ? 0 : Math.log(roundRatio(row, other)?.median ?? 1)), 0);
+  return rows.map((r) => ({ r, score: score(r) })).sort((a, b) => b.score - a.score)[0]?.r;
 }
 
 /** The fastest raw client of a target: the floor a cache layer is measured against. */
