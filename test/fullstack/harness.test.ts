@@ -11,7 +11,7 @@ import { paramsFromQuery, SMALL_KEYS, MANY } from '../../bench/fullstack/app/wor
 import { readFullstackConfig } from '../../bench/fullstack/config.ts';
 import { writeFullstackReport } from '../../bench/fullstack/report/page.ts';
 import type { WindowResult } from '../../bench/fullstack/measure.ts';
-import { roundRatio, slope, summarize } from '../../bench/fullstack/report/summary.ts';
+import { fastestRaw, roundRatio, slope, summarize } from '../../bench/fullstack/report/summary.ts';
 import { targetChecks } from '../../bench/fullstack/report/tables.ts';
 import { readResults, type FullstackResults, type TargetResult } from '../../bench/fullstack/results.ts';
 import { checkSanity } from '../../bench/fullstack/row-server.ts';
@@ -175,6 +175,15 @@ describe('full-stack harness: arithmetic and input', () => {
     // Rounds one side missed do not count.
     assert.equal(roundRatio(fast, { ...slow, windows: slow.windows.slice(0, 1) })!.rounds, 1);
     assert.equal(roundRatio(fast, { ...slow, windows: [] }), undefined);
+  });
+
+  it('the fastest raw client is the one that wins its rounds, not the one with the higher median', () => {
+    // iovalkey's median (1,000) is higher, but node-redis beat it in two rounds of three.
+    const iovalkey = rowOf('node', 'iovalkey', [1000, 1000, 100]);
+    const nodeRedis = rowOf('node', 'node-redis', [900, 1100, 110]);
+    const target = { id: 'node', label: 'Node', notes: [], connections: 100, durationS: 1, loadAverage: { start: 0, end: 0 }, work: [iovalkey, nodeRedis], pages: [] } satisfies TargetResult;
+    assert.ok(summarize(iovalkey).reqPerSec > summarize(nodeRedis).reqPerSec);
+    assert.equal(fastestRaw(target), nodeRedis);
   });
 
   it('query keys are checked: out of range, odd writes and non-integers are refused', () => {
