@@ -12,6 +12,7 @@ import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 export type { BunRedisClient, BunRedisClientOptions } from './client.ts';
 
@@ -72,6 +73,7 @@ export class BunRedisStore implements Store {
 
   constructor(options: BunRedisStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
+    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions'] satisfies ReadonlyArray<keyof BunRedisStoreOptions>, 'bunRedisStore()');
     if (typeof o?.connection === 'string') {
       const Client = bunRedisClientClass();
       if (!Client) throw new TypeError('bunRedisStore: Bun.RedisClient is not available; run this under Bun ≥ 1.2.9, or use valkeyStore from cachette/adapters/valkey on Node and Deno');

@@ -6,6 +6,7 @@
  * which never imports this adapter, never sees any of them.
  */
 import { createRequire } from 'node:module';
+import { loadPeer } from '../../src/util/optional-peer.ts';
 
 /** Which SQLite binding a store runs on. */
 export type SqliteBindingName = 'better-sqlite3' | 'bun:sqlite' | 'node:sqlite';
@@ -52,7 +53,13 @@ export function defaultBinding(): SqliteBindingName {
 export function openConnection(path: string, binding: SqliteBindingName): SqliteConnection {
   switch (binding) {
     case 'better-sqlite3': {
-      const Database = load<new (path: string, options: { timeout: number }) => NativeDatabase>(binding, 'npm install better-sqlite3@12 (Node 20 or later)');
+      // An optional peer: a missing one is named with the command that installs it.
+      const Database = loadPeer(
+        'sqliteStore()',
+        'better-sqlite3',
+        () => load<new (path: string, options: { timeout: number }) => NativeDatabase>(binding, 'Node 20 or later'),
+        'npm install better-sqlite3@12',
+      );
       return wrap(binding, new Database(path, { timeout: 0 }));
     }
     case 'bun:sqlite': {

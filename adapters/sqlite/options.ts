@@ -1,4 +1,5 @@
 import { defaultBinding, type SqliteBindingName } from './binding.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 /** Which entries go first when the store is over `maxEntries` or `maxBytes`. */
 export type EvictionPolicy = 'least-recently-stored' | 'least-recently-used' | 'least-frequently-used';
@@ -52,6 +53,7 @@ const BINDINGS: readonly SqliteBindingName[] = ['better-sqlite3', 'bun:sqlite', 
 export function resolveOptions(input: SqliteStoreOptions | string): ResolvedSqliteOptions {
   const options = typeof input === 'string' ? { path: input } : input;
   if (options === null || typeof options !== 'object') throw new TypeError('sqliteStore: pass a file path or { path, … }');
+  checkKnownOptions(options, ['path', 'maxBytes', 'maxEntries', 'policy', 'timeoutMs', 'binding', 'fileThreshold'] satisfies ReadonlyArray<keyof SqliteStoreOptions>, 'sqliteStore()');
   const { path, maxBytes = 1024 ** 3, maxEntries = Infinity, policy = 'least-recently-stored', timeoutMs = 1000, fileThreshold = 128 * 1024 } = options;
   if (typeof path !== 'string' || path.trim() === '') throw new TypeError(`sqliteStore: "path" must be a non-empty file path, got ${JSON.stringify(path)}`);
   if (path.includes('\0')) throw new TypeError('sqliteStore: "path" must not contain a NUL character');

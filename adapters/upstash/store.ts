@@ -1,4 +1,5 @@
-import { Redis } from '@upstash/redis/cloudflare';
+import type { Redis } from '@upstash/redis/cloudflare';
+import { importPeer } from '../../src/util/optional-peer.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { readGenerationsCommand, readGenerationsReply, writeGenerationsCommand } from './generations.ts';
@@ -6,6 +7,7 @@ import { restSender, sdkSender, type RestCommand } from './commands.ts';
 import { RestClient } from './rest-client.ts';
 import { resultOf, TickPipeline, type RestReply } from './tick-pipeline.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
@@ -34,6 +36,14 @@ export interface UpstashConnectionOptions {
 export type UpstashStoreOptions = UpstashConnectionOptions | Redis;
 
 const RETRY_BACKOFF_MS = 20;
+const UPSTASH_OPTIONS: ReadonlyArray<keyof UpstashConnectionOptions> = ['url', 'token', 'autoPipelining', 'retries', 'signal'];
+
+// @upstash/redis is an optional peer: without it, importing this entry fails with an error that
+// names the package, not the runtime's bare "Cannot find package". An import() (not a require)
+// because this module runs on the edge too, where a bundler must see the import; top-level, so
+// that upstashStore() stays synchronous. The Cloudflare build of the SDK is the runtime-neutral
+// one: plain fetch, no `cache` request option (older workerd rejects it), no process.env.
+const { Redis: UpstashRedis } = await importPeer('cachette/adapters/upstash', '@upstash/redis', () => import('@upstash/redis/cloudflare'));
 
 /**
  * A store on Redis over HTTP: the Upstash REST protocol over `fetch` (rest-client.ts, or the
@@ -73,6 +83,7 @@ export class UpstashStore implements Store {
       this.#wire = new TickPipeline(sdkSender(options), true);
       return;
     }
+    if (typeof options === 'object' && options !== null) checkKnownOptions(options, UPSTASH_OPTIONS, 'upstashStore()');
     const { url, token } = options ?? {};
     if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
     if (typeof token !== 'string' || token === '') throw new TypeError('upstashStore: "token" must be a non-empty string');
@@ -94,9 +105,7 @@ export class UpstashStore implements Store {
     if (this.#client) return this.#client;
     const o = this.#connection!;
     const retries = o.retries ?? 1;
-    // The Cloudflare build of the SDK is the runtime-neutral one: plain fetch, no `cache`
-    // request option (older workerd rejects it), no process.env.
-    this.#client = new Redis({
+    this.#client = new UpstashRedis({
       url: o.url,
       token: o.token,
       // Values are the ASCII text the store wrote: no need for base64 on the wire, and the

@@ -43,7 +43,12 @@ interface BunGlobal {
 
 /** Wraps a fetch-style handler in the HTTP cache, for `Bun.serve({ fetch })`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return serverCache(handler, process.env, options);
+  return cachedFor(handler, options ?? {}, 'cached() from cachette/bun');
+}
+
+/** {@link cached} under the name of the function that was called, for its errors. */
+function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
+  return serverCache(handler, process.env, options, callerName);
 }
 
 /** Options of {@link serve}. */
@@ -66,7 +71,7 @@ export function serve(handler: RequestHandler, options?: BunServeOptions): Promi
 export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunServer> {
   const bun = (globalThis as { Bun?: BunGlobal }).Bun;
   if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
-  const served = servedHandler('cachette/bun', handler, options, cached);
+  const served = servedHandler('cachette/bun', handler, options, cachedFor);
   await served.cache?.ready;
   const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalServerError });
   return {
@@ -88,5 +93,5 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
  * `createCache` instead.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options);
+  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/bun');
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import Valkey, { ReplyError } from 'iovalkey';
+import type { Redis as Valkey } from 'iovalkey';
+import { iovalkey } from '../../../adapters/valkey/iovalkey.ts';
 import { bearerTokenCheck } from '../shared/bearer-token.ts';
 import { closeServer, listen, serverUrl } from '../shared/listen.ts';
 import { BodyTooLargeError, readBody } from '../shared/read-body.ts';
@@ -68,7 +69,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const policy = commandPolicy(options);
   const host = options.host ?? '127.0.0.1';
 
-  const redis = new Valkey(options.redisUrl, {
+  const { Redis } = iovalkey('cachette/node/bridge');
+  const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     // A command fails after one reconnect attempt instead of hanging an HTTP request for ever.
     maxRetriesPerRequest: 1,
@@ -155,7 +157,7 @@ async function runOne(redis: Valkey, policy: CommandPolicy, command: BridgeComma
   try {
     return [200, { result: replyToJson(await redis.callBuffer(command.wireName, command.args), base64) }];
   } catch (error) {
-    if (error instanceof ReplyError) return [400, { error: (error as Error).message }];
+    if (isReplyError(error)) return [400, { error: (error as Error).message }];
     throw error;
   }
 }
@@ -181,7 +183,7 @@ async function runTransaction(redis: Valkey, policy: CommandPolicy, commands: Br
   try {
     return ((await multi.exec()) ?? []).map((r) => slot(r, base64));
   } catch (error) {
-    if (!(error instanceof ReplyError)) throw error;
+    if (!isReplyError(error)) throw error;
     const causes = ((error as { previousErrors?: Error[] }).previousErrors ?? []).map((e) => e.message);
     throw new BridgeError(400, [(error as Error).message, ...causes].join('; '));
   }
@@ -190,8 +192,13 @@ async function runTransaction(redis: Valkey, policy: CommandPolicy, commands: Br
 function slot(pair: [Error | null, unknown] | undefined, base64: boolean): { result: ReplyJson } | { error: string } {
   if (!pair) throw new Error('Redis returned fewer replies than commands');
   const [error, reply] = pair;
-  if (error && !(error instanceof ReplyError)) throw error; // The connection failed: 502 for the whole request.
+  if (error && !isReplyError(error)) throw error; // The connection failed: 502 for the whole request.
   return error ? { error: error.message } : { result: replyToJson(reply, base64) };
+}
+
+/** An error reply from the server (iovalkey's ReplyError), told apart by name: iovalkey is loaded only when the bridge starts. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 function positiveInteger(value: number, name: string): number {

@@ -5,6 +5,7 @@
  */
 import { parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type Command } from '../cli/command.ts';
 import type { BridgeOptions } from './bridge.ts';
+import { MissingPeerError } from '../../../src/util/optional-peer.ts';
 
 const DEFAULT_PORT = 8079;
 
@@ -58,18 +59,16 @@ export const bridgeCommand: Command = {
     if (flags['max-body-bytes'] !== undefined) options.maxBodyBytes = positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes');
     if (flags['max-commands'] !== undefined) options.maxCommands = positiveIntegerFrom(flags['max-commands'], '--max-commands');
 
-    let startBridge;
-    try {
-      // Loaded here: the bridge needs iovalkey, which `cachette --help` and the proxy do not.
-      ({ startBridge } = await import('./bridge.ts'));
-    } catch (error) {
-      io.err(`cachette bridge: needs the iovalkey package (npm install iovalkey): ${(error as Error).message}`);
-      return 1;
-    }
+    // Loaded here, with iovalkey when it starts: `cachette --help` and the proxy need neither.
+    const { startBridge } = await import('./bridge.ts');
     let bridge;
     try {
       bridge = await startBridge(options);
     } catch (error) {
+      if (error instanceof MissingPeerError) {
+        io.err(`cachette bridge: ${error.message}`);
+        return 1;
+      }
       if (error instanceof TypeError || error instanceof RangeError) throw new UsageError(error.message);
       io.err(`cachette bridge: ${startupProblem(error, { port: options.port ?? DEFAULT_PORT, host: options.host ?? '127.0.0.1', portChoice: '--port or the UPSTASH_BRIDGE_PORT variable' })}`);
       return 1;

@@ -5,6 +5,7 @@
  */
 import type { SetCookiePolicy } from '../../../src/http/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
+import { MissingPeerError } from '../../../src/util/optional-peer.ts';
 import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
 import { parseOrigin, type ProxyOptions } from './options.ts';
 
@@ -129,15 +130,11 @@ async function openStore(kind: 'memory' | 'valkey', valkeyUrl: string): Promise<
     const { memoryStore } = await import('../../../adapters/memory/index.ts');
     return memoryStore();
   }
-  let valkey;
+  const { valkeyStore } = await import('../../../adapters/valkey/index.ts');
   try {
-    valkey = await import('../../../adapters/valkey/index.ts');
+    return valkeyStore(valkeyUrl);
   } catch (error) {
-    throw new UsageError(`--store valkey needs the iovalkey package (npm install iovalkey): ${(error as Error).message}`);
-  }
-  try {
-    return valkey.valkeyStore(valkeyUrl);
-  } catch (error) {
+    if (error instanceof MissingPeerError) throw new UsageError(`--store valkey: ${error.message}`);
     throw new UsageError(`--valkey-url: ${(error as Error).message}`);
   }
 }

@@ -40,6 +40,9 @@ export interface ResolvedProxyOptions {
   purge: PurgeOptions | undefined;
 }
 
+/** The proxy's own options (the rest are the HTTP cache's, `store` among them). */
+export const PROXY_OPTIONS: ReadonlyArray<keyof ProxyOptions> = ['origin', 'port', 'host', 'trustForwarded', 'purge'];
+
 /** Validates the proxy's own options (the cache validates its own), throwing a TypeError or RangeError naming the bad one. */
 export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startProxy needs an options object with "origin" and "store"');

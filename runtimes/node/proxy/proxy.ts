@@ -5,12 +5,13 @@
  * origin receives are one and the same request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createHttpCache, type HttpCache, type PurgeTarget } from '../../../src/http/index.ts';
+import { openHttpCache } from '../../../src/http/http-cache.ts';
+import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
 import { closeServer, listen, serverUrl } from '../shared/listen.ts';
 import { varyOnTrustedFields } from './forwarding-headers.ts';
 import { readInbound, toRequest } from './inbound.ts';
 import { interimRelay } from './interim.ts';
-import { resolveProxyOptions, type ProxyOptions } from './options.ts';
+import { PROXY_OPTIONS, resolveProxyOptions, type ProxyOptions } from './options.ts';
 import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
 import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
 import { textResponse, writeBytes, writeResponse } from './write-response.ts';
@@ -31,10 +32,13 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** How errors name the proxy, and the options it takes besides the HTTP cache's. */
+const PROXY_CALLER = { name: 'startProxy()', own: PROXY_OPTIONS };
+
 /** Starts the proxy and resolves once it listens. Options are validated first: a bad one throws before anything starts. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const resolved = resolveProxyOptions(options);
-  const cache = createHttpCache(resolved.cache);
+  const cache = openHttpCache(resolved.cache, PROXY_CALLER);
   let purge: PurgeEndpoint | undefined;
   try {
     purge = resolved.purge === undefined ? undefined : purgeEndpoint(resolved.purge, cache);

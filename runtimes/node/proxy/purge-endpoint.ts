@@ -14,6 +14,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
+import { checkKnownOptions } from '../../../src/util/known-options.ts';
 import { bearerTokenCheck } from '../shared/bearer-token.ts';
 import { BodyTooLargeError, readBody } from '../shared/read-body.ts';
 import type { Inbound } from './inbound.ts';
@@ -44,6 +45,7 @@ const MIN_TOKEN_LENGTH = 16;
 /** Validates the options and builds the endpoint. */
 export function purgeEndpoint(options: PurgeOptions, cache: HttpCache): PurgeEndpoint {
   if (typeof options !== 'object' || options === null) throw new TypeError('startProxy: "purge" must be an object { token, path? }');
+  checkKnownOptions(options, ['token', 'path'], 'startProxy(): purge');
   const { token, path = DEFAULT_PATH } = options;
   if (typeof token !== 'string' || token.length < MIN_TOKEN_LENGTH) throw new TypeError(`startProxy: purge.token must be a string of at least ${MIN_TOKEN_LENGTH} characters`);
   if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path)) throw new TypeError(`startProxy: purge.path must be a path such as "${DEFAULT_PATH}", got ${JSON.stringify(path)}`);
