@@ -66,30 +66,24 @@ export class SchemaMismatch extends Error {
 }
 
 /**
- * Prepares an open connection: WAL (readers never wait for the writer, and several processes
- * share the file), `synchronous = NORMAL` (a commit is not fsynced: a power cut may lose the
- * last writes, never corrupt the file, which suits a cache), then creates the layout on a new
- * file, inside one write transaction so that processes starting together create it once.
- * Throws SQLite's BUSY when another connection holds the lock (the caller retries), and
- * {@link SchemaMismatch} for a file that is not a cachette store.
+ * Prepares an open connection. First, without writing anything, it checks that the file is
+ * empty or a cachette store of a layout it reads (another program's database is refused before
+ * a single byte of it changes, even its journal mode). Then WAL (readers never wait for the
+ * writer, and several processes share the file), `synchronous = NORMAL` (a commit is not
+ * fsynced: a power cut may lose the last writes, never corrupt the file, which suits a cache),
+ * and the layout on a new file, created inside one write transaction so that processes starting
+ * together create it once. Throws SQLite's BUSY when another connection holds the lock (the
+ * caller retries), and {@link SchemaMismatch} for a file that is not a cachette store.
  */
 export function setupSchema(db: SqliteConnection, policy: EvictionPolicy): void {
   db.exec('PRAGMA busy_timeout = 0');
+  checkOwnership(db);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('BEGIN IMMEDIATE');
   try {
-    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
-    const applicationId = pragma('application_id');
-    if (applicationId === 0) {
-      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get();
-      if (Number(tables?.n) > 0) throw new SchemaMismatch('FOREIGN', 'the file is a SQLite database that cachette did not create; refusing to write into it (point the store at its own file)');
-      db.exec(CREATE);
-    } else if (applicationId !== APPLICATION_ID) {
-      throw new SchemaMismatch('FOREIGN', `the file belongs to another application (application_id ${applicationId}); refusing to write into it`);
-    } else if (pragma('user_version') > SCHEMA_VERSION) {
-      throw new SchemaMismatch('TOONEW', `the file was written by a newer cachette (layout ${pragma('user_version')}, this one reads ${SCHEMA_VERSION})`);
-    }
+    // Again under the write lock: another process may have created the layout meanwhile.
+    if (checkOwnership(db) === 'empty') db.exec(CREATE);
     const column = ORDER_COLUMN[policy];
     db.exec(`CREATE INDEX IF NOT EXISTS cachette_entries_by_${column} ON cachette_entries (${column})`);
     db.exec('COMMIT');
@@ -97,6 +91,20 @@ export function setupSchema(db: SqliteConnection, policy: EvictionPolicy): void 
     rollbackQuietly(db);
     throw error;
   }
+}
+
+/** Reads (never writes) whether the file is empty or the store's own; throws {@link SchemaMismatch} otherwise. */
+function checkOwnership(db: SqliteConnection): 'empty' | 'ours' {
+  const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+  const applicationId = pragma('application_id');
+  if (applicationId === 0) {
+    const objects = db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+    if (Number(objects?.n) > 0) throw new SchemaMismatch('FOREIGN', 'the file is a SQLite database that cachette did not create; refusing to write into it (point the store at its own file)');
+    return 'empty';
+  }
+  if (applicationId !== APPLICATION_ID) throw new SchemaMismatch('FOREIGN', `the file belongs to another application (application_id ${applicationId}); refusing to write into it`);
+  if (pragma('user_version') > SCHEMA_VERSION) throw new SchemaMismatch('TOONEW', `the file was written by a newer cachette (layout ${pragma('user_version')}, this one reads ${SCHEMA_VERSION})`);
+  return 'ours';
 }
 
 /** Ends the transaction in progress, if any; a failed ROLLBACK has nothing more to undo. */

@@ -19,11 +19,11 @@ const REPLACE = 'value = excluded.value, expires_at = excluded.expires_at, store
 
 /** The prepared statements of one connection. */
 export class Statements {
-  /** (key, now) → { value, file } of a live entry. */
+  /** (key, now) → { value, file, size } of a live entry. */
   readonly get: SqliteStatement;
-  /** (now, key, now) → { value, file }: a hit that also records the use (least-recently/frequently-used). */
+  /** (now, key, now) → { value, file, size }: a hit that also records the use (least-recently/frequently-used). */
   readonly touch: SqliteStatement;
-  /** (key, now) → { value, file, expires_at } of a live entry, for read-modify-write. */
+  /** (key, now) → { value, file, size, expires_at } of a live entry, for read-modify-write. */
   readonly readLive: SqliteStatement;
   /** (key, value, expiresAt, now, now, size, file): insert or replace. */
   readonly upsert: SqliteStatement;
@@ -57,9 +57,9 @@ export class Statements {
 
   constructor(db: SqliteConnection, policy: EvictionPolicy) {
     const p = (sql: string) => db.prepare(sql);
-    this.get = p(`SELECT value, file FROM cachette_entries WHERE key = ? AND ${LIVE}`);
-    this.touch = p(`UPDATE cachette_entries SET used_at = ?, uses = uses + 1 WHERE key = ? AND ${LIVE} RETURNING value, file`);
-    this.readLive = p(`SELECT value, file, expires_at FROM cachette_entries WHERE key = ? AND ${LIVE}`);
+    this.get = p(`SELECT value, file, size FROM cachette_entries WHERE key = ? AND ${LIVE}`);
+    this.touch = p(`UPDATE cachette_entries SET used_at = ?, uses = uses + 1 WHERE key = ? AND ${LIVE} RETURNING value, file, size`);
+    this.readLive = p(`SELECT value, file, size, expires_at FROM cachette_entries WHERE key = ? AND ${LIVE}`);
     this.upsert = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}`);
     this.add = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}, uses = 0 WHERE cachette_entries.expires_at <= ?`);
     this.remove = p('DELETE FROM cachette_entries WHERE key = ? RETURNING expires_at');

@@ -1,14 +1,14 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
+import { prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
 import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions } from './options.ts';
 import { rollbackQuietly, SchemaMismatch, setupSchema } from './schema.ts';
 import { CLEAR_BATCH, Statements } from './statements.ts';
+import { ValueFiles } from './value-files.ts';
 
 /** Entries and bytes in the whole file (every process's writes), as the bounds count them. */
 export interface SqliteUsage {
@@ -43,7 +43,7 @@ export class SqliteStore implements Store {
   /** Where those files live: `<path>-values/`. */
   readonly valuesDir: string;
   readonly #bounded: boolean;
-  #valuesDirReady = false;
+  readonly #files: ValueFiles;
   #db: SqliteConnection | undefined;
   #s: Statements | undefined;
   #read: (key: string, now: number) => SqliteRow | undefined = () => undefined;
@@ -60,7 +60,8 @@ export class SqliteStore implements Store {
     this.timeoutMs = o.timeoutMs;
     this.binding = o.binding;
     this.fileThreshold = o.fileThreshold;
-    this.valuesDir = `${o.path}-values`;
+    this.#files = new ValueFiles(o.path);
+    this.valuesDir = this.#files.dir;
     this.#bounded = o.maxEntries !== Infinity || o.maxBytes !== Infinity;
     // A binding that cannot load is a setup mistake: say so now, not on the first call.
     openConnection(':memory:', this.binding).close();
@@ -133,7 +134,7 @@ export class SqliteStore implements Store {
     const op = () =>
       this.#write((now) => {
         const row = this.#statements().readLive.get(key, now);
-        const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
+        const next = (row ? parseCounter(this.#valueOf(row, key), key) : 0) + by;
         if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
         // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
         const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
@@ -162,7 +163,7 @@ export class SqliteStore implements Store {
       this.#transaction(true, () => {
         const s = this.#statements();
         const row = s.readLive.get(key, Date.now());
-        if (!row || !sameBytes(this.#valueOf(row), expected)) return false;
+        if (!row || !sameBytes(this.#valueOf(row, key), expected)) return false;
         s.removeQuietly.run(key);
         return true;
       });
@@ -239,7 +240,7 @@ export class SqliteStore implements Store {
         const row = s.readLive.get(key, now);
         // Inside a read transaction another process may have removed the value file: a miss then.
         if (!row) return undefined;
-        return row.file === null ? (row.value as Uint8Array) : this.#readFile(row.file as string);
+        return row.file === null ? (row.value as Uint8Array) : this.#readFile(row, key);
       },
       write: (key, value, ttlMs) => this.#put(key, value, ttlMs, now),
       remove: (key) => void s.removeQuietly.run(key),
@@ -251,28 +252,23 @@ export class SqliteStore implements Store {
     const row = this.#read(key, Date.now());
     if (row === undefined) return undefined;
     if (row.file === null) return row.value as Uint8Array;
-    const value = this.#readFile(row.file as string);
+    const value = this.#readFile(row, key);
     if (value) return value;
     // Another process replaced or removed the entry (and its file) since the row was read:
     // read the row again, once; a file missing for the current row too is a miss.
     const again = this.#read(key, Date.now());
     if (again === undefined || again.file === null) return again?.value as Uint8Array | undefined;
-    return again.file === row.file ? undefined : this.#readFile(again.file as string);
+    return again.file === row.file ? undefined : this.#readFile(again, key);
   }
 
   /** The bytes of a row read inside a write transaction (so its file cannot go meanwhile). */
-  #valueOf(row: SqliteRow): Uint8Array {
-    return row.file === null ? (row.value as Uint8Array) : (this.#readFile(row.file as string) ?? EMPTY);
+  #valueOf(row: SqliteRow, key: string): Uint8Array {
+    return row.file === null ? (row.value as Uint8Array) : (this.#readFile(row, key) ?? EMPTY);
   }
 
-  /** The bytes of a value file, or undefined when it is gone. */
-  #readFile(file: string): Uint8Array | undefined {
-    try {
-      return readFileSync(join(this.valuesDir, file));
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') return undefined;
-      throw new SqliteStoreError('IOERR', this.path, `cannot read the value file ${file}: ${(error as Error).message}`, { cause: error });
-    }
+  /** The bytes of the file a row of `key` names (as long as its size says), or undefined when it is gone. */
+  #readFile(row: SqliteRow, key: string): Uint8Array | undefined {
+    return this.#files.read(row.file, Number(row.size) - key.length, key);
   }
 
   /**
@@ -282,25 +278,11 @@ export class SqliteStore implements Store {
   #spill(key: string, value: Uint8Array, ttlMs: number | undefined): string | undefined {
     if (value.length < this.fileThreshold || value.length + key.length > this.maxBytes || (ttlMs !== undefined && !(ttlMs > 0))) return undefined;
     if (this.#closed) throw new SqliteStoreError('CLOSED', this.path, 'the store is closed');
-    const name = `${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}.bin`;
-    try {
-      if (!this.#valuesDirReady) mkdirSync(this.valuesDir, { recursive: true });
-      this.#valuesDirReady = true;
-      writeFileSync(join(this.valuesDir, name), value);
-    } catch (error) {
-      this.#unlink(name);
-      const full = (error as { code?: string }).code === 'ENOSPC';
-      throw new SqliteStoreError(full ? 'FULL' : 'IOERR', this.path, `cannot write a value file: ${(error as Error).message}`, { cause: error });
-    }
-    return name;
+    return this.#files.write(value);
   }
 
   #unlink(file: string): void {
-    try {
-      rmSync(join(this.valuesDir, file), { force: true });
-    } catch {
-      // Left behind, it only takes space: the value is unreachable without its row.
-    }
+    this.#files.remove(file);
   }
 
   /**
@@ -352,8 +334,14 @@ export class SqliteStore implements Store {
       // Value files whose rows went (in this transaction or in an earlier one of any process)
       // are claimed and removed before the commit: if it fails, the names come back and a
       // later write removes them again (a file already gone is fine), so none is ever leaked.
-      if (write) for (const { file } of s.claimGarbage.all()) this.#unlink(file as string);
+      // A name the store did not write is dropped from the table and never touched; the call
+      // reports it once its own write is committed.
+      const hostile = write ? s.claimGarbage.all().filter(({ file }) => !this.#files.remove(file)) : [];
       s.commit.run();
+      if (hostile.length > 0) {
+        const names = hostile.map(({ file }) => JSON.stringify(file)).join(', ');
+        throw new SqliteStoreError('CORRUPT', this.path, `the garbage table named ${names}, not names this store writes: dropped, never removed (this call's own write was stored)`);
+      }
       return result;
     } catch (error) {
       rollbackQuietly(this.#db!);
@@ -374,9 +362,14 @@ export class SqliteStore implements Store {
   #tryOpen(): void {
     let db: SqliteConnection | undefined;
     try {
-      if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+      const onDisk = this.path !== ':memory:';
+      if (onDisk) prepareDatabaseFile(this.path);
       db = openConnection(this.path, this.binding);
       setupSchema(db, this.policy);
+      if (onDisk) {
+        tightenDatabaseFiles(this.path);
+        this.#files.tighten();
+      }
       const s = new Statements(db, this.policy);
       this.#read = this.policy === 'least-recently-stored' ? (key, now) => s.get.get(key, now) : (key, now) => s.touch.get(now, key, now);
       this.#db = db;

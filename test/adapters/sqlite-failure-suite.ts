@@ -5,6 +5,7 @@ import { defaultBinding, openConnection } from '../../adapters/sqlite/binding.ts
 import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { bytes, sleep, text, type SuiteApi } from '../support/suite-api.ts';
+import { sqliteSecuritySuite } from './sqlite-security-suite.ts';
 import { removeDir, tempDir } from './sqlite-temp.ts';
 
 const errorsOf = (cache: Cache) => {
@@ -18,7 +19,8 @@ const isStoreError = (code: string) => (e: unknown) => e instanceof SqliteStoreE
 /**
  * A corrupt or locked file on each runtime's own binding (the three word their errors
  * differently): a miss or a failed write plus an error event, never a crash; SQLITE_BUSY
- * retried on the event loop within the store's timeout. Runner-neutral: vitest, bun test, Deno.test.
+ * retried on the event loop within the store's timeout; then hostile rows and files
+ * (sqlite-security-suite.ts). Runner-neutral: vitest, bun test, Deno.test.
  */
 export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
   t.describe(`sqlite store failures on ${runtime} (${defaultBinding()})`, () => {
@@ -96,4 +98,5 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       }
     });
   });
+  sqliteSecuritySuite(t, runtime);
 }
