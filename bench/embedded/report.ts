@@ -7,6 +7,7 @@ import type { EmbeddedConfig } from './config.ts';
 import { EMBEDDED_CONTENDERS, SLOW_SHARE } from './contenders.ts';
 import type { LatencySummary } from './latency.ts';
 import type { ProcessesResult } from './processes.ts';
+import type { SideBySideResult, WriteHeavyResult } from './ratios.ts';
 import type { HitRatioResult, MixResult, SizeResult } from './workloads.ts';
 
 /** One contender's outcome in one section: a result, or the error that stopped it. */
@@ -33,6 +34,10 @@ export interface EmbeddedResults {
   sizes: Array<Row<SizeResult>>;
   hitRatio: Array<Row<HitRatioResult[]>>;
   processes: Array<Row<ProcessesResult>>;
+  /** Issue 19: the store over raw better-sqlite3 (absent from runs before it). */
+  sideBySide?: SideBySideResult;
+  /** Issue 19: processes on one file, write-heavy mix (absent from runs before it). */
+  writeHeavy?: WriteHeavyResult;
 }
 
 /** A contender's label, with † when it ran the shortened counts. */

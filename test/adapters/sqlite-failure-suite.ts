@@ -75,6 +75,30 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       await store.close();
     });
 
+    t.it('writes issued while another connection holds the lock wait behind the first and commit in the order issued', async () => {
+      const path = join(dir, 'queued.db');
+      const store = sqliteStore({ path, timeoutMs: 5000 });
+      await store.set('k', bytes('0'));
+      const other = openConnection(path, store.binding);
+      other.exec('PRAGMA busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        const first = store.set('k', bytes('1'));
+        await sleep(5); // later ticks: these queue behind the first, which waits for the lock
+        const later = [store.set('k', bytes('2')), store.incr('n', 1), store.set('k', bytes('3'))];
+        await sleep(5);
+        const read = store.get('k'); // a read does not wait for them: WAL readers never do
+        other.exec('COMMIT');
+        await Promise.all([first, ...later]);
+        assert.equal(text(await read), '0');
+        assert.equal(text(await store.get('k')), '3');
+        assert.equal(text(await store.get('n')), '1');
+      } finally {
+        other.close();
+        await store.close();
+      }
+    });
+
     t.it('a lock held past the timeout fails the write (code BUSY) while reads go on; the cache reports set → false', async () => {
       const path = join(dir, 'locked.db');
       const store = sqliteStore({ path, timeoutMs: 100 });
