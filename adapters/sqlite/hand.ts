@@ -59,6 +59,32 @@ export class Hand {
   }
 
   /**
+   * Sweeps the `rows` rows after the hand inside a write transaction at time `now` (wrapping to
+   * the first row, never past where the sweep began): removes the expired ones, in SQL alone
+   * (no row reaches JavaScript), and moves the hand past them. Returns how many rows went.
+   */
+  sweep(s: Statements, now: number, rows: number): number {
+    const start = this.#at;
+    const nth = (after: number) => {
+      const id = s.nth(after, rows - 1);
+      return id === undefined || id === null ? undefined : Number(id);
+    };
+    const removeExpired = (after: number, upTo: number) => Number(s.removeExpired.run(after, upTo, now).changes);
+    const end = nth(start);
+    if (end !== undefined) {
+      this.#at = end;
+      return removeExpired(start, end);
+    }
+    // Fewer rows than that after the hand: the rest of the file, then as many from its start.
+    let removed = removeExpired(start, Number.MAX_SAFE_INTEGER);
+    const wrapEnd = nth(-1);
+    const upTo = wrapEnd === undefined ? start : Math.min(wrapEnd, start);
+    if (upTo >= 0) removed += removeExpired(-1, upTo);
+    this.#at = wrapEnd !== undefined && wrapEnd < start ? wrapEnd : -1;
+    return removed;
+  }
+
+  /**
    * Visits up to `rows` rows after the hand (wrapping to the first row), inside a write
    * transaction at time `now`: removes the expired ones, then, while `totals` are over `bounds`,
    * the policy's first of the others, at most half of those visited, so that every visit keeps

@@ -47,7 +47,9 @@ CREATE TRIGGER cachette_entries_insert AFTER INSERT ON cachette_entries BEGIN
 END;
 CREATE TRIGGER cachette_entries_delete AFTER DELETE ON cachette_entries BEGIN
   UPDATE cachette_totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE id = 0;
-  INSERT INTO cachette_garbage (file) SELECT OLD.file WHERE OLD.file GLOB ${VALUE_FILE_GLOB};
+END;
+CREATE TRIGGER cachette_entries_unfile AFTER DELETE ON cachette_entries WHEN OLD.file GLOB ${VALUE_FILE_GLOB} BEGIN
+  INSERT INTO cachette_garbage (file) VALUES (OLD.file);
 END;
 CREATE TRIGGER cachette_entries_refile AFTER UPDATE OF file ON cachette_entries WHEN OLD.file IS NOT NEW.file AND OLD.file GLOB ${VALUE_FILE_GLOB} BEGIN
   INSERT INTO cachette_garbage (file) VALUES (OLD.file);

@@ -36,8 +36,14 @@ export class Statements {
   readonly window: SqliteStatement;
   /** (upTo, n) → the same, from the first row, up to id `upTo`: the window's wrap-around. */
   readonly windowFromStart: SqliteStatement;
+  /** (after, n - 1) → the id of the n-th row after id `after`, or undefined when fewer follow. */
+  readonly nth: (...params: [number, number]) => unknown;
+  /** (after, last, now): removes the expired rows with ids in (after, last]. */
+  readonly removeExpired: SqliteStatement;
   /** (usedAtStamp, hits, id, key): records hits counted in memory (least-recently/frequently-used). */
   readonly touch: SqliteStatement;
+  /** () → 1 when some value file waits to be removed, else undefined (cheaper than claiming nothing). */
+  readonly anyGarbage: () => unknown;
   /** () → { file } of every value file no row names any more, claimed by this transaction. */
   readonly claimGarbage: SqliteStatement;
   /** () → { entries, bytes } of the whole file. */
@@ -61,7 +67,10 @@ export class Statements {
     const columns = 'id, expires_at, stored_at, used_at, uses, size';
     this.window = p(`SELECT ${columns} FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ?`);
     this.windowFromStart = p(`SELECT ${columns} FROM cachette_entries WHERE id <= ? ORDER BY id LIMIT ?`);
+    this.nth = db.prepareValue('SELECT id FROM cachette_entries WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?') as Statements['nth'];
+    this.removeExpired = p('DELETE FROM cachette_entries WHERE id > ? AND id <= ? AND expires_at <= ?');
     this.touch = p(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
+    this.anyGarbage = db.prepareValue('SELECT 1 FROM cachette_garbage LIMIT 1') as Statements['anyGarbage'];
     this.claimGarbage = p('DELETE FROM cachette_garbage RETURNING file');
     this.totals = p('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
     this.keysAfter = p(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);

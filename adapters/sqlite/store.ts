@@ -318,11 +318,7 @@ export class SqliteStore implements Store {
   /** Entries and bytes held by the file (expired entries the sweep has not removed yet included). */
   async usage(): Promise<SqliteUsage> {
     this.#writes.drain();
-    const op = () => {
-      const row = this.#statements().totals.get();
-      return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
-    };
-    return this.#run(op);
+    return this.#run(() => readTotals(this.#statements()));
   }
 
   /** Closes this process's connection once its waiting writes ran; the file and other processes' connections stay. */
@@ -562,9 +558,9 @@ export class SqliteStore implements Store {
     const sweep = this.#writesToSweep <= 0;
     let claim = this.#claimDue;
     if (sweep || this.#budgetBytes < 0 || this.#budgetEntries < 0) {
-      const row = s.totals.get();
-      const totals: Totals = { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
-      if (sweep) this.#hand.visit(s, now, SWEEP_ROWS, totals, this.#bounds);
+      const totals = readTotals(s);
+      // The sweep's removals are in the totals the triggers keep, not yet in this copy: read again.
+      if (sweep && this.#hand.sweep(s, now, SWEEP_ROWS) > 0) Object.assign(totals, readTotals(s));
       for (let removed = 0; removed < EVICTIONS_PER_WRITE && isOver(totals, this.#bounds); ) {
         const visit = this.#hand.visit(s, now, EVICTION_SAMPLE, totals, this.#bounds);
         if (visit.examined === 0) break;
@@ -575,7 +571,7 @@ export class SqliteStore implements Store {
       claim = true;
     }
     this.#claimDue = false;
-    if (!claim) return;
+    if (!claim || s.anyGarbage() === undefined) return;
     // Value files whose rows went (in this transaction or in an earlier one of any process)
     // are claimed and removed before the commit: if it fails, the names come back and a later
     // write removes them again (a file already gone is fine), so none is ever leaked. A name
@@ -683,6 +679,12 @@ export class SqliteStore implements Store {
     // Not SQLite's: a counter that is not an integer, an overflow. The caller's error, as it is.
     return error;
   }
+}
+
+/** The whole file's entries and bytes, as the triggers keep them. */
+function readTotals(s: Statements): Totals {
+  const row = s.totals.get();
+  return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
 }
 
 /** The code of a binding's error or of one of ours (a failed open is kept as ours). */

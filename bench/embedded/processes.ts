@@ -36,10 +36,10 @@ function runWorker(job: object, onReady: () => void): Promise<{ startedAt: numbe
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       const last = out.trim().split('\n').pop() ?? '';
       if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as { startedAt: number; endedAt: number; result: MixResult });
-      else reject(new Error(`worker for ${JSON.stringify(job)} exited with ${code}: ${err.slice(-2000)}`));
+      else reject(new Error(`worker for ${JSON.stringify(job)} exited with ${code ?? signal}: ${err.slice(-2000)}`));
     });
   });
 }

@@ -93,6 +93,59 @@ function targets(r: EmbeddedResults): string[] {
   ];
 }
 
+/** Issue 19's targets: the store over raw better-sqlite3, `cache.get` over the store, processes on a write-heavy mix. */
+function rawTargets(r: EmbeddedResults): string[] {
+  const ratios = r.sideBySide?.storeOverRaw;
+  const scaling = r.writeHeavy?.scaling.sqlite?.[2];
+  const check = (ok: boolean | undefined) => (ok === undefined ? '—' : ok ? 'met' : '**missed**');
+  const x = (n: number | undefined) => (n === undefined ? '—' : `${n.toFixed(2)}×`);
+  return [
+    '| target (issue 19) | measured | |',
+    '|---|---:|---|',
+    `| store get p50 ≤ 1.2× raw | ${x(ratios?.get)} | ${check(ratios && ratios.get <= 1.2)} |`,
+    `| store set p50 ≤ 1.5× raw | ${x(ratios?.set)} | ${check(ratios && ratios.set <= 1.5)} |`,
+    `| store delete p50 ≤ 1.5× raw | ${x(ratios?.delete)} | ${check(ratios && ratios.delete <= 1.5)} |`,
+    `| \`cache.get\` p50 ≤ store get + 1 µs | +${us(r.sideBySide?.cacheGetOverStoreUs)} µs | ${check(r.sideBySide?.cacheGetOverStoreUs === undefined ? undefined : r.sideBySide.cacheGetOverStoreUs <= 1)} |`,
+    `| 2 processes ≥ 1.5× one (write-heavy mix) | ${x(scaling)} | ${check(scaling === undefined ? undefined : scaling >= 1.5)} |`,
+  ];
+}
+
+/** Each round of the interleaved classic mix, then the medians. */
+function sideBySideTable(r: EmbeddedResults): string[] {
+  const rounds = r.sideBySide?.rounds ?? [];
+  const ids = ['raw-sqlite', 'sqlite', 'sqlite-cache'];
+  const cell = (m: MixResult | undefined) => (m ? `${us(m.get.p50)} / ${us(m.set.p50)} / ${us(m.delete.p50)}` : '—');
+  return [
+    `| round | ${ids.map((id) => `${EMBEDDED_CONTENDERS.find((c) => c.id === id)?.label ?? id}: get / set / delete p50 µs`).join(' | ')} |`,
+    `|---:|${ids.map(() => '---:').join('|')}|`,
+    ...rounds.map((round, i) => `| ${i + 1} | ${ids.map((id) => cell(round[id])).join(' | ')} |`),
+  ];
+}
+
+/** Ops/s of the write-heavy mix at each process count, and the scaling over one process. */
+function writeHeavyTable(r: EmbeddedResults): string[] {
+  const heavy = r.writeHeavy;
+  if (!heavy) return ['Not measured in this run.'];
+  const counts = r.config.processCounts;
+  return [
+    `| contender | ${counts.map((n) => `${n} process${n > 1 ? 'es' : ''} ops/s`).join(' | ')} | ${counts
+      .slice(1)
+      .map((n) => `${n} vs 1`)
+      .join(' | ')} |`,
+    `|---|${counts.map(() => '---:').join('|')}|${counts
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+    ...Object.keys(heavy.opsPerSec).map(
+      (id) =>
+        `| ${EMBEDDED_CONTENDERS.find((c) => c.id === id)?.label ?? id} | ${counts.map((n) => int(heavy.opsPerSec[id]?.[n])).join(' | ')} | ${counts
+          .slice(1)
+          .map((n) => (heavy.scaling[id]?.[n] === undefined ? '—' : `${heavy.scaling[id]![n]!.toFixed(2)}×`))
+          .join(' | ')} |`,
+    ),
+  ];
+}
+
 function mixTable(r: EmbeddedResults): string[] {
   return [
     '| contender | ops/s | get p50 / p90 / p99 / max µs | set p50 / p90 / p99 / max µs | delete p50 / p90 / p99 / max µs | hits | on disk |',
@@ -245,6 +298,25 @@ Run it: \`npm run bench:embedded\` (${Math.max(1, Math.round(r.durationS / 60))}
 ## Targets (issue 14)
 
 ${targets(r).join('\n')}
+
+## The store against raw better-sqlite3 (issue 19)
+
+The baseline is better-sqlite3 used directly ([\`embedded/raw-sqlite.ts\`](embedded/raw-sqlite.ts)): one
+\`key TEXT PRIMARY KEY, value BLOB, expires_at INTEGER\` table WITHOUT ROWID, WAL, \`synchronous = NORMAL\`, three prepared
+statements, no bounds, no eviction, no expiry, no value files. The classic mix runs ${r.sideBySide?.rounds.length ?? 0} times for each of the
+three below, the contenders alternating and their order rotating, so that a load drifting over the run weighs on all
+of them alike; the ratios are medians over the rounds.
+
+${rawTargets(r).join('\n')}
+
+${sideBySideTable(r).join('\n')}
+
+### Processes on one file, write-heavy mix (50 % set, 1 % delete, 49 % get), ${int(c.processOps)} calls per process
+
+Medians of ${r.writeHeavy?.rounds.length ?? 0} interleaved rounds. Writes to one SQLite file are serialised: a second process adds its reads,
+not its writes.
+
+${writeHeavyTable(r).join('\n')}
 
 ## Classic mix: ${int(c.mixOps)} calls after ${int(c.mixWarmup)} warm-up, keys from 100, values up to ~600 bytes, 90 % get, 9 % set, 1 % delete
 
