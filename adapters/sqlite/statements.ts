@@ -26,6 +26,11 @@ export class Statements {
   readonly upsert: SqliteStatement;
   /** (id, key, expiresAt, stamp, stamp, size, file, value, now): insert unless the key is live; changes = 1 when it did. */
   readonly add: SqliteStatement;
+  /**
+   * (id, key, now): expires the key when live and inline, and drops its bytes; changes = 1 when
+   * it did. The row stays for the sweep, like any expired one: no totals to update, one page.
+   */
+  readonly expireLive: SqliteStatement;
   /** (id, key, now): removes the key when live; changes = 1 when it was. */
   readonly removeLive: SqliteStatement;
   /** (id, key): removes the key, live or not. */
@@ -61,6 +66,7 @@ export class Statements {
     this.readLive = p(`SELECT value, file, size, expires_at FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
     this.upsert = p(UPSERT);
     this.add = p(`${UPSERT} WHERE cachette_entries.expires_at <= ? OR cachette_entries.key <> excluded.key`);
+    this.expireLive = p(`UPDATE cachette_entries SET expires_at = 0, value = x'' WHERE ${ONE} AND ${LIVE} AND file IS NULL`);
     this.removeLive = p(`DELETE FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
     this.remove = p(`DELETE FROM cachette_entries WHERE ${ONE}`);
     this.removeRow = p('DELETE FROM cachette_entries WHERE id = ?');

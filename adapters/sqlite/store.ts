@@ -15,7 +15,10 @@ import { CLEAR_BATCH, Statements } from './statements.ts';
 import { TickWrites, type Outcome } from './tick-writes.ts';
 import { ValueFiles } from './value-files.ts';
 
-/** Entries and bytes in the whole file (every process's writes), as the bounds count them. */
+/**
+ * Entries and bytes in the whole file (every process's writes), as the bounds count them:
+ * expired and deleted entries count until the sweep (or an eviction) removes their rows.
+ */
 export interface SqliteUsage {
   entries: number;
   bytes: number;
@@ -315,7 +318,7 @@ export class SqliteStore implements Store {
     return this.#writes.submit({ alone: () => this.#writeTransaction((now) => writeGenerationsIn(this.#cells(now), write, now)) });
   }
 
-  /** Entries and bytes held by the file (expired entries the sweep has not removed yet included). */
+  /** Entries and bytes held by the file, expired and deleted entries the sweep has not removed yet included. */
   async usage(): Promise<SqliteUsage> {
     this.#writes.drain();
     return this.#run(() => readTotals(this.#statements()));
@@ -480,7 +483,10 @@ export class SqliteStore implements Store {
     this.#releaseFile(id);
     this.#writesToSweep--;
     if (any) return Number(s.remove.run(id, key).changes) > 0 ? 1 : 0;
-    // An expired row of the key stays for the sweep: it is invisible already.
+    // A deleted inline entry is expired in place (its bytes dropped) and goes with the sweep,
+    // as expired entries do: the write changes its own page only, not the shared totals. An
+    // entry with a value file goes now, so that its file does too.
+    if (Number(s.expireLive.run(id, key, now).changes) > 0) return 1;
     return Number(s.removeLive.run(id, key, now).changes);
   }
 

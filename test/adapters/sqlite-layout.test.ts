@@ -183,6 +183,29 @@ describe('layout 2: a rowid table keyed by a seeded hash of the key', () => {
   });
 });
 
+describe('a delete', () => {
+  it('expires an inline entry in place: one page per delete, gone for every read at once, its row left to the sweep', async () => {
+    const path = freshPath();
+    const store = sqliteStore(path);
+    try {
+      await store.setMany(Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: bytes(`value ${i}`) })));
+      const raw = new Database(path);
+      raw.pragma('wal_checkpoint(TRUNCATE)');
+      for (let i = 0; i < 5; i++) assert.equal(await store.delete([`k${i}`]), 1);
+      assert.equal(walFrames(path), 5, 'each delete wrote the page of its row, and not the totals');
+      assert.deepEqual((await store.getMany(['k0', 'k4', 'k5'])).map(text), [undefined, undefined, 'value 5']);
+      assert.equal(await store.delete(['k0']), 0, 'a deleted entry does not count twice');
+      assert.equal(raw.prepare("SELECT length(value) FROM cachette_entries WHERE key = 'k0'").pluck().get(), 0, 'its bytes are gone from the row');
+      raw.close();
+      assert.equal((await store.usage()).entries, 10, 'counted until the sweep, as expired entries are');
+      await store.clear('');
+      assert.deepEqual(await store.usage(), { entries: 0, bytes: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('sampled eviction', () => {
   it(`keeps the bound and evicts the oldest of each sample of ${EVICTION_SAMPLE}: what survives is mostly what was written last`, async () => {
     const store = tempSqliteStore({ maxEntries: 500 });
