@@ -18,10 +18,10 @@ export interface SqliteStoreOptions {
   /** Most entries kept. Default: no bound other than `maxBytes`. */
   maxEntries?: number;
   /**
-   * Eviction order: `least-recently-stored` (default), `least-recently-used` or
-   * `least-frequently-used`. Eviction is sampled, as Redis does it: when the file is over a
-   * bound, the store walks it (in the random order of its row ids) 16 entries at a time and
-   * removes the expired ones, then the policy's first among the rest, so what goes is among
+   * Eviction order: `least-recently-stored`, `least-recently-used` or `least-frequently-used`.
+   * Default `least-recently-stored`. Eviction is sampled, as Redis does it: when the file is
+   * over a bound, the store walks it (in the random order of its row ids) 16 entries at a time
+   * and removes the expired ones, then the policy's first among the rest, so what goes is among
    * the oldest (least used, least often used) few percent, not exactly the oldest. Hits of the
    * last two policies are counted in memory and written with the process's next write
    * transaction (at the latest every 1,024 hits), so reads stay reads.
@@ -42,12 +42,13 @@ export interface SqliteStoreOptions {
    */
   fileThreshold?: number;
   /**
-   * `normal` (default): a commit is not synced to the disk, the WAL is at each checkpoint; an
-   * application crash loses nothing, a power loss or OS crash may lose the last writes but
-   * leaves the file consistent. `off` never syncs (checkpoints run faster; writes themselves
-   * cost the same): an application crash still loses nothing, but a power loss or OS crash may
-   * lose writes *and corrupt the file*, which the store then reports (CORRUPT) on every call
-   * until the file is removed, the price being a cache to refill. `full` syncs every commit.
+   * When commits wait for the disk (SQLite's `PRAGMA synchronous`). Default `normal`: a commit
+   * is not synced, the WAL is at each checkpoint; an application crash loses nothing, a power
+   * loss or OS crash may lose the last writes but leaves the file consistent. `off` never syncs
+   * (checkpoints cost no fsync; a write itself costs the same): an application crash still
+   * loses nothing, but a power loss or OS crash may lose writes *and corrupt the file*, which
+   * the store then reports (CORRUPT, NOTADB) on every call until the file is removed: a cache
+   * to refill. `full` syncs the WAL at every commit.
    */
   synchronous?: SqliteSynchronous;
 }
