@@ -290,11 +290,12 @@ export class SqliteStore implements Store {
         const rows = this.#statements().keysAfter.all(after);
         for (const { id, key } of rows) if ((key as string).startsWith(prefix)) this.#remove(Number(id), key as string, now, true);
         this.#claimDue = true; // other processes' value files among them: the trigger queued their names
-        if (rows.length > 0) after = Number(rows[rows.length - 1]!.id);
-        return rows.length === CLEAR_BATCH;
+        // Where the next batch starts, or undefined once this one reached the end of the file.
+        return rows.length === CLEAR_BATCH ? Number(rows[rows.length - 1]!.id) : undefined;
       });
     this.#writes.drain();
-    for (let more = true; more; ) more = await this.#run(step);
+    // The walk moves on only once a step committed: a step retried after BUSY redoes its batch.
+    for (let last = await this.#run(step); last !== undefined; last = await this.#run(step)) after = last;
   }
 
   /**

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
 import { APPLICATION_ID, SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
+import { CLEAR_BATCH } from '../../adapters/sqlite/statements.ts';
 import { EVICTION_SAMPLE } from '../../adapters/sqlite/store.ts';
 import { createCache } from '../../src/index.ts';
 import { bytes, text } from '../support/suite-api.ts';
@@ -146,6 +147,20 @@ describe('layout 2: a rowid table keyed by a seeded hash of the key', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it(`clear(prefix) walks the whole file, ${CLEAR_BATCH} rows per transaction: keys of a prefix are spread over it`, async () => {
+    const store = tempSqliteStore();
+    try {
+      const keys = Array.from({ length: CLEAR_BATCH * 3 + 7 }, (_, i) => `${i % 2 ? 'a' : 'b'}:${i}`);
+      await store.setMany(keys.map((key) => ({ key, value: bytes('v') })));
+      await store.clear('a:');
+      const values = await store.getMany(keys);
+      keys.forEach((key, i) => assert.equal(values[i] !== undefined, key.startsWith('b:'), key));
+      assert.equal((await store.usage()).entries, keys.filter((key) => key.startsWith('b:')).length);
+    } finally {
+      await store.close();
     }
   });
 
