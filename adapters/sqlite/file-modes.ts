@@ -5,7 +5,7 @@
  * others may read is tightened to the same on open, when this user owns it. A folder the store
  * did not create (the one its path names, say /tmp) is never changed.
  */
-import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
+import { chmodSync, lstatSync } from 'node:fs';
 
 /** Mode of the folders the store creates. */
 export const PRIVATE_DIR = 0o700;
@@ -14,23 +14,20 @@ export const PRIVATE_FILE = 0o600;
 
 /**
  * Removes every permission bit outside `mode` from the file or folder at `path`, when it exists,
- * is not a symbolic link (it is opened without following one, so a link swapped in meanwhile is
- * refused by the kernel) and belongs to this user. Best effort: what cannot be changed stays.
+ * is not a symbolic link and belongs to this user. By path, never through a descriptor of its
+ * own: POSIX record locks belong to the process and go when it closes any descriptor of the
+ * file, so opening and closing the database, `-wal` or `-shm` would drop the locks SQLite holds
+ * on them (another process would then reset the `-shm` under this one). A link swapped in
+ * between the check and the chmod needs write access to the folder, which is the user's own.
+ * Best effort: what cannot be changed stays.
  */
 export function tightenMode(path: string, mode: number): void {
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return; // absent, a link, or not ours to open: nothing to tighten
-  }
-  try {
-    const stat = fstatSync(fd);
+    const stat = lstatSync(path);
     const uid = process.getuid?.();
-    if ((uid === undefined || stat.uid === uid) && (stat.mode & 0o777 & ~mode) !== 0) fchmodSync(fd, stat.mode & mode);
+    if (stat.isSymbolicLink() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o777 & ~mode) === 0) return;
+    chmodSync(path, stat.mode & 0o777 & mode);
   } catch {
-    // A file system without modes: nothing more this store can do.
-  } finally {
-    closeSync(fd);
+    // Absent, or a file system without modes: nothing more this store can do.
   }
 }

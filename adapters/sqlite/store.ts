@@ -3,7 +3,7 @@ import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
-import { prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
+import { checkDatabaseFile, prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
 import { Hand, isOver, type Bounds, type Totals } from './hand.ts';
 import { keyHash, splitKeySeed, type KeySeed } from './key-hash.ts';
@@ -634,8 +634,9 @@ export class SqliteStore implements Store {
     let db: SqliteConnection | undefined;
     try {
       const onDisk = this.path !== ':memory:';
-      if (onDisk) prepareDatabaseFile(this.path);
+      const prepared = onDisk ? prepareDatabaseFile(this.path) : undefined;
       db = openConnection(this.path, this.binding);
+      if (prepared) checkDatabaseFile(this.path, prepared);
       const seed = setupSchema(db, this.synchronous);
       if (onDisk) {
         tightenDatabaseFiles(this.path);

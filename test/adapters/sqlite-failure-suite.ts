@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultBinding, openConnection } from '../../adapters/sqlite/binding.ts';
 import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
@@ -54,6 +54,34 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
         await store.close();
       }
     });
+
+    // POSIX record locks belong to the process and go when it closes *any* descriptor of the file:
+    // a store that opened and closed the database, -wal or -shm itself once SQLite had them open
+    // would drop SQLite's locks, and another process would then reset the -shm under it (SIGBUS).
+    const heldLocks = (path: string) => {
+      const inodes = new Map(['', '-wal', '-shm'].filter((s) => existsSync(path + s)).map((s) => [statSync(path + s).ino, s || 'db']));
+      return readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.split(/\s+/)[4] === String(process.pid))
+        .map((line) => inodes.get(Number(line.split(/\s+/)[5]?.split(':')[2])))
+        .filter(Boolean)
+        .sort();
+    };
+    if (existsSync('/proc/locks'))
+      t.it("keeps SQLite's locks on the database and -shm: opening a store (or a second one on the same file) closes no descriptor of theirs", async () => {
+        const path = join(dir, 'locks.db');
+        const first = sqliteStore(path);
+        await first.set('k', bytes('v'));
+        const held = heldLocks(path);
+        assert.ok(held.includes('-shm'), `the -shm lock every connection holds: ${held.join(', ')}`);
+        const second = sqliteStore(path);
+        await second.get('k');
+        assert.deepEqual(heldLocks(path), held, 'the second store took nothing from the first');
+        await second.close();
+        await first.set('k', bytes('w'));
+        assert.ok(heldLocks(path).includes('-shm'));
+        await first.close();
+      });
 
     t.it('SQLITE_BUSY is retried without blocking the event loop: a lock released in time lets the write through', async () => {
       const path = join(dir, 'busy.db');
