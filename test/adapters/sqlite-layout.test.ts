@@ -157,7 +157,7 @@ describe('layout 2: a rowid table keyed by a seeded hash of the key', () => {
       await store.setMany(keys.map((key) => ({ key, value: bytes('v') })));
       await store.clear('a:');
       const values = await store.getMany(keys);
-      keys.forEach((key, i) => assert.equal(values[i] !== undefined, key.startsWith('b:'), key));
+      for (const [i, key] of keys.entries()) assert.equal(values[i] !== undefined, key.startsWith('b:'), key);
       assert.equal((await store.usage()).entries, keys.filter((key) => key.startsWith('b:')).length);
     } finally {
       await store.close();
