@@ -1,15 +1,17 @@
-import { Cluster, type ClusterOptions, type Redis } from 'iovalkey';
+import type { Cluster, ClusterOptions, Redis } from 'iovalkey';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { parseStartupNodes, type ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { hashSlot, hashTagOf } from './hash-slot.ts';
+import { iovalkey } from './iovalkey.ts';
 import { NodeHealth, nodeKey } from './node-health.ts';
 import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
 import { addCommand, defineStoreScripts, incrCommand, setCommand, incrManyArgs, incrReply, ScriptSupport, SCRIPT_RUN, setManyArgs, wantsSetScript, type IncrOp, type StoreScripts } from './scripts.ts';
 import { bySlot, KeyGroups, WriteGroups, type WriteGroup } from './slot-groups.ts';
 import { describe } from './urls.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 /** How often the slot map is refreshed and down nodes are pinged while a node is down. */
 const PROBE_EVERY_MS = 200;
@@ -72,13 +74,15 @@ export class ValkeyClusterStore implements Store {
 
   constructor(options: ValkeyClusterStoreOptions) {
     const o = options;
+    if (typeof o === 'object' && o !== null)
+      checkKnownOptions(o, ['cluster', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyClusterStoreOptions>, 'valkeyStore({ cluster })');
     if (isCluster(o?.cluster)) {
       this.client = o.cluster;
       this.#owned = false;
     } else if (Array.isArray(o?.cluster)) {
       const { nodes, redisOptions } = parseStartupNodes(o.cluster);
       const given = o.clientOptions ?? {};
-      this.client = new Cluster(nodes, {
+      this.client = new (iovalkey('valkeyStore({ cluster })').Cluster)(nodes, {
         ...CLIENT_DEFAULTS,
         ...given,
         redisOptions: { ...CLIENT_DEFAULTS.redisOptions, ...redisOptions, ...given.redisOptions },
@@ -481,7 +485,9 @@ export class ValkeyClusterStore implements Store {
 
 /** True for an iovalkey `Cluster` (also one from another copy of the package). */
 export function isCluster(value: unknown): value is Cluster {
-  return value instanceof Cluster || (typeof value === 'object' && value !== null && (value as { isCluster?: unknown }).isCluster === true && typeof (value as Cluster).nodes === 'function');
+  // Only an object can be one, and whoever built it has iovalkey: a URL or a list of nodes never loads the package here.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return value instanceof iovalkey('valkeyStore()').Cluster || ((value as { isCluster?: unknown }).isCluster === true && typeof (value as Cluster).nodes === 'function');
 }
 
 /** The startup nodes of a client as `host:port,…`, for messages. */

@@ -1,11 +1,11 @@
-import { Redis as Valkey, type Cluster, type RedisOptions } from 'iovalkey';
+import type { Cluster, Redis as Valkey, RedisOptions } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
-import { nothing, orUndefined, refusal, toBuffer, toRefusal } from './replies.ts';
+import { nothing, orUndefined, toBuffer, toRefusal } from './replies.ts';
 import {
   addCommand,
   defineStoreScripts,
@@ -20,9 +20,11 @@ import {
   type IncrOp,
   type ValkeyWithScripts,
 } from './scripts.ts';
+import { iovalkey } from './iovalkey.ts';
 import { checkUrl, describe } from './urls.ts';
 import { defineGenerationScripts, readWithGenerations, writeGenerations } from './generations.ts';
 import { ValkeyTracking } from './tracking.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 /** Options of {@link valkeyStore}. */
 export interface ValkeyStoreOptions {
@@ -62,8 +64,10 @@ export class ValkeyStore implements Store {
 
   constructor(options: ValkeyStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
+    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyStoreOptions>, 'valkeyStore()');
     if (typeof o?.connection === 'string') {
-      this.client = new Valkey(checkUrl(o.connection), {
+      const { Redis } = iovalkey('valkeyStore()');
+      this.client = new Redis(checkUrl(o.connection), {
         // A cache must answer fast when the server is away: fail a command after one
         // reconnect attempt instead of queueing it for ever, and keep reconnecting with a
         // capped backoff so the cache recovers by itself when the server is back.
@@ -97,40 +101,40 @@ export class ValkeyStore implements Store {
   get(key: string): Promise<Uint8Array | undefined> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.client.getBuffer(key).then(orUndefined, refusal);
+    return this.client.getBuffer(key).then(orUndefined, this.#refusal);
   }
 
   getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return Promise.resolve([]);
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.client.mgetBuffer(keys as string[]).then((values) => values.map(orUndefined), refusal);
+    return this.client.mgetBuffer(keys as string[]).then((values) => values.map(orUndefined), this.#refusal);
   }
 
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return setCommand(this.client, key, value, ttlMs).then(nothing, refusal);
+    return setCommand(this.client, key, value, ttlMs).then(nothing, this.#refusal);
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const down = this.#down();
     if (down) throw down;
-    await this.#corked(() => Promise.all(this.#writeEntries(entries))).catch(refusal);
+    await this.#corked(() => Promise.all(this.#writeEntries(entries))).catch(this.#refusal);
   }
 
   delete(keys: readonly string[]): Promise<number> {
     if (keys.length === 0) return Promise.resolve(0);
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return this.client.del(keys as string[]).catch(refusal);
+    return this.client.del(keys as string[]).catch(this.#refusal);
   }
 
   incr(key: string, by: number, ttlMs?: number): Promise<number> {
     const down = this.#down();
     if (down) return Promise.reject(down);
-    return incrCommand(this.client as ValkeyWithScripts, key, by, ttlMs).catch(refusal);
+    return incrCommand(this.client as ValkeyWithScripts, key, by, ttlMs).catch(this.#refusal);
   }
 
   async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
@@ -158,7 +162,7 @@ export class ValkeyStore implements Store {
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     const down = this.#down();
     if (down) throw down;
-    return (await (this.client as ValkeyWithScripts).cachetteCompareAndDelete(key, toBuffer(expected)).catch(refusal)) === 1;
+    return (await (this.client as ValkeyWithScripts).cachetteCompareAndDelete(key, toBuffer(expected)).catch(this.#refusal)) === 1;
   }
 
   async clear(prefix: string): Promise<void> {
@@ -177,14 +181,14 @@ export class ValkeyStore implements Store {
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
     const down = this.#down();
     if (down) throw down;
-    return readWithGenerations(this.client, read).catch(refusal);
+    return readWithGenerations(this.client, read).catch(this.#refusal);
   }
 
   /** One script: bumps, holds or releases, atomically per tag. */
   async writeGenerations(write: GenerationWrite): Promise<void> {
     const down = this.#down();
     if (down) throw down;
-    await writeGenerations(this.client, write).catch(refusal);
+    await writeGenerations(this.client, write).catch(this.#refusal);
   }
 
   /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */
@@ -208,10 +212,24 @@ export class ValkeyStore implements Store {
    * wait in iovalkey's offline queue for a reconnect attempt: a dead store is a miss in
    * microseconds. Before the first connection is up (and no error was seen), commands queue.
    */
-  #down(): StoreUnavailableError | undefined {
+  #down(cause?: unknown): StoreUnavailableError | undefined {
     if (this.#unavailable === undefined || this.client.status === 'ready') return undefined;
-    return new StoreUnavailableError(`valkey ${this.address}: ${this.#unavailable}`);
+    return new StoreUnavailableError(`valkey ${this.address}: ${this.#unavailable}`, { cause });
   }
+
+  /**
+   * A failed command as the store reports it: a command queued before the connection was known
+   * to be down fails with iovalkey's MaxRetriesPerRequestError, which names neither the server
+   * nor why; by then the connection's own error is known, and says both.
+   */
+  #failure(error: unknown): Error {
+    if (error instanceof Error && error.name === 'MaxRetriesPerRequestError') return this.#down(error) ?? error;
+    return toRefusal(error);
+  }
+
+  readonly #refusal = (error: unknown): never => {
+    throw this.#failure(error);
+  };
 
   /** Runs `issue` with the socket corked, so that every command it sends leaves in one write. */
   #corked<T>(issue: () => T): T {
@@ -231,7 +249,7 @@ export class ValkeyStore implements Store {
   #issue(ops: readonly StoreOp[], start: number, results: StoreOpResult[], pending: Array<Promise<void>>): number {
     const op = ops[start]!;
     const fail = (from: number, to: number) => (error: unknown) => {
-      const failure = toRefusal(error);
+      const failure = this.#failure(error);
       for (let i = from; i < to; i++) results[i] = failure;
     };
     if (op.kind === 'get' || op.kind === 'getMany') {

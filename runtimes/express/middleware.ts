@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
+import { openHttpCache } from '../../src/http/http-cache.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { exchange } from '../node-http/exchange.ts';
 import { RealResponse } from '../node-http/real-response.ts';
 import { refetchCapture, serverOf } from '../node-http/refetch.ts';
@@ -57,7 +58,8 @@ export interface ExpressCacheMiddleware {
  * a session cookie) are this request's own: they are sent with every answer and never stored.
  */
 export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
-  const policy = createHttpCache(options);
+  // Checked once, here, where the middleware is created: never per request.
+  const policy = openHttpCache(options, { name: 'cache() from cachette/express' });
   const onError = options.onError ?? (() => {});
   const middleware = (req: ExpressRequest, res: ServerResponse, next: ExpressNext): void => {
     // The response as upstream middleware left it: everything the client gets goes through it.

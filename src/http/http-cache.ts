@@ -12,8 +12,9 @@ import { decide, type Decision } from './decision.ts';
 import { EntryStore, type Lookup } from './entry-store.ts';
 import { Forwarder, type ForwardJob } from './forward.ts';
 import type { HandleOptions, WaitUntilContext } from './handle-options.ts';
+import { showingImpliedTypes } from './implied-type.ts';
 import type { OriginFetch } from './origin-call.ts';
-import { resolveHttpOptions, type HttpCacheOptions, type ResolvedHttpOptions } from './options.ts';
+import { resolveHttpOptions, type HttpCacheOptions, type HttpOptionsCaller, type ResolvedHttpOptions } from './options.ts';
 import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from './ranges.ts';
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
@@ -85,8 +86,8 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
  * alive on platforms that stop after the response (Workers).
  */
 export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
-  if (typeof handler !== 'function') throw new TypeError('httpCache: the first argument must be a handler (request, ctx?) => Promise<Response>');
-  const policy = createHttpCache(options);
+  if (typeof handler !== 'function') throw new TypeError('httpCache(): the first argument must be a handler (request, ctx?) => Promise<Response>');
+  const policy = openHttpCache(options, { name: 'httpCache() from cachette/http' });
   const cached = ((request: Request, ctx?: C) => policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
   return Object.assign(cached, {
     purge: (target: PurgeTarget) => policy.purge(target),
@@ -98,7 +99,12 @@ export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, 
 
 /** Creates the policy object that bindings call per request. See {@link HttpCacheOptions}. */
 export function createHttpCache(options: HttpCacheOptions): HttpCache {
-  return new SharedHttpCache(resolveHttpOptions(options));
+  return openHttpCache(options, { name: 'createHttpCache() from cachette/http' });
+}
+
+/** {@link createHttpCache} for a binding: its errors name the binding's call, and its own options count as known. */
+export function openHttpCache(options: HttpCacheOptions, caller: HttpOptionsCaller): HttpCache {
+  return new SharedHttpCache(resolveHttpOptions(options, caller));
 }
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
@@ -144,7 +150,9 @@ class SharedHttpCache implements HttpCache {
   }
 
   /** Both of the above: `bytes` lets a stored response served whole come as bytes. */
-  async #handle(request: Request, origin: OriginFetch, options: HandleOptions, bytes: boolean): Promise<Response | BytesAnswer> {
+  async #handle(request: Request, untypedOrigin: OriginFetch, untypedOptions: HandleOptions, bytes: boolean): Promise<Response | BytesAnswer> {
+    // Every origin response shows the Content-Type its body implies before anything reads it (implied-type.ts).
+    const { origin, options } = showingImpliedTypes(untypedOrigin, untypedOptions);
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD') return handleOtherMethod(this.#unsafe, request, origin, options);
     if (this.#o.bypass?.(request)) return this.#responder.relay(await origin(request), request, { fwd: 'bypass' }, undefined);

@@ -26,18 +26,18 @@ export interface KeyOptions {
 }
 
 /** Builds the primary-key function from the options, validating them. */
-export function primaryKeyFunction(o: KeyOptions): (request: Request) => string {
+export function primaryKeyFunction(o: KeyOptions, where: string): (request: Request) => string {
   if (o.key !== undefined) {
-    if (typeof o.key !== 'function') throw new TypeError('httpCache: "key" must be a function (request) => string');
+    if (typeof o.key !== 'function') throw new TypeError(`${where}: "key" must be a function (request) => string`);
     const custom = o.key;
     return (request) => {
       const k = custom(request);
-      if (typeof k !== 'string' || k.length === 0) throw new TypeError(`httpCache: the "key" function returned ${JSON.stringify(k)}; it must return a non-empty string`);
+      if (typeof k !== 'string' || k.length === 0) throw new TypeError(`${where}: the "key" function returned ${JSON.stringify(k)}; it must return a non-empty string`);
       return k;
     };
   }
   const ignore = o.ignoreQuery;
-  if (ignore !== undefined && typeof ignore !== 'boolean' && !Array.isArray(ignore)) throw new TypeError('httpCache: "ignoreQuery" must be a boolean or an array of parameter names');
+  if (ignore !== undefined && typeof ignore !== 'boolean' && !Array.isArray(ignore)) throw new TypeError(`${where}: "ignoreQuery" must be a boolean or an array of parameter names`);
   const dropped = Array.isArray(ignore) ? new Set<string>(ignore) : undefined;
   const sort = o.sortQuery === true;
   if (ignore === true) return (request) => withoutQuery(request.url);

@@ -1,6 +1,7 @@
 import { createCache, type Cache } from '../cache/create-cache.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
+import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../util/known-options.ts';
 import type { FreshnessPolicy } from './freshness.ts';
 import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
@@ -151,30 +152,60 @@ export interface ResolvedHttpOptions {
   onError: (error: unknown) => void;
 }
 
-/** Validates the options, throwing a TypeError or RangeError naming the bad one. */
-export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
-  if (!o || typeof o !== 'object') throw new TypeError('httpCache needs an options object with a store or a cache');
-  if ((o.store === undefined) === (o.cache === undefined)) throw new TypeError('httpCache: pass exactly one of "store" or "cache"');
-  for (const name of ['bypass', 'now', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`httpCache: "${name}" must be a function`);
-  }
-  if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError('httpCache: "tags" must be an array of strings or a function');
-  if ('storeSetCookie' in o) throw new TypeError("httpCache: \"storeSetCookie\" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')");
-  const setCookie = o.setCookie ?? 'bypass';
-  if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`httpCache: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
-  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes');
-  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes');
-  if (shareWindowBytes === 0) throw new RangeError('httpCache: shareWindowBytes must be at least 1');
-  const maxVariants = o.maxVariants ?? 100;
-  if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`httpCache: maxVariants must be a positive integer, got ${maxVariants}`);
-  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
-  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
-    throw new TypeError('httpCache: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false');
-  }
-  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
-  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`httpCache: heuristic.fraction must be within [0, 1], got ${fraction}`);
-  const name = o.name ?? 'cachette';
-  if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`httpCache: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
+/** Every option of {@link HttpCacheOptions}, for the unknown-option check. */
+export const HTTP_CACHE_OPTIONS = [
+  'store',
+  'cache',
+  'namespace',
+  'batch',
+  'ttl',
+  'heuristic',
+  'maxBodyBytes',
+  'shareWindowBytes',
+  'maxVariants',
+  'slowClientTimeout',
+  'hitForMiss',
+  'originTimeout',
+  'originIdleTimeout',
+  'targetedFields',
+  'storePartial',
+  'retainStale',
+  'setCookie',
+  'tags',
+  'bypass',
+  'name',
+  'cacheStatusKey',
+  'xCache',
+  'now',
+  'onError',
+  'sortQuery',
+  'ignoreQuery',
+  'key',
+] as const satisfies ReadonlyArray<keyof HttpCacheOptions>;
+// Every option must be in the list above: this fails to compile when one is missing.
+const everyOptionListed: Exclude<keyof HttpCacheOptions, (typeof HTTP_CACHE_OPTIONS)[number]> extends never ? true : never = true;
+void everyOptionListed;
+
+/**
+ * Who was handed the options: every message names the call as the user wrote it, never an
+ * internal function, and an unknown name is matched against the caller's own options too.
+ */
+export interface HttpOptionsCaller {
+  /** The call, e.g. "cache() from cachette/hono" or "serve() from cachette/bun". */
+  name: string;
+  /** Options the caller takes itself and removes before handing over the rest (Hono's `app`, a server's `env`). */
+  own?: readonly string[];
+  /**
+   * The caller supplies the store itself, later (a server runtime's or the Workers binding's,
+   * picked from the environment): the options are checked without one, and `cache` is not
+   * among them.
+   */
+  storeLater?: boolean;
+}
+
+/** Validates the options and opens the engine, throwing a TypeError or RangeError naming the bad one and the call. */
+export function resolveHttpOptions(o: HttpCacheOptions, caller: HttpOptionsCaller): ResolvedHttpOptions {
+  const settings = resolveSettings(o, caller);
   const cache =
     o.cache ??
     createCache({
@@ -187,25 +218,64 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
       // The store was passed in: it belongs to the caller, who closes it.
       closeStore: false,
     });
+  return { ...settings, cache, ownsCache: o.cache === undefined };
+}
+
+/**
+ * Validates the options of a caller that opens the cache later (`storeLater`), so that a typo
+ * fails where the options are written, not at the first request.
+ */
+export function checkHttpCacheOptions(o: Omit<HttpCacheOptions, 'store' | 'cache'>, caller: HttpOptionsCaller): void {
+  resolveSettings(o, caller);
+}
+
+function resolveSettings(o: HttpCacheOptions, caller: HttpOptionsCaller): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
+  const where = caller.name;
+  checkOptionsObject(o, where);
+  if ('storeSetCookie' in o) throw new TypeError(`${where}: "storeSetCookie" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')`);
+  const known: readonly string[] = caller.storeLater ? HTTP_CACHE_OPTIONS.filter((name) => name !== 'store' && name !== 'cache') : HTTP_CACHE_OPTIONS;
+  checkKnownOptions(o, caller.own ? [...known, ...caller.own] : known, where);
+  if (!caller.storeLater) checkStoreOrCache(o, where);
+  for (const name of ['bypass', 'now', 'onError'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${where}: "${name}" must be a function`);
+  }
+  if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError(`${where}: "tags" must be an array of strings or a function`);
+  const setCookie = o.setCookie ?? 'bypass';
+  if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`${where}: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
+  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes', where);
+  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes', where);
+  if (shareWindowBytes === 0) throw new RangeError(`${where}: shareWindowBytes must be at least 1`);
+  const maxVariants = o.maxVariants ?? 100;
+  if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`${where}: maxVariants must be a positive integer, got ${maxVariants}`);
+  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
+  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
+    throw new TypeError(`${where}: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false`);
+  }
+  if (o.heuristic !== undefined && o.heuristic !== false) {
+    checkOptionsObject(o.heuristic, where, '"heuristic"');
+    checkKnownOptions(o.heuristic, ['fraction', 'max'], `${where}: heuristic`);
+  }
+  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
+  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`${where}: heuristic.fraction must be within [0, 1], got ${fraction}`);
+  const name = o.name ?? 'cachette';
+  if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`${where}: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
   return {
-    cache,
-    ownsCache: o.cache === undefined,
-    key: primaryKeyFunction(o),
+    key: primaryKeyFunction(o, where),
     policy: {
-      defaultTtlMs: o.ttl === undefined ? undefined : toMs(o.ttl, 'httpCache: ttl'),
+      defaultTtlMs: o.ttl === undefined ? undefined : toMs(o.ttl, `${where}: ttl`),
       heuristicFraction: fraction,
-      heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', 'httpCache: heuristic.max'),
+      heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', `${where}: heuristic.max`),
     },
     maxBodyBytes,
     shareWindowBytes,
-    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', 'httpCache: slowClientTimeout'),
+    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', `${where}: slowClientTimeout`),
     maxVariants,
-    hitForMissMs: toMs(o.hitForMiss ?? '120s', 'httpCache: hitForMiss'),
-    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
-    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', 'httpCache: originIdleTimeout'),
+    hitForMissMs: toMs(o.hitForMiss ?? '120s', `${where}: hitForMiss`),
+    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', `${where}: originTimeout`),
+    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', `${where}: originIdleTimeout`),
     targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),
     storePartial: o.storePartial === true,
-    retainStaleMs: toMs(o.retainStale ?? '10m', 'httpCache: retainStale'),
+    retainStaleMs: toMs(o.retainStale ?? '10m', `${where}: retainStale`),
     setCookie,
     tags: o.tags,
     bypass: o.bypass,
@@ -217,9 +287,20 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
   };
 }
 
-function byteCount(value: number | undefined, fallback: number, name: string): number {
+/** Exactly one of `store` and `cache`, each of the right kind. */
+function checkStoreOrCache(o: HttpCacheOptions, where: string): void {
+  if (o.store === undefined && o.cache === undefined) throw new TypeError(`${where}: pass a "store" (e.g. memoryStore()) or a "cache" (from createCache)`);
+  if (o.store !== undefined && o.cache !== undefined) throw new TypeError(`${where}: pass a "store" or a "cache", not both (the cache already has its store)`);
+  if (o.store !== undefined) {
+    const mistake = storeOptionMistake(o.store, where);
+    if (mistake) throw mistake;
+  }
+  if (o.cache !== undefined && typeof (o.cache as Partial<Cache> | null)?.getOrSet !== 'function') throw new TypeError(`${where}: "cache" must be a cache from createCache()`);
+}
+
+function byteCount(value: number | undefined, fallback: number, name: string, where: string): number {
   const n = value ?? fallback;
-  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`httpCache: ${name} must be a non-negative number of bytes, got ${String(n)}`);
+  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`${where}: ${name} must be a non-negative number of bytes, got ${String(n)}`);
   return n;
 }
 

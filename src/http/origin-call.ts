@@ -69,7 +69,7 @@ export function keyedEncoding(headers: Headers): string | undefined {
 export async function callOrigin(origin: OriginFetch, request: Request, timeoutMs: number): Promise<Response> {
   if (!Number.isFinite(timeoutMs)) return origin(request);
   const controller = new AbortController();
-  const call = Promise.resolve().then(() => origin(new Request(request, { signal: controller.signal })));
+  const call = Promise.resolve().then(() => origin(withSignal(request, controller.signal)));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -86,6 +86,22 @@ export async function callOrigin(origin: OriginFetch, request: Request, timeoutM
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `request` with `signal` as its only signal. Built from its parts rather than with
+ * `new Request(request, { signal })`, which reads the original's signal to follow it: on
+ * Deno.serve that read alone prints a warning ("request.signal aborts on successful responses
+ * (legacy behavior)") on the first cached request of every program. The cache calls the origin
+ * this way for GET and HEAD only; a body, were there one, goes along.
+ */
+function withSignal(request: Request, signal: AbortSignal): Request {
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, redirect: request.redirect, signal };
+  if (request.body !== null) {
+    init.body = request.body;
+    init.duplex = 'half';
+  }
+  return new Request(request.url, init);
 }
 
 /**

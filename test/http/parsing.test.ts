@@ -73,7 +73,7 @@ describe('Vary parsing', () => {
 describe('httpCache options', () => {
   const handler = async () => new Response('x');
   it('names the bad option', () => {
-    assert.throws(() => httpCache(handler, {} as never), /exactly one of "store" or "cache"/);
+    assert.throws(() => httpCache(handler, {} as never), /httpCache\(\) from cachette\/http: pass a "store" \(e\.g\. memoryStore\(\)\) or a "cache"/);
     assert.throws(() => httpCache('nope' as never, { store: memoryStore() }), /first argument must be a handler/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), ttl: -1 }), RangeError);
     assert.throws(() => httpCache(handler, { store: memoryStore(), maxBodyBytes: -5 }), /maxBodyBytes/);
