@@ -8,8 +8,7 @@
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { createCache } from 'cachette';
-import cache from 'cachette/fastify';
-import { storeFromEnv } from 'cachette/node';
+import cache, { storeFromEnv } from 'cachette/fastify';
 
 // Prints which store it chose: Valkey when VALKEY_URL/REDIS_URL is set, memory otherwise.
 const store = await storeFromEnv();

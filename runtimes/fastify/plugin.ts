@@ -1,6 +1,7 @@
 import { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
+import { openHttpCache } from '../../src/http/http-cache.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { exchange } from '../node-http/exchange.ts';
 import { RealResponse } from '../node-http/real-response.ts';
 import { refetchCapture } from '../node-http/refetch.ts';
@@ -75,7 +76,8 @@ export const cache: FastifyPluginCallback<FastifyCacheOptions> = (instance, opti
     if (instance.hasDecorator('cache')) {
       throw new TypeError('cachette/fastify: this context already has a "cache" decorator (a cache registered here or in a parent context, or another plugin\'s): register one cache over any route');
     }
-    policy = createHttpCache(options);
+    // Checked once, here, where the plugin is registered: never per request.
+    policy = openHttpCache(withoutRegisterOptions(options), { name: 'app.register(cache) from cachette/fastify' });
   } catch (error) {
     done(error as Error);
     return;
@@ -94,6 +96,20 @@ export const cache: FastifyPluginCallback<FastifyCacheOptions> = (instance, opti
   });
   done();
 };
+
+/** Fastify's own register options, which it hands to every plugin along with the plugin's. */
+const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'];
+
+/**
+ * The options without Fastify's register options: they mean nothing to a plugin that is not
+ * encapsulated (no prefix, no logger of its own), and are no HTTP cache option.
+ */
+function withoutRegisterOptions(options: FastifyCacheOptions): FastifyCacheOptions {
+  if (!options || typeof options !== 'object' || !REGISTER_OPTIONS.some((name) => name in options)) return options;
+  const rest: Record<string, unknown> = { ...options };
+  for (const name of REGISTER_OPTIONS) delete rest[name];
+  return rest as FastifyCacheOptions;
+}
 
 // fastify-plugin's markers, set by hand so the entry has no dependency of its own.
 Object.assign(cache, {

@@ -545,8 +545,13 @@ describe('cachette/fastify', () => {
       await assert.rejects(async () => void (await app.register(cache, options)), reason);
       await app.close();
     };
-    await refused(Fastify(), { ttl: '1m' }, /exactly one of "store" or "cache"/);
+    await refused(Fastify(), { ttl: '1m' }, /app\.register\(cache\) from cachette\/fastify: pass a "store"/);
     await refused(Fastify(), { store, maxVariants: 0 }, /maxVariants must be a positive integer/);
+    await refused(Fastify(), { store, ttl: '1m', tll: '2m' } as FastifyCacheOptions, /"tll"/);
+    // Fastify's own register options are no cache option, and are not refused.
+    const prefixed = Fastify();
+    await prefixed.register(cache, { store, ttl: '1m', prefix: '/ignored', logLevel: 'warn' } as FastifyCacheOptions);
+    await prefixed.close();
     await refused(Fastify({ http2: true }) as unknown as FastifyInstance, { store }, /HTTP\/2 server is not supported/);
   });
 
