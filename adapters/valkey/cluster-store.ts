@@ -9,7 +9,7 @@ import { encodeDel, encodeGet, encodeMget, encodeMset, encodeSet } from './comma
 import { hashSlot, hashTagOf } from './hash-slot.ts';
 import { NodeHealth, nodeKey } from './node-health.ts';
 import type { RespValue } from './resp/parser.ts';
-import { CountSink, type Round, ValueSink, WireCommand, WriteListSink } from './round.ts';
+import { CountSink, isBulkOrNil, type Round, UnexpectedReplyError, ValueSink, WireCommand, WriteListSink } from './round.ts';
 import { KeyGroups, WriteGroups } from './slot-groups.ts';
 import { ValkeyStoreBase } from './store-base.ts';
 import { describe } from './urls.ts';
@@ -397,10 +397,14 @@ class SlotReadSink extends WireCommand {
 
   protected onReply(value: RespValue): void {
     const keys = this.#keys;
+    if (keys.length === 1 ? !isBulkOrNil(value) : !Array.isArray(value) || value.length !== keys.length || !value.every(isBulkOrNil)) {
+      this.onError(new UnexpectedReplyError(this.name));
+      return;
+    }
     if (keys.length === 1) this.#join.answers.set(keys[0]!, value as Buffer | null);
     else {
       const values = value as Array<Buffer | null>;
-      for (let j = 0; j < keys.length; j++) this.#join.answers.set(keys[j]!, values[j] ?? null);
+      for (let j = 0; j < keys.length; j++) this.#join.answers.set(keys[j]!, values[j]!);
     }
   }
 

@@ -225,6 +225,15 @@ export class CallCommand extends WireCommand {
   }
 }
 
+/** A reply of a type its command never gets: the server is not speaking for this command. */
+export class UnexpectedReplyError extends Error {
+  override name = 'UnexpectedReplyError';
+
+  constructor(command: string) {
+    super(`an unexpected reply to ${command.toUpperCase()}`);
+  }
+}
+
 /** GET: the bytes (or a hole) of one op. */
 export class ValueSink extends CommandSink {
   readonly #at: number;
@@ -235,7 +244,9 @@ export class ValueSink extends CommandSink {
   }
 
   protected onReply(value: RespValue): void {
-    this.round.results[this.#at] = value === null ? undefined : (value as Buffer);
+    if (value === null) this.round.results[this.#at] = undefined;
+    else if (Buffer.isBuffer(value)) this.round.results[this.#at] = value;
+    else this.onError(new UnexpectedReplyError(this.name));
   }
 
   protected onError(error: Error): void {
@@ -248,15 +259,22 @@ export class ValuesSink extends CommandSink {
   readonly #ops: readonly StoreOp[];
   readonly #from: number;
   readonly #to: number;
+  /** How many keys the MGET named. */
+  readonly #count: number;
 
-  constructor(round: Round, ops: readonly StoreOp[], from: number, to: number) {
+  constructor(round: Round, ops: readonly StoreOp[], from: number, to: number, count: number) {
     super('mget', round);
     this.#ops = ops;
     this.#from = from;
     this.#to = to;
+    this.#count = count;
   }
 
   protected onReply(value: RespValue): void {
+    if (!Array.isArray(value) || value.length !== this.#count || !value.every(isBulkOrNil)) {
+      this.onError(new UnexpectedReplyError(this.name));
+      return;
+    }
     const values = value as Array<Buffer | null>;
     const results = this.round.results;
     let at = 0;
@@ -326,10 +344,14 @@ export class CountSink extends CommandSink {
   }
 
   protected onReply(value: RespValue): void {
+    if (typeof value !== 'number') {
+      this.onError(new UnexpectedReplyError(this.name));
+      return;
+    }
     const results = this.round.results;
     const sofar = results[this.#at];
     // An op already failed on another slot stays failed.
-    if (typeof sofar === 'number') results[this.#at] = sofar + Number(value);
+    if (typeof sofar === 'number') results[this.#at] = sofar + value;
   }
 
   protected onError(error: Error): void {
@@ -359,4 +381,9 @@ export class DecodeSink extends CommandSink {
   protected onError(error: Error): void {
     this.round.fail(this.#at, this.#at + 1, error);
   }
+}
+
+/** A bulk string or nil: what MGET answers for each key. */
+export function isBulkOrNil(value: RespValue | undefined): value is Buffer | null {
+  return value === null || Buffer.isBuffer(value);
 }

@@ -136,7 +136,8 @@ export class ClientLink implements ServerLink {
     return {
       on: (event, listener) => void sub.on(event, listener),
       onMessage: (listener) => void sub.on('messageBuffer', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
-      command: (args) => sub.call(args[0]!, ...args.slice(1)) as Promise<RespValue>,
+      // Lower case, as iovalkey's own methods name commands: it recognises SUBSCRIBE (subscriber mode) only so.
+      command: (args) => sub.call(args[0]!.toLowerCase(), ...args.slice(1)) as Promise<RespValue>,
       reconnect: () => sub.disconnect(true),
       close: () => sub.disconnect(),
     };

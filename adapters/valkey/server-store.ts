@@ -135,7 +135,7 @@ export class ValkeyStore extends ValkeyStoreBase {
       return;
     }
     encodeReadRun(channel.encoder, ops, from, to, count);
-    channel.expect(new ValuesSink(round, ops, from, to), start);
+    channel.expect(new ValuesSink(round, ops, from, to, count), start);
   }
 
   /**
@@ -147,6 +147,7 @@ export class ValkeyStore extends ValkeyStoreBase {
     const channel = this.#link.channel;
     const encoder = channel.encoder;
     const { entries, owners } = writeEntries(ops, from, to);
+    for (let i = from; i < to; i++) round.results[i] = undefined;
     for (let i = 0; i < entries.length; ) {
       const start = encoder.size;
       let end = i + 1;
@@ -160,7 +161,6 @@ export class ValkeyStore extends ValkeyStoreBase {
       }
       i = end;
     }
-    for (let i = from; i < to; i++) round.results[i] = undefined;
   }
 
   protected sendDelete(round: Round, at: number, op: DeleteOp): void {

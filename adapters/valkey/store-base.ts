@@ -162,6 +162,7 @@ export abstract class ValkeyStoreBase implements Store {
       return;
     }
     const encoder = route.channel.encoder;
+    round.results[at] = 0;
     if (op.ttlMs !== undefined && this.scripts.accepted) {
       sendScript(route, round, at, this.scripts, INCR_WITH_TTL, [op.key], [op.by, positiveMs(op.ttlMs)], Number);
       return;
@@ -171,7 +172,6 @@ export abstract class ValkeyStoreBase implements Store {
       encodeSetIfAbsent(encoder, op.key, ZERO, op.ttlMs);
       expectOn(route, new WriteSink('set', round, at, at + 1), start);
     }
-    round.results[at] = 0;
     const start = encoder.size;
     encodeIncrBy(encoder, op.key, op.by);
     expectOn(route, new CountSink('incrby', round, at), start);

@@ -151,18 +151,26 @@ export class RespConnection extends EventEmitter {
     });
   }
 
-  /** Sends QUIT and closes once it is answered; no reconnect. */
+  /**
+   * Sends QUIT after the commands in flight (their replies still arrive) and closes; no
+   * reconnect. A server that neither answers nor closes within a second is cut off.
+   */
   async quit(): Promise<void> {
     this.#manualClose = true;
     clearTimeout(this.#reconnectTimer);
-    if (this.#status !== 'ready') {
+    const socket = this.#socket;
+    if (this.#status !== 'ready' || socket === undefined) {
       this.disconnect();
       return;
     }
-    const closed = new Promise<void>((resolve) => this.#socket?.once('close', () => resolve()));
-    await this.command(['QUIT']).catch(() => undefined);
-    this.#socket?.end();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    encodeCommand(this.encoder, ['QUIT']);
+    this.#inFlight.push({ resolve: () => {}, reject: () => {} });
+    this.#write(this.encoder.take());
+    socket.end();
+    const cutOff = setTimeout(() => socket.destroy(), 1000);
     await closed;
+    clearTimeout(cutOff);
   }
 
   /** Drops the socket (its peer stopped answering): commands in flight fail, and it reconnects as after any drop. */

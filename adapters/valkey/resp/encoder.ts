@@ -152,13 +152,6 @@ export class RespEncoder {
     return chunks;
   }
 
-  /** Drops what was encoded since the last take (the commands will not be sent). */
-  discard(): void {
-    this.#chunks = [];
-    this.#closed = 0;
-    this.#open = this.#pos;
-  }
-
   #utf8(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
     this.#bulkHeader(length);
