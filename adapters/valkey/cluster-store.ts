@@ -4,6 +4,7 @@ import type { DeleteOp } from '../../src/store/op-runs.ts';
 import type { StoreOp } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { ClientChannel, expectOn, type Route } from './channel.ts';
+import { ClientAvailability } from './client-availability.ts';
 import { parseStartupNodes, type ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { encodeDel, encodeGet, encodeMget, encodeMset, encodeSet } from './commands.ts';
 import { hashSlot, hashTagOf } from './hash-slot.ts';
@@ -59,7 +60,6 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
   readonly address: string;
   /** The underlying cluster client, for commands the store contract does not cover. */
   readonly client: Cluster;
-  readonly #owned: boolean;
   readonly #health: NodeHealth;
   /** Reads go to masters only (iovalkey's default); otherwise they go through the cluster client, which picks the node. */
   readonly #readsFromMasters: boolean;
@@ -67,16 +67,15 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
   readonly #nodes = new Map<string, { redis: Redis; channel: ClientChannel }>();
   /** Through the cluster client itself: before the slot map is known, or to a node not connected yet. */
   readonly #clusterChannel: ClientChannel;
-  /** Why the whole cluster is known to be unreachable, or undefined while it is up (or still coming up). */
-  #unavailable: string | undefined;
+  /** Whether the whole cluster is known to be unreachable (every startup node refused). */
+  readonly #availability: ClientAvailability;
 
   constructor(options: ValkeyClusterStoreOptions) {
     super();
     const o = options;
-    if (isCluster(o?.cluster)) {
-      this.client = o.cluster;
-      this.#owned = false;
-    } else if (Array.isArray(o?.cluster)) {
+    let owned = false;
+    if (isCluster(o?.cluster)) this.client = o.cluster;
+    else if (Array.isArray(o?.cluster)) {
       const { nodes, redisOptions } = parseStartupNodes(o.cluster);
       const given = o.clientOptions ?? {};
       this.client = new Cluster(nodes, {
@@ -84,7 +83,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
         ...given,
         redisOptions: { ...CLIENT_DEFAULTS.redisOptions, ...redisOptions, ...given.redisOptions },
       });
-      this.#owned = true;
+      owned = true;
       const report = o.onConnectionError ?? (() => {});
       this.client.on('error', report);
       this.client.on('node error', report);
@@ -103,9 +102,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     for (const node of this.client.nodes('all')) this.#onNode(node);
     this.client.on('+node', this.#onNode);
     this.client.on('-node', this.#onNodeGone);
-    this.client.on('error', this.#onError);
-    this.client.on('close', this.#onClose);
-    this.client.on('ready', this.#onReady);
+    this.#availability = new ClientAvailability(this.client, owned);
   }
 
   readonly #onNode = (node: Redis): void => {
@@ -121,18 +118,6 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     this.#nodes.delete(key);
   };
 
-  readonly #onError = (error: Error): void => {
-    if (this.client.status !== 'ready') this.#unavailable = error.message;
-  };
-
-  readonly #onClose = (): void => {
-    this.#unavailable ??= 'connection closed';
-  };
-
-  readonly #onReady = (): void => {
-    this.#unavailable = undefined;
-  };
-
   protected get where(): string {
     return `valkey cluster ${this.address}`;
   }
@@ -143,8 +128,8 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
    * (and no error was seen), commands queue.
    */
   protected down(): StoreUnavailableError | undefined {
-    if (this.#unavailable === undefined || this.client.status === 'ready') return undefined;
-    return new StoreUnavailableError(`valkey cluster ${this.address}: ${this.#unavailable}`);
+    const why = this.#availability.unavailable;
+    return why === undefined ? undefined : new StoreUnavailableError(`valkey cluster ${this.address}: ${why}`);
   }
 
   protected route(key: string): Route | StoreUnavailableError {
@@ -268,15 +253,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     this.#health.close();
     this.client.removeListener('+node', this.#onNode);
     this.client.removeListener('-node', this.#onNodeGone);
-    this.client.removeListener('error', this.#onError);
-    this.client.removeListener('close', this.#onClose);
-    this.client.removeListener('ready', this.#onReady);
-    if (!this.#owned) return; // A client passed in belongs to its owner.
-    try {
-      await this.client.quit();
-    } catch {
-      this.client.disconnect();
-    }
+    await this.#availability.close();
   }
 
   /**

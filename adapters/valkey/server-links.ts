@@ -7,6 +7,7 @@
  */
 import type { Redis as Valkey } from 'iovalkey';
 import { call, ClientChannel, type Channel } from './channel.ts';
+import { ClientAvailability } from './client-availability.ts';
 import { RespConnection, type RespConnectionOptions } from './resp/connection.ts';
 import type { RespValue } from './resp/parser.ts';
 import type { Subscriber, TrackedConnection } from './tracking.ts';
@@ -85,29 +86,14 @@ export class ClientLink implements ServerLink {
   readonly client: Valkey;
   readonly channel: ClientChannel;
   readonly address: string;
-  readonly #owned: boolean;
-  /** Why the connection is known to be down, or undefined while it is up (or still coming up). */
-  #unavailable: string | undefined;
-
-  readonly #onError = (error: Error): void => {
-    if (this.client.status !== 'ready') this.#unavailable = error.message;
-  };
-  readonly #onClose = (): void => {
-    this.#unavailable ??= 'connection closed';
-  };
-  readonly #onReady = (): void => {
-    this.#unavailable = undefined;
-  };
+  readonly #availability: ClientAvailability;
 
   constructor(client: Valkey, owned: boolean) {
     this.client = client;
-    this.#owned = owned;
     this.channel = new ClientChannel(client);
     const { host, port, path } = client.options;
     this.address = path ? String(path) : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
-    client.on('error', this.#onError);
-    client.on('close', this.#onClose);
-    client.on('ready', this.#onReady);
+    this.#availability = new ClientAvailability(client, owned);
   }
 
   get ready(): boolean {
@@ -115,7 +101,7 @@ export class ClientLink implements ServerLink {
   }
 
   unavailable(): string | undefined {
-    return this.#unavailable === undefined || this.client.status === 'ready' ? undefined : this.#unavailable;
+    return this.#availability.unavailable;
   }
 
   on(event: 'ready' | 'close', listener: () => void): void {
@@ -143,15 +129,7 @@ export class ClientLink implements ServerLink {
     };
   }
 
-  async close(): Promise<void> {
-    this.client.off('error', this.#onError);
-    this.client.off('close', this.#onClose);
-    this.client.off('ready', this.#onReady);
-    if (!this.#owned) return; // A client passed in belongs to its owner.
-    try {
-      await this.client.quit();
-    } catch {
-      this.client.disconnect();
-    }
+  close(): Promise<void> {
+    return this.#availability.close();
   }
 }

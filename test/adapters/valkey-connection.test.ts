@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { StoreUnavailableError } from '../../src/index.ts';
+import { eventually } from '../support/eventually.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { freePort } from '../support/redis-server.ts';
 import { bytes, sleep, text } from '../support/suite-api.ts';
@@ -109,12 +110,6 @@ async function hostileServer(answer: (socket: Socket, data: Buffer, connection: 
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { url: `redis://127.0.0.1:${port}`, connections: () => connections, server };
-}
-
-/** Resolves once `check` holds, polling a bounded number of times (what travels over sockets). */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await sleep(10);
-  if (!check()) throw new Error(`never happened: ${what}`);
 }
 
 describe('valkey store connection to a hostile server', () => {

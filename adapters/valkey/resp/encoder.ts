@@ -54,13 +54,7 @@ export class RespEncoder {
 
   /** Starts a command of `argc` arguments (its name included), to be followed by exactly that many. */
   array(argc: number): void {
-    this.#ensure(16);
-    const slab = this.#slab;
-    slab[this.#pos] = 0x2a;
-    const pos = writeUint(slab, this.#pos + 1, argc);
-    slab[pos] = CR;
-    slab[pos + 1] = LF;
-    this.#pos = pos + 2;
+    this.#header(0x2a, argc);
   }
 
   /** Copies pre-encoded bytes (a {@link commandHead}). */
@@ -108,7 +102,7 @@ export class RespEncoder {
   /** A bulk string holding `value`'s bytes. */
   bytes(value: Uint8Array): void {
     const length = value.length;
-    this.#bulkHeader(length);
+    this.#header(0x24, length);
     if (length >= BY_REFERENCE) {
       // Close the slab's part, then the value itself as a chunk: it is not copied.
       this.#close();
@@ -154,18 +148,19 @@ export class RespEncoder {
 
   #utf8(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
-    this.#bulkHeader(length);
+    this.#header(0x24, length);
     this.#ensure(length + 2);
     this.#pos += this.#slab.write(text, this.#pos, length, 'utf8');
     this.#slab[this.#pos++] = CR;
     this.#slab[this.#pos++] = LF;
   }
 
-  #bulkHeader(length: number): void {
+  /** `*<n>\r\n` (an array) or `$<n>\r\n` (a bulk string's length). */
+  #header(type: number, n: number): void {
     this.#ensure(16);
     const slab = this.#slab;
-    slab[this.#pos] = 0x24;
-    const pos = writeUint(slab, this.#pos + 1, length);
+    slab[this.#pos] = type;
+    const pos = writeUint(slab, this.#pos + 1, n);
     slab[pos] = CR;
     slab[pos + 1] = LF;
     this.#pos = pos + 2;

@@ -203,26 +203,22 @@ export class RespParser {
 /** A length field: -1 (nil) or a non-negative decimal of at most 10 digits. */
 function readLength(buffer: Buffer, from: number, to: number): number {
   if (to - from === 2 && buffer[from] === 0x2d && buffer[from + 1] === 0x31) return -1;
-  if (to === from || to - from > 10) throw new RespProtocolError('a malformed length');
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const digit = buffer[i]! - 48;
-    if (digit < 0 || digit > 9) throw new RespProtocolError('a malformed length');
-    n = n * 10 + digit;
-  }
-  return n;
+  return readDigits(buffer, from, to, 10, 'length');
 }
 
 /** An integer reply: an optional minus sign and 1 to 19 digits (a 64-bit integer; beyond 2^53 it loses precision, as numbers do). */
 function readInteger(buffer: Buffer, from: number, to: number): number {
-  const negative = buffer[from] === 0x2d;
-  const start = negative ? from + 1 : from;
-  if (to === start || to - start > 19) throw new RespProtocolError('a malformed integer');
+  return buffer[from] === 0x2d ? -readDigits(buffer, from + 1, to, 19, 'integer') : readDigits(buffer, from, to, 19, 'integer');
+}
+
+/** The decimal digits `buffer[from, to)`: at least one, at most `most`, nothing else. */
+function readDigits(buffer: Buffer, from: number, to: number, most: number, what: string): number {
+  if (to === from || to - from > most) throw new RespProtocolError(`a malformed ${what}`);
   let n = 0;
-  for (let i = start; i < to; i++) {
+  for (let i = from; i < to; i++) {
     const digit = buffer[i]! - 48;
-    if (digit < 0 || digit > 9) throw new RespProtocolError('a malformed integer');
+    if (digit < 0 || digit > 9) throw new RespProtocolError(`a malformed ${what}`);
     n = n * 10 + digit;
   }
-  return negative ? -n : n;
+  return n;
 }
