@@ -15,7 +15,7 @@ export interface Channel {
   readonly encoder: RespEncoder;
   /** The command just encoded, which started at byte `start` of the encoder's current take, answers to `command`. */
   expect(command: WireCommand, start: number): void;
-  /** Sends what was encoded since the last flush, in one write where the transport allows. */
+  /** Sends what was encoded (at the end of this turn of the event loop), in one write where the transport allows. */
   flush(): void;
 }
 
@@ -54,6 +54,7 @@ export class ClientChannel implements Channel {
   readonly encoder = new RespEncoder(16 * 1024);
   readonly client: Redis | Cluster;
   #pending: WireCommand[] = [];
+  #flushPending = false;
 
   constructor(client: Redis | Cluster) {
     this.client = client;
@@ -64,7 +65,15 @@ export class ClientChannel implements Channel {
     this.#pending.push(command);
   }
 
+  /** Hands the commands over at the end of this turn of the event loop, as the store's own connection writes (see RespConnection.flush). */
   flush(): void {
+    if (this.#flushPending || this.#pending.length === 0) return;
+    this.#flushPending = true;
+    process.nextTick(this.#flushNow);
+  }
+
+  readonly #flushNow = (): void => {
+    this.#flushPending = false;
     const pending = this.#pending;
     if (pending.length === 0) return;
     this.#pending = [];
@@ -83,5 +92,5 @@ export class ClientChannel implements Channel {
     } finally {
       stream?.uncork();
     }
-  }
+  };
 }

@@ -96,6 +96,8 @@ export class RespConnection extends EventEmitter {
   #offlineChunks: Buffer[] = [];
   #attempt = 0;
   #manualClose = false;
+  /** A write of what was encoded is scheduled for the end of this turn. */
+  #flushPending = false;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: RespConnectionOptions) {
@@ -133,14 +135,26 @@ export class RespConnection extends EventEmitter {
     } else sink.reject(this.#refusal());
   }
 
-  /** Writes everything encoded since the last flush (or keeps it for the first connection). */
+  /**
+   * Writes what was encoded, once the current turn of the event loop has run its callbacks
+   * (process.nextTick): every call made in one turn — a lone lead call and the fold that follows
+   * it, or many direct calls — leaves in one socket write. Before the first connection the bytes
+   * wait for it.
+   */
   flush(): void {
+    if (this.#flushPending || this.encoder.size === 0) return;
+    this.#flushPending = true;
+    process.nextTick(this.#flushNow);
+  }
+
+  readonly #flushNow = (): void => {
+    this.#flushPending = false;
     const chunks = this.encoder.take();
     if (chunks.length === 0) return;
     if (this.#status === 'ready') this.#write(chunks);
     else if (this.#offlineSinks.length > 0) for (const chunk of chunks) this.#offlineChunks.push(chunk);
-    // Else every command was refused: nothing to send.
-  }
+    // Else every command was refused, or failed with the connection: nothing to send.
+  };
 
   /** Sends one command and resolves with its reply (rejects with an error reply): for the few commands off the hot path. */
   command(args: ReadonlyArray<string | number | Uint8Array>): Promise<RespValue> {
