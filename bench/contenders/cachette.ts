@@ -15,8 +15,6 @@ export interface CachetteVariant {
   compression?: CompressionOptions | boolean;
   /** Engine option: fold the store calls of one tick into getMany/setMany (default true). */
   batch?: boolean;
-  /** Engine option: how long a store call may take (default the engine's); raised where the process runs slowed down, under callgrind. */
-  timeout?: number;
   /** Called with the cache once created, e.g. to listen to its events. */
   onCache?: (cache: Cache) => void;
 }
@@ -34,7 +32,6 @@ export function cachetteSpec(v: CachetteVariant): ContenderSpec {
         ...(v.serializer === undefined ? {} : { serializer: v.serializer }),
         ...(v.compression === undefined ? {} : { compression: v.compression }),
         ...(v.batch === undefined ? {} : { batch: v.batch }),
-        ...(v.timeout === undefined ? {} : { timeout: v.timeout }),
       });
       v.onCache?.(cache);
       const contender: Contender = {
