@@ -116,8 +116,6 @@ export abstract class ValkeyStoreBase implements Store {
   }
 
   #lone<T>(key: string, issue: (route: Route, round: Round) => void): Promise<T> {
-    const down = this.down();
-    if (down) return Promise.reject(down);
     return this.lone(this.route(key), issue);
   }
 
