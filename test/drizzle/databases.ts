@@ -63,8 +63,16 @@ export interface Backend {
   /** Ends the connections of the clients connected so far (after each test). */
   disconnect(): Promise<void>;
   close(): Promise<void>;
-  /** Whether readers on other connections run while a transaction is open (false: one connection). */
-  readonly concurrentTransactions: boolean;
+}
+
+/** A database the suite runs on, and what its driver can show. */
+export interface BackendTarget {
+  name: string;
+  open(): Promise<Backend>;
+  /** Readers on other connections run while a transaction is open (false: one connection). */
+  concurrentTransactions: boolean;
+  /** The driver has `db.batch`. */
+  batch: boolean;
 }
 
 const SCHEMA = ['create table items (id integer primary key, version integer not null)', 'create table owners (id integer primary key, item_id integer not null, name text not null)'];
@@ -109,7 +117,9 @@ function queriesOn(db: PgDatabase<PgQueryResultHKT>, t: Tables): Queries {
 }
 
 /** PostgreSQL in WASM: one PGlite instance, each client a view of it whose queries go through its probe. */
-export async function pgliteBackend(): Promise<Backend> {
+export const pglite: BackendTarget = { name: 'PostgreSQL (PGlite, drizzle-orm/pglite)', open: pgliteBackend, concurrentTransactions: false, batch: false };
+
+async function pgliteBackend(): Promise<Backend> {
   const database = new PGlite();
   await database.exec(`${SCHEMA.join(';\n')};\n${ROWS.join(';\n')};`);
   // Drizzle calls query() for statements and transaction() for transactions; inside one, the
@@ -124,7 +134,6 @@ export async function pgliteBackend(): Promise<Backend> {
       },
     });
   return {
-    concurrentTransactions: false,
     connect(cache, options) {
       const probe = new Probe();
       const db = drizzlePglite(probed(database, probe), { cache: (options?.drizzleCache ?? cache) as CachetteCache });
@@ -146,7 +155,6 @@ export async function nodePostgresBackend(url: string): Promise<Backend> {
   const clients: pg.Client[] = [];
   const disconnect = async () => void (await Promise.all(clients.splice(0).map((c) => c.end().catch(() => undefined))));
   return {
-    concurrentTransactions: true,
     connect(cache, options) {
       const probe = new Probe();
       const client = new pg.Client({ connectionString: url });
@@ -176,7 +184,9 @@ const sqliteTables = { items: sqliteItems, owners: sqliteOwners, missing: sqlite
 const sqliteQueries = (db: BaseSQLiteDatabase<'async', unknown>) => queriesOn(db as unknown as PgDatabase<PgQueryResultHKT>, sqliteTables as unknown as Tables);
 
 /** SQLite through Drizzle's asynchronous proxy driver, over better-sqlite3; every client shares the one connection. */
-export async function sqliteProxyBackend(): Promise<Backend> {
+export const sqliteProxy: BackendTarget = { name: 'SQLite (drizzle-orm/sqlite-proxy over better-sqlite3)', open: sqliteProxyBackend, concurrentTransactions: false, batch: true };
+
+async function sqliteProxyBackend(): Promise<Backend> {
   const database = new Database(':memory:');
   for (const statement of SCHEMA) database.exec(statement);
   const reset = () => {
@@ -194,7 +204,6 @@ export async function sqliteProxyBackend(): Promise<Backend> {
     return { rows: statement.raw().all(...params) as unknown[] };
   };
   return {
-    concurrentTransactions: false,
     connect(cache, options) {
       const probe = new Probe();
       const db = drizzleProxy(

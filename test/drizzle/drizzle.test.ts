@@ -1,7 +1,7 @@
 // cachette/drizzle on PostgreSQL (PGlite: real PostgreSQL in WASM, in npm test everywhere) and
 // on SQLite (Drizzle's asynchronous proxy driver over better-sqlite3), over memory and redis.
-import { pgliteBackend, sqliteProxyBackend } from './databases.ts';
+import { pglite, sqliteProxy } from './databases.ts';
 import { drizzleSuite } from './drizzle-suite.ts';
 
-drizzleSuite('PostgreSQL (PGlite, drizzle-orm/pglite)', pgliteBackend);
-drizzleSuite('SQLite (drizzle-orm/sqlite-proxy over better-sqlite3)', sqliteProxyBackend);
+drizzleSuite(pglite);
+drizzleSuite(sqliteProxy);

@@ -7,15 +7,20 @@ import { nodePostgresBackend } from './databases.ts';
 import { drizzleSuite } from './drizzle-suite.ts';
 
 describe.runIf(installedServerBin() !== undefined)('with PostgreSQL installed', () => {
-  drizzleSuite('PostgreSQL server (drizzle-orm/node-postgres)', async () => {
-    const server = await startPostgres();
-    const backend = await nodePostgresBackend(server.url);
-    return {
-      ...backend,
-      async close() {
-        await backend.close();
-        await server.stop();
-      },
-    };
+  drizzleSuite({
+    name: 'PostgreSQL server (drizzle-orm/node-postgres)',
+    concurrentTransactions: true,
+    batch: false,
+    async open() {
+      const server = await startPostgres();
+      const backend = await nodePostgresBackend(server.url);
+      return {
+        ...backend,
+        async close() {
+          await backend.close();
+          await server.stop();
+        },
+      };
+    },
   });
 });

@@ -8,14 +8,14 @@ import { cachetteCache, withFencedWrites } from '../../src/drizzle/index.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { sleep } from '../support/suite-api.ts';
-import { pgliteBackend, type Backend } from './databases.ts';
+import { pglite, type Backend } from './databases.ts';
 
 describe.runIf(requireRedis())('cachette/drizzle with a redis-server that goes away', () => {
   let backend: Backend;
   const servers: RedisServer[] = [];
   const caches: Cache[] = [];
   beforeAll(async () => {
-    backend = await pgliteBackend();
+    backend = await pglite.open();
   }, 120_000);
   afterAll(async () => {
     await Promise.all(caches.map((c) => c.close()));
