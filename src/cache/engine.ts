@@ -5,6 +5,7 @@ import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
+import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
 import { FillLeases } from './leases/fill-leases.ts';
@@ -16,6 +17,8 @@ import type { GuardLayer, GuardReporter } from './path/guard.ts';
 import { checkTags, NO_TAGS } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
 import { L1Copies } from './tiers/l1-copies.ts';
+import { Reachability } from './reachability.ts';
+import { strictStoreError } from './strict-error.ts';
 import { RemoteReads } from './tiers/remote-reads.ts';
 import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
@@ -57,6 +60,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #reported = new WeakSet<object>();
   /** The lifetimes of a call that sets neither ttl nor grace, resolved once. */
   readonly #defaults: Lifetimes;
+  /** Says in the log when the store stops answering and when it answers again; none without a logger. */
+  readonly #reachability: Reachability | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(o: ResolvedOptions) {
@@ -64,6 +69,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#clock = o.clock;
     this.factoryTimeoutMs = o.factoryTimeoutMs;
     this.#defaults = { freshFor: o.ttlMs, staleFor: o.graceMs };
+    this.#reachability = o.logger && new Reachability(o.store, o.logger);
     this.#codec = new EntryCodec(o.serializer, o.compression, o.maxValueBytes);
     const path = buildPath({
       store: o.store,
@@ -149,6 +155,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let tags: readonly string[];
     try {
       full = this.#full(key);
+      if (options !== undefined) checkSetOptions(options, 'set', key);
       lifetimes = this.#lifetimes(options);
       tags = checkTags(options?.tags, `set("${key}")`);
     } catch (error) {
@@ -194,7 +201,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
-    const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) }));
+    const prepared = entries.map((e) => {
+      checkSetManyEntry(e, 'setMany', e?.key);
+      return { full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) };
+    });
     // Tagged entries record the generations current now: one read for every tag of the batch.
     const allTags = [...new Set(prepared.flatMap((p) => p.tags))];
     const snapshot = allTags.length > 0 ? await this.snapshot(allTags) : undefined;
@@ -253,6 +263,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     try {
       if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
       full = this.#full(key);
+      if (options !== undefined) checkIncrOptions(options, 'incr', key);
       if (options?.ttl !== undefined) {
         const ms = toMs(options.ttl, 'ttl');
         if (ms === 0) throw new RangeError(`cachette: incr("${key}") needs a ttl greater than 0 (leave it out for no expiry)`);
@@ -288,6 +299,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     try {
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
       full = this.#full(key);
+      if (options !== undefined) checkSetOptions(options, 'getOrSet', key);
       lifetimes = this.#lifetimes(options);
       tags = checkTags(options?.tags, `getOrSet("${key}")`);
     } catch (error) {
@@ -432,6 +444,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   healthChanged(change: HealthChange): void {
+    // The first failure is said before the breaker's lines, the recovery after them.
+    if (change.state !== 'up') this.#reachability?.changed(change);
+    if (change.state === 'failing' || change.state === 'answering') return;
     const store = this.#o.store;
     const label = store.address ? `${store.name} ${store.address}` : store.name;
     const what = change.kind === 'read' ? 'reads' : 'writes';
@@ -441,6 +456,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     } else {
       this.#o.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'up', downForMs: change.downForMs, skipped: change.skipped });
+      this.#reachability?.changed(change);
     }
   }
 
@@ -494,7 +510,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
     this.#report(error, operation, keys);
-    if (this.#o.strict) throw error;
+    if (this.#o.strict) throw strictStoreError(error, this.#o.store, operation);
     onMiss?.();
     return fallback;
   }

@@ -2,7 +2,7 @@ import { resolveCompression, type CompressionOptions, type CompressionPolicy } f
 import { resolveSerializer, type Serializer, type SerializerName } from '../codec/serializers.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
-import { checkKnownOptions } from '../util/known-options.ts';
+import { checkKnownOptions, storeOptionMistake } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { MissingCapabilityError } from './errors.ts';
 
@@ -91,8 +91,13 @@ export interface CacheOptions {
   maxValueBytes?: number;
   /** Where the cache reads the time (freshness, grace, breaker). Default the system clock. */
   clock?: Clock;
-  /** Where store health changes are written, once per change. Default: nowhere (listen to `health` events). */
-  logger?: CacheLogger;
+  /**
+   * Where store health changes are written, once per change: the store failing (its first
+   * failure: "store valkey at 127.0.0.1:6379 is unreachable (…)"), its breaker opening, and its
+   * recovery. Default `console`, so a store that cannot be reached is never silent; `false`
+   * writes nothing (the `health` events still fire).
+   */
+  logger?: CacheLogger | false;
   /**
    * How long a cold `getOrSet` waits for another process's fill (its fill lease) before
    * computing the value itself. Also the fill lease's expiry: a process that dies while filling
@@ -159,7 +164,9 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   if (!o || typeof o !== 'object') throw new TypeError('createCache needs an options object with a store');
   checkKnownOptions(o, KNOWN, 'createCache');
   const store = o.store as Partial<Store> | undefined;
-  if (!store || typeof store !== 'object') throw new TypeError('createCache: the "store" option is required (e.g. memoryStore())');
+  if (store === undefined) throw new TypeError('createCache: the "store" option is required (e.g. memoryStore())');
+  const mistake = storeOptionMistake(store, 'createCache');
+  if (mistake) throw mistake;
   for (const m of STORE_METHODS) {
     if (typeof store[m] !== 'function') throw new TypeError(`createCache: the store lacks the "${m}" method required by the store contract`);
   }
@@ -183,8 +190,8 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1) throw new RangeError(`createCache: maxValueBytes must be a positive integer, got ${maxValueBytes}`);
   const clock = o.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new TypeError('createCache: "clock" must have a now() method');
-  if (o.logger !== undefined && (typeof o.logger?.warn !== 'function' || typeof o.logger.info !== 'function')) {
-    throw new TypeError('createCache: "logger" must have info() and warn() methods (console does)');
+  if (o.logger !== undefined && o.logger !== false && (typeof o.logger?.warn !== 'function' || typeof o.logger.info !== 'function')) {
+    throw new TypeError('createCache: "logger" must have info() and warn() methods (console does), or be false');
   }
   const lockTimeoutMs = toMs(o.lockTimeout ?? 5000, 'lockTimeout');
   const writeLeaseTtlMs = toMs(o.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
@@ -213,7 +220,7 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     factoryTimeoutMs: o.factoryTimeout === undefined ? Infinity : toMs(o.factoryTimeout, 'factoryTimeout'),
     maxValueBytes,
     clock,
-    logger: o.logger,
+    logger: o.logger === false ? undefined : (o.logger ?? console),
     lockTimeoutMs,
     writeLeaseTtlMs,
     l1: o.l1 === undefined ? undefined : resolveL1(o.l1, store as Store),
