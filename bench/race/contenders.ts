@@ -9,6 +9,7 @@ import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type CacheOptions, type WriteFence } from '../../src/index.ts';
+import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
 
 /** One contender opened in one process. */
 export interface RaceClient {
@@ -19,13 +20,20 @@ export interface RaceClient {
   /** After the COMMIT returned. */
   after(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A contender that reaches PostgreSQL itself (an ORM; its `read` ignores `load`): its UPDATE,
+   * in a transaction held `slowCommitMs` when that is above 0; resolves with when its COMMIT returned.
+   */
+  update?(version: number, slowCommitMs: number): Promise<number>;
+  /** Such a contender's count of reads that reached PostgreSQL. */
+  loads?(): number;
 }
 
 /** A contender: its id (argv), label (table) and how a process opens it. */
 export interface RaceContender {
   id: string;
   label: string;
-  open(redisUrl: string, namespace: string): RaceClient;
+  open(redisUrl: string, namespace: string, pgUrl: string): RaceClient | Promise<RaceClient>;
 }
 
 const KEY = 'row:1';
@@ -100,4 +108,5 @@ export const CONTENDERS: RaceContender[] = [
   cachette('l1-tracking', 'L1 tracking + tags + `beginWrite`/`commit`', { l1: { consistency: 'tracking' } }, 'fence'),
   bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),
   bentocache('bento-tiered', 'bentocache 1.6 L1 + L2 + bus, delete after COMMIT', true),
+  ...DRIZZLE_CONTENDERS,
 ];
