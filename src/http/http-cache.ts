@@ -6,6 +6,7 @@
  * forwards and purge fences), storability.ts, stored-form.ts, responses.ts, ranges.ts, vary.ts.
  */
 import type { Cache } from '../cache/create-cache.ts';
+import { announceDeprecation } from '../util/deprecation.ts';
 import { requestDirectives } from './cache-control.ts';
 import { Forwards } from './collapsing.ts';
 import { decide, type Decision } from './decision.ts';
@@ -58,10 +59,10 @@ export interface HttpCache {
   readonly cache: Cache;
 }
 
-/** A fetch-style handler: the shape `httpCache` wraps and returns. */
+/** A fetch-style handler: the shape {@link withCache} wraps and returns. */
 export type FetchHandler<C = WaitUntilContext> = (request: Request, ctx?: C) => Promise<Response>;
 
-/** The handler returned by {@link httpCache}: same shape as the one wrapped, plus cache controls. */
+/** The handler returned by {@link withCache}: same shape as the one wrapped, plus cache controls. */
 export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> extends FetchHandler<C> {
   /** See {@link HttpCache.purge}. */
   purge(target: PurgeTarget): Promise<number>;
@@ -74,10 +75,11 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
 }
 
 /**
- * Wraps a fetch-style handler in a shared HTTP cache:
+ * Puts a fetch-style handler behind a shared HTTP cache (the same verb as `withCache` from
+ * cachette/node, /bun, /deno and /workers, which also pick the store from the environment):
  *
  * ```ts
- * const cached = httpCache((req) => fetch(req), { store: memoryStore() });
+ * const cached = withCache((req) => fetch(req), { store: memoryStore() });
  * const res = await cached(new Request('https://example.com/'));
  * await cached.purge({ tag: 'products' });
  * ```
@@ -85,9 +87,23 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
  * The context's `waitUntil`, when present, keeps store writes and background revalidations
  * alive on platforms that stop after the response (Workers).
  */
+export function withCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
+  return wrapHandler(handler, options, 'withCache() from cachette/http');
+}
+
+/**
+ * @deprecated Renamed {@link withCache}, the same function: `httpCache` is removed in the next
+ * release. Its first call says so once on the console.
+ */
 export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
-  if (typeof handler !== 'function') throw new TypeError('httpCache(): the first argument must be a handler (request, ctx?) => Promise<Response>');
-  const policy = openHttpCache(options, { name: 'httpCache() from cachette/http' });
+  announceDeprecation('httpCache() from cachette/http', 'withCache() from cachette/http');
+  return wrapHandler(handler, options, 'httpCache() from cachette/http');
+}
+
+/** {@link withCache} under the name the caller used, for its errors. */
+function wrapHandler<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions, name: string): CachedHandler<C> {
+  if (typeof handler !== 'function') throw new TypeError(`${name}: the first argument must be a handler (request, ctx?) => Promise<Response>`);
+  const policy = openHttpCache(options, { name });
   const cached = ((request: Request, ctx?: C) => policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
   return Object.assign(cached, {
     purge: (target: PurgeTarget) => policy.purge(target),
@@ -97,7 +113,11 @@ export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, 
   });
 }
 
-/** Creates the policy object that bindings call per request. See {@link HttpCacheOptions}. */
+/**
+ * Creates the policy object that a binding calls per request (`handle`, `handleBytes`): what
+ * {@link withCache} wraps a handler in, for code that translates requests itself. See
+ * {@link HttpCacheOptions}.
+ */
 export function createHttpCache(options: HttpCacheOptions): HttpCache {
   return openHttpCache(options, { name: 'createHttpCache() from cachette/http' });
 }

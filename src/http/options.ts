@@ -9,7 +9,7 @@ import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
 import type { TagsOption } from './tags.ts';
 
-/** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
+/** Options of `withCache` and `createHttpCache` from cachette/http. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
   /** A byte store; the HTTP cache opens an engine on it under the namespace `http`. */
   store?: Store;
