@@ -1,4 +1,4 @@
-import type { ContractTarget } from '../contract/store-contract.ts';
+import type { ContractTarget } from '../../src/store/testing/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 
 /** Environment variables the runtime suites read (passed in: workerd has no process.env of its own). */
