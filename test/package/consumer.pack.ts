@@ -99,7 +99,10 @@ describe('the packed package in a consumer project', () => {
       join(consumer, 'bundled.mjs'),
       "import { createCache } from 'cachette';\nimport { memoryStore } from 'cachette/adapters/memory';\nconst cache = createCache({ store: memoryStore(), compression: { threshold: 1 } });\nawait cache.set('k', 'x'.repeat(1000));\nif ((await cache.get('k')).length !== 1000) throw new Error('round trip');\nawait cache.close();\nconsole.log('bundled ok');\n",
     );
-    const bundle = spawnSync(join(repoModules, '.bin', 'esbuild'), ['bundled.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=out/bundled.mjs', '--log-level=error'], { cwd: consumer, encoding: 'utf8' });
+    const bundle = spawnSync(join(repoModules, '.bin', 'esbuild'), ['bundled.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=out/bundled.mjs', '--log-level=error'], {
+      cwd: consumer,
+      encoding: 'utf8',
+    });
     assert.equal(bundle.status, 0, `${bundle.stdout}${bundle.stderr}`);
     const code = readFileSync(join(consumer, 'out', 'bundled.mjs'), 'utf8');
     // With "sideEffects": false the bundler dropped runtimes/native/install.js: no zlib, fflate by default.
