@@ -11,8 +11,9 @@
  * describeStoreContract({ describe, it, beforeAll, afterAll }, {
  *   name: 'my-store',
  *   open: () => myStore(),
- *   additionalTests: ({ runner, store, key }) => {
- *     runner.it('keeps what is particular to it', async () => { … });
+ *   // Read context.store inside a test: the suite opens the store once it starts running.
+ *   additionalTests: (context) => {
+ *     it('keeps what is particular to it', async () => { await context.store.set(context.key('mine'), bytes); … });
  *   },
  * });
  * ```
