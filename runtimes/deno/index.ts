@@ -43,9 +43,9 @@ interface DenoGlobal {
 }
 
 function deno(): DenoGlobal {
-  const d = (globalThis as { Deno?: DenoGlobal }).Deno;
-  if (!d) throw new TypeError('cachette/deno: the Deno namespace is not available; run this under Deno (or use cachette/node)');
-  return d;
+  const namespace = (globalThis as { Deno?: DenoGlobal }).Deno;
+  if (!namespace) throw new TypeError('cachette/deno: the Deno namespace is not available; run this under Deno (or use cachette/node)');
+  return namespace;
 }
 
 function denoEnv(options: { env?: EnvLike; store?: unknown } | undefined): EnvLike {
