@@ -31,9 +31,11 @@ const headers: Array<[string, string]> = [
 const trees = { other: resolve(other), this: resolve(fileURLToPath(new URL('..', import.meta.url))) };
 const hits: Record<string, () => Promise<Response>> = {};
 for (const [name, root] of Object.entries(trees)) {
-  const { httpCache } = await import(`${root}/src/http/index.ts`);
+  // withCache, or httpCache in a checkout from before the rename.
+  const http = await import(`${root}/src/http/index.ts`);
+  const withCache = http.withCache ?? http.httpCache;
   const { memoryStore } = await import(`${root}/adapters/memory/index.ts`);
-  const cached = httpCache(async () => new Response(body, { status: 200, headers }), { store: memoryStore() });
+  const cached = withCache(async () => new Response(body, { status: 200, headers }), { store: memoryStore() });
   const request = new Request('http://bench.local/items');
   await (await cached(request)).arrayBuffer();
   await cached.idle();

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { memoryStore } from '../adapters/memory/index.ts';
 import { valkeyStore } from '../adapters/valkey/index.ts';
 import { startProxy } from '../runtimes/node/proxy/index.ts';
-import { httpCache } from '../src/http/index.ts';
+import { withCache } from '../src/http/index.ts';
 import type { Store } from '../src/index.ts';
 import { serveFetch } from '../test/http/node-serve.ts';
 import { startOwnedRedis } from './support/owned-redis.ts';
@@ -51,7 +51,7 @@ async function cpuPerCall(fn: () => Promise<Response>): Promise<number> {
  */
 async function hitOverhead(name: string, store: Store, label: string): Promise<void> {
   const direct = async () => new Response(body, { status: 200, headers });
-  const cached = httpCache(direct, { store, namespace: `bench-${Date.now()}` });
+  const cached = withCache(direct, { store, namespace: `bench-${Date.now()}` });
   const request = new Request('http://bench.local/items');
   await (await cached(request)).arrayBuffer();
   await cached.idle();

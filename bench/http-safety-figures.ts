@@ -15,7 +15,9 @@ const quick = process.argv.includes('--quick');
 const root = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? fileURLToPath(new URL('..', import.meta.url));
 const URLS = quick ? 10 : 100;
 const ROUNDS = quick ? 20 : 100;
-const { httpCache } = await import(`${root}/src/http/index.ts`);
+// withCache, or httpCache in a checkout from before the rename.
+const http = await import(`${root}/src/http/index.ts`);
+const withCache = http.withCache ?? http.httpCache;
 const { memoryStore } = await import(`${root}/adapters/memory/index.ts`);
 const { createCache } = await import(`${root}/src/cache/create-cache.ts`);
 const enc = new TextEncoder();
@@ -24,7 +26,7 @@ const out: Record<string, unknown> = {};
 // item 10: first variants of cold URLs arriving together
 {
   const store = memoryStore({ maxEntries: 100_000, maxBytes: 512 * 1024 * 1024 });
-  const cached = httpCache(async (req: Request) => new Response(`v ${req.headers.get('x-v')}`, { headers: { 'cache-control': 'max-age=600', vary: 'X-V' } }), { store, maxVariants: 100_000 });
+  const cached = withCache(async (req: Request) => new Response(`v ${req.headers.get('x-v')}`, { headers: { 'cache-control': 'max-age=600', vary: 'X-V' } }), { store, maxVariants: 100_000 });
   let lost = 0;
   for (let u = 0; u < URLS; u++) {
     await Promise.all(Array.from({ length: 100 }, (_, i) => cached(new Request(`http://x/u${u}`, { headers: { 'x-v': String(i) } })).then((r: Response) => r.text())));
@@ -44,7 +46,7 @@ const out: Record<string, unknown> = {};
 // item 8: purge right after a stored response
 {
   let n = 0;
-  const cached = httpCache(async () => new Response(`v${++n}`, { headers: { 'cache-control': 'max-age=600', 'cache-tag': 't' } }), { store: memoryStore() });
+  const cached = withCache(async () => new Response(`v${++n}`, { headers: { 'cache-control': 'max-age=600', 'cache-tag': 't' } }), { store: memoryStore() });
   let old = 0;
   for (let i = 0; i < ROUNDS; i++) {
     const a = await cached(new Request('http://x/p'));
@@ -63,7 +65,7 @@ const out: Record<string, unknown> = {};
 {
   const store = memoryStore();
   const cache = createCache({ store, namespace: 'http', compression: false });
-  const seed = httpCache(async () => new Response('good', { headers: { 'cache-control': 'max-age=600' } }), { cache });
+  const seed = withCache(async () => new Response('good', { headers: { 'cache-control': 'max-age=600' } }), { cache });
   await (await seed(new Request('http://x/c'))).text();
   await seed.idle();
   const good = await cache.get('u:http://x/c');
@@ -75,7 +77,7 @@ const out: Record<string, unknown> = {};
     ['999', { ...good, status: 999 }],
   ] as const) {
     await cache.set('u:http://x/c', entry, { ttl: 600_000 });
-    const cached = httpCache(async () => new Response('from origin', { headers: { 'cache-control': 'no-store' } }), { cache });
+    const cached = withCache(async () => new Response('from origin', { headers: { 'cache-control': 'no-store' } }), { cache });
     try {
       const r = await cached(new Request('http://x/c'));
       results.push(`${what}: ${r.status} ${JSON.stringify((await r.text()).slice(0, 20))}`);
@@ -98,7 +100,7 @@ const out: Record<string, unknown> = {};
       }),
       { headers: { 'cache-control': 'max-age=600' } },
     );
-  const cached = httpCache(async () => big(), { store: memoryStore(), maxBodyBytes: 1000 });
+  const cached = withCache(async () => big(), { store: memoryStore(), maxBodyBytes: 1000 });
   const r = await cached(new Request('http://x/big'));
   await r.text();
   await cached.idle();
@@ -116,7 +118,7 @@ const out: Record<string, unknown> = {};
     incr: () => Promise.reject(new Error('down')),
     close: async () => {},
   };
-  const down = httpCache(async () => new Response('x', { headers: { 'cache-control': 'max-age=600' } }), { store: failing });
+  const down = withCache(async () => new Response('x', { headers: { 'cache-control': 'max-age=600' } }), { store: failing });
   let claims = 0;
   for (let i = 0; i < 10; i++) {
     const d = await down(new Request(`http://x/d${i}`));
@@ -129,7 +131,7 @@ const out: Record<string, unknown> = {};
 
 // item 5: an origin that never finishes its body
 {
-  const cached = httpCache(
+  const cached = withCache(
     async () =>
       new Response(
         new ReadableStream({

@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { memoryStore } from '../adapters/memory/index.ts';
-import { httpCache } from '../src/http/index.ts';
+import { withCache } from '../src/http/index.ts';
 import { serveFetch } from '../test/http/node-serve.ts';
 
 const quick = process.argv.includes('--quick');
@@ -81,7 +81,7 @@ function client(url: string, pauseMs: number): Promise<{ bytes: number; ms: numb
 }
 
 async function run(origin: string, path: string, pairs: number): Promise<string> {
-  const cached = httpCache((req) => fetch(origin + new URL(req.url).pathname, { headers: req.headers }), { store: memoryStore() });
+  const cached = withCache((req) => fetch(origin + new URL(req.url).pathname, { headers: req.headers }), { store: memoryStore() });
   const server = await serveFetch((req) => cached(req));
   global.gc?.();
   const base = process.memoryUsage().rss;

@@ -83,7 +83,7 @@ export interface ServedHandler {
  * would store everything twice in two stores, so the first such response is reported once
  * through `log`.
  */
-export function serverCache(handler: RequestHandler, env: EnvLike, options: ServerCacheOptions = {}, callerName = 'cached()'): ServerCachedHandler {
+export function serverCache(handler: RequestHandler, env: EnvLike, options: ServerCacheOptions = {}, callerName = 'withCache()'): ServerCachedHandler {
   if (typeof handler !== 'function') throw new TypeError(`${callerName}: the handler must be a function (request) => Response | Promise<Response>`);
   const caller: HttpOptionsCaller = { name: callerName, own: SERVER_CACHE_OPTIONS, storeLater: true };
   // Every option is checked now, before the store is chosen or opened: a typo fails here.
@@ -104,7 +104,7 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
       warned = true;
       (typeof log === 'function' ? log : console.warn)(
         `[cachette] two caches are stacked: ${new URL(request.url).pathname} was already answered by a cachette layer inside the handler. ` +
-          'Drop `cache` from serve()/cached() and let that layer cache, or drop the inner layer.',
+          'Drop `cache` from serve()/withCache() and let that layer cache, or drop the inner layer.',
       );
     }
     return response;

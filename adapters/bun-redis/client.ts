@@ -57,6 +57,6 @@ export function bunRedisClientClass(): BunRedisClientConstructor | undefined {
 
 /** True for an object that has the methods {@link BunRedisClient} needs. */
 export function isBunRedisClient(value: unknown): value is BunRedisClient {
-  const c = value as Partial<BunRedisClient> | null;
-  return typeof c === 'object' && c !== null && typeof c.getBuffer === 'function' && typeof c.send === 'function' && typeof c.connect === 'function';
+  const client = value as Partial<BunRedisClient> | null;
+  return typeof client === 'object' && client !== null && typeof client.getBuffer === 'function' && typeof client.send === 'function' && typeof client.connect === 'function';
 }

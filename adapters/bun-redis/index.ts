@@ -72,23 +72,23 @@ export class BunRedisStore implements Store {
   #closed = false;
 
   constructor(options: BunRedisStoreOptions | string) {
-    const o = typeof options === 'string' ? { connection: options } : options;
-    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions'] satisfies ReadonlyArray<keyof BunRedisStoreOptions>, 'bunRedisStore()');
-    if (typeof o?.connection === 'string') {
+    const given = typeof options === 'string' ? { connection: options } : options;
+    if (typeof given === 'object' && given !== null) checkKnownOptions(given, ['connection', 'clientOptions'] satisfies ReadonlyArray<keyof BunRedisStoreOptions>, 'bunRedisStore()');
+    if (typeof given?.connection === 'string') {
       const Client = bunRedisClientClass();
       if (!Client) throw new TypeError('bunRedisStore: Bun.RedisClient is not available; run this under Bun ≥ 1.2.9, or use valkeyStore from cachette/adapters/valkey on Node and Deno');
-      this.address = addressOf(o.connection);
-      this.client = new Client(o.connection, {
+      this.address = addressOf(given.connection);
+      this.client = new Client(given.connection, {
         // A cache must answer fast when the server is away: no command waits in an offline
         // queue (it would grow without bound), and reconnection happens on demand, below.
         enableOfflineQueue: false,
         autoReconnect: false,
         connectionTimeout: 2000,
-        ...o.clientOptions,
+        ...given.clientOptions,
       });
       this.#owned = true;
-    } else if (isBunRedisClient(o?.connection)) {
-      this.client = o.connection;
+    } else if (isBunRedisClient(given?.connection)) {
+      this.client = given.connection;
       this.address = 'a client passed in';
       this.#owned = false;
     } else {

@@ -84,8 +84,8 @@ export class CloudflareKvStore implements Store {
     checkOptionsObject(options, 'cloudflareKvStore()');
     checkKnownOptions(options, ['namespace', 'concurrency'] satisfies ReadonlyArray<keyof CloudflareKvStoreOptions>, 'cloudflareKvStore()');
     const kv = options?.namespace as Partial<KVNamespaceLike> | undefined;
-    for (const m of ['getWithMetadata', 'put', 'delete', 'list'] as const) {
-      if (typeof kv?.[m] !== 'function') throw new TypeError(`cloudflareKvStore: "namespace" must be a Workers KV binding (it lacks ${m}())`);
+    for (const method of ['getWithMetadata', 'put', 'delete', 'list'] as const) {
+      if (typeof kv?.[method] !== 'function') throw new TypeError(`cloudflareKvStore: "namespace" must be a Workers KV binding (it lacks ${method}())`);
     }
     this.#kv = kv as KVNamespaceLike;
     this.#concurrency = options.concurrency ?? 50;
@@ -112,9 +112,9 @@ export class CloudflareKvStore implements Store {
   async delete(keys: readonly string[]): Promise<number> {
     // KV's delete does not say whether the key existed: read first to count. Not atomic, like
     // everything on KV; the count is what this location saw.
-    const existed = await mapLimited(keys, this.#concurrency, async (k) => {
-      const { value } = await this.#read(k);
-      await this.#kv.delete(await kvKey(k));
+    const existed = await mapLimited(keys, this.#concurrency, async (key) => {
+      const { value } = await this.#read(key);
+      await this.#kv.delete(await kvKey(key));
       return value !== undefined;
     });
     return existed.filter(Boolean).length;
@@ -178,8 +178,8 @@ export function cloudflareKvStore(options: CloudflareKvStoreOptions): Cloudflare
 
 /** True when `value` has the methods {@link CloudflareKvStore} needs: used to recognise a binding in `env`. */
 export function isKvNamespace(value: unknown): value is KVNamespaceLike {
-  const v = value as Partial<Record<keyof KVNamespaceLike, unknown>> | null;
-  return typeof v === 'object' && v !== null && ['getWithMetadata', 'put', 'delete', 'list'].every((m) => typeof v[m as keyof KVNamespaceLike] === 'function');
+  const binding = value as Partial<Record<keyof KVNamespaceLike, unknown>> | null;
+  return typeof binding === 'object' && binding !== null && ['getWithMetadata', 'put', 'delete', 'list'].every((method) => typeof binding[method as keyof KVNamespaceLike] === 'function');
 }
 
 function isExpiry(metadata: unknown): metadata is ExpiryMetadata {

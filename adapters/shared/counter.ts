@@ -9,12 +9,12 @@ const INTEGER = /^-?\d+$/;
 /** Reads a stored counter; throws like Redis does when the value is not an integer. */
 export function parseCounter(bytes: Uint8Array, key: string): number {
   const text = decoder.decode(bytes);
-  const n = Number(text);
-  if (!INTEGER.test(text) || !Number.isSafeInteger(n)) throw new TypeError(`value is not an integer or out of range (key "${key}")`);
-  return n;
+  const value = Number(text);
+  if (!INTEGER.test(text) || !Number.isSafeInteger(value)) throw new TypeError(`value is not an integer or out of range (key "${key}")`);
+  return value;
 }
 
 /** Encodes a counter as decimal ASCII. */
-export function formatCounter(n: number): Uint8Array {
-  return encoder.encode(String(n));
+export function formatCounter(value: number): Uint8Array {
+  return encoder.encode(String(value));
 }

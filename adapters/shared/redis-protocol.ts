@@ -120,17 +120,17 @@ export function generationScriptKeys(keys: readonly string[], tags: readonly Tag
 }
 
 /**
- * Reads the tag half of READ_WITH_GENERATIONS_LUA's reply (after `n` entry slots). A counter
+ * Reads the tag half of READ_WITH_GENERATIONS_LUA's reply (after `entrySlots` entry slots). A counter
  * that is not a safe integer (something else wrote the key) is refused, never guessed.
  */
-export function parseTagStates(reply: readonly unknown[], n: number, count: number): TagState[] {
+export function parseTagStates(reply: readonly unknown[], entrySlots: number, count: number): TagState[] {
   const states: TagState[] = [];
   for (let i = 0; i < count; i++) {
-    const raw = reply[n + 2 * i];
+    const raw = reply[entrySlots + 2 * i];
     const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
     const generation = Number(text);
     if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
-    states.push({ generation, fenced: Number(reply[n + 2 * i + 1]) === 1 });
+    states.push({ generation, fenced: Number(reply[entrySlots + 2 * i + 1]) === 1 });
   }
   return states;
 }

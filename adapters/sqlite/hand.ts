@@ -63,13 +63,13 @@ export class Hand {
    * the first row, never past where the sweep began): removes the expired ones, in SQL alone
    * (no row reaches JavaScript), and moves the hand past them. Returns how many rows went.
    */
-  sweep(s: Statements, now: number, rows: number): number {
+  sweep(statements: Statements, now: number, rows: number): number {
     const start = this.#at;
     const nth = (after: number) => {
-      const id = s.nth(after, rows - 1);
+      const id = statements.nth(after, rows - 1);
       return id === undefined || id === null ? undefined : Number(id);
     };
-    const removeExpired = (after: number, upTo: number) => Number(s.removeExpired.run(after, upTo, now).changes);
+    const removeExpired = (after: number, upTo: number) => Number(statements.removeExpired.run(after, upTo, now).changes);
     const end = nth(start);
     if (end !== undefined) {
       this.#at = end;
@@ -91,13 +91,13 @@ export class Hand {
    * its better half. What was stored in this millisecond (by this transaction, most likely)
    * goes only when nothing else in the visit can.
    */
-  visit(s: Statements, now: number, rows: number, totals: Totals, bounds: Bounds): Visit {
-    const seen = s.window.all(this.#at, rows);
-    if (seen.length < rows) seen.push(...s.windowFromStart.all(this.#at, rows - seen.length));
+  visit(statements: Statements, now: number, rows: number, totals: Totals, bounds: Bounds): Visit {
+    const seen = statements.window.all(this.#at, rows);
+    if (seen.length < rows) seen.push(...statements.windowFromStart.all(this.#at, rows - seen.length));
     this.#at = seen.length ? Number(seen[seen.length - 1]!.id) : -1;
     let removed = 0;
     const remove = (id: number, size: number) => {
-      s.removeRow.run(id);
+      statements.removeRow.run(id);
       totals.entries -= 1;
       totals.bytes -= size;
       removed++;

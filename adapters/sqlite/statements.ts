@@ -60,28 +60,28 @@ export class Statements {
   readonly commit: SqliteStatement;
 
   constructor(db: SqliteConnection) {
-    const p = (sql: string) => db.prepare(sql);
+    const prepare = (sql: string) => db.prepare(sql);
     // The hottest statement: one column, no row object (pluck where the binding can).
     this.get = db.prepareValue(`SELECT coalesce(file, value) FROM cachette_entries WHERE ${ONE} AND ${LIVE}`) as Statements['get'];
-    this.readLive = p(`SELECT value, file, size, expires_at FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
-    this.upsert = p(UPSERT);
-    this.add = p(`${UPSERT} WHERE cachette_entries.expires_at <= ? OR cachette_entries.key <> excluded.key`);
-    this.expireLive = p(`UPDATE cachette_entries SET expires_at = 0, value = x'' WHERE ${ONE} AND ${LIVE} AND file IS NULL`);
-    this.removeLive = p(`DELETE FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
-    this.remove = p(`DELETE FROM cachette_entries WHERE ${ONE}`);
-    this.removeRow = p('DELETE FROM cachette_entries WHERE id = ?');
+    this.readLive = prepare(`SELECT value, file, size, expires_at FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
+    this.upsert = prepare(UPSERT);
+    this.add = prepare(`${UPSERT} WHERE cachette_entries.expires_at <= ? OR cachette_entries.key <> excluded.key`);
+    this.expireLive = prepare(`UPDATE cachette_entries SET expires_at = 0, value = x'' WHERE ${ONE} AND ${LIVE} AND file IS NULL`);
+    this.removeLive = prepare(`DELETE FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
+    this.remove = prepare(`DELETE FROM cachette_entries WHERE ${ONE}`);
+    this.removeRow = prepare('DELETE FROM cachette_entries WHERE id = ?');
     const columns = 'id, expires_at, stored_at, used_at, uses, size';
-    this.window = p(`SELECT ${columns} FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ?`);
-    this.windowFromStart = p(`SELECT ${columns} FROM cachette_entries WHERE id <= ? ORDER BY id LIMIT ?`);
+    this.window = prepare(`SELECT ${columns} FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ?`);
+    this.windowFromStart = prepare(`SELECT ${columns} FROM cachette_entries WHERE id <= ? ORDER BY id LIMIT ?`);
     this.nth = db.prepareValue('SELECT id FROM cachette_entries WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?') as Statements['nth'];
-    this.removeExpired = p('DELETE FROM cachette_entries WHERE id > ? AND id <= ? AND expires_at <= ?');
-    this.touch = p(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
+    this.removeExpired = prepare('DELETE FROM cachette_entries WHERE id > ? AND id <= ? AND expires_at <= ?');
+    this.touch = prepare(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
     this.anyGarbage = db.prepareValue('SELECT 1 FROM cachette_garbage LIMIT 1') as Statements['anyGarbage'];
-    this.claimGarbage = p('DELETE FROM cachette_garbage RETURNING file');
-    this.totals = p('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
-    this.keysAfter = p(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);
-    this.begin = p('BEGIN');
-    this.beginImmediate = p('BEGIN IMMEDIATE');
-    this.commit = p('COMMIT');
+    this.claimGarbage = prepare('DELETE FROM cachette_garbage RETURNING file');
+    this.totals = prepare('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
+    this.keysAfter = prepare(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);
+    this.begin = prepare('BEGIN');
+    this.beginImmediate = prepare('BEGIN IMMEDIATE');
+    this.commit = prepare('COMMIT');
   }
 }

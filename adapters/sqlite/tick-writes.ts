@@ -120,7 +120,7 @@ export class TickWrites {
       }
     };
     const failAll = (error: unknown) => {
-      for (const q of segment) q.reject(error);
+      for (const queued of segment) queued.reject(error);
     };
     try {
       settle(this.#host.batch(runs));

@@ -72,9 +72,9 @@ export class ValueFiles {
       if (stat.size !== length) throw this.#corrupt(`the value file ${name} of "${key}" holds ${stat.size} bytes where its entry records ${length}: not served`);
       const out = new Uint8Array(length);
       for (let at = 0; at < length; ) {
-        const n = readSync(fd, out, at, length - at, at);
-        if (n === 0) throw this.#corrupt(`the value file ${name} of "${key}" ended after ${at} of ${length} bytes`);
-        at += n;
+        const read = readSync(fd, out, at, length - at, at);
+        if (read === 0) throw this.#corrupt(`the value file ${name} of "${key}" ended after ${at} of ${length} bytes`);
+        at += read;
       }
       return out;
     } catch (error) {

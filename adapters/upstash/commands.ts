@@ -27,30 +27,30 @@ export type SentCommand =
 export type Sender = (commands: readonly SentCommand[]) => Promise<WireReply[]>;
 
 /** The command as the REST protocol's JSON carries it. */
-function toWire(c: SentCommand): WireCommand {
-  switch (c.name) {
+function toWire(command: SentCommand): WireCommand {
+  switch (command.name) {
     case 'get':
-      return ['get', c.key];
+      return ['get', command.key];
     case 'mget':
-      return ['mget', ...c.keys];
+      return ['mget', ...command.keys];
     case 'set': {
-      const command: Array<string | number> = ['set', c.key, c.value];
-      if (c.nx) command.push('nx');
-      if (c.px !== undefined) command.push('px', c.px);
-      return command;
+      const wire: Array<string | number> = ['set', command.key, command.value];
+      if (command.nx) wire.push('nx');
+      if (command.px !== undefined) wire.push('px', command.px);
+      return wire;
     }
     case 'mset':
-      return ['mset', ...c.entries.flat()];
+      return ['mset', ...command.entries.flat()];
     case 'del':
-      return ['del', ...c.keys];
+      return ['del', ...command.keys];
     case 'incrby':
-      return ['incrby', c.key, c.by];
+      return ['incrby', command.key, command.by];
     case 'scan':
-      return ['scan', c.cursor, 'match', c.match, 'count', c.count];
+      return ['scan', command.cursor, 'match', command.match, 'count', command.count];
     case 'eval':
-      return ['eval', c.lua, c.keys.length, ...c.keys, ...c.args];
+      return ['eval', command.lua, command.keys.length, ...command.keys, ...command.args];
     case 'evalsha':
-      return ['evalsha', c.sha, c.keys.length, ...c.keys, ...c.args];
+      return ['evalsha', command.sha, command.keys.length, ...command.keys, ...command.args];
   }
 }
 
@@ -61,35 +61,35 @@ export function restSender(client: RestClient): Sender {
 
 type SdkPipeline = ReturnType<Redis['pipeline']>;
 
-function addToSdk(p: SdkPipeline, c: SentCommand): void {
-  switch (c.name) {
+function addToSdk(pipeline: SdkPipeline, command: SentCommand): void {
+  switch (command.name) {
     case 'get':
-      p.get(c.key);
+      pipeline.get(command.key);
       return;
     case 'mget':
-      p.mget([...c.keys]);
+      pipeline.mget([...command.keys]);
       return;
     case 'set':
-      if (c.px === undefined) p.set(c.key, c.value, c.nx ? { nx: true } : undefined);
-      else p.set(c.key, c.value, c.nx ? { px: c.px, nx: true } : { px: c.px });
+      if (command.px === undefined) pipeline.set(command.key, command.value, command.nx ? { nx: true } : undefined);
+      else pipeline.set(command.key, command.value, command.nx ? { px: command.px, nx: true } : { px: command.px });
       return;
     case 'mset':
-      p.mset(Object.fromEntries(c.entries));
+      pipeline.mset(Object.fromEntries(command.entries));
       return;
     case 'del':
-      p.del(...c.keys);
+      pipeline.del(...command.keys);
       return;
     case 'incrby':
-      p.incrby(c.key, c.by);
+      pipeline.incrby(command.key, command.by);
       return;
     case 'scan':
-      p.scan(c.cursor, { match: c.match, count: c.count });
+      pipeline.scan(command.cursor, { match: command.match, count: command.count });
       return;
     case 'eval':
-      p.eval(c.lua, [...c.keys], [...c.args]);
+      pipeline.eval(command.lua, [...command.keys], [...command.args]);
       return;
     case 'evalsha':
-      p.evalsha(c.sha, [...c.keys], [...c.args]);
+      pipeline.evalsha(command.sha, [...command.keys], [...command.args]);
       return;
   }
 }
@@ -97,8 +97,8 @@ function addToSdk(p: SdkPipeline, c: SentCommand): void {
 /** Sends through the pipeline of an @upstash/redis client (one passed in: its options, retries and encoding apply). */
 export function sdkSender(client: Redis): Sender {
   return async (commands) => {
-    const p = client.pipeline();
-    for (const c of commands) addToSdk(p, c);
-    return (await p.exec({ keepErrors: true })) as WireReply[];
+    const pipeline = client.pipeline();
+    for (const command of commands) addToSdk(pipeline, command);
+    return (await pipeline.exec({ keepErrors: true })) as WireReply[];
   };
 }

@@ -103,19 +103,19 @@ export class UpstashStore implements Store {
    */
   get client(): Redis {
     if (this.#client) return this.#client;
-    const o = this.#connection!;
-    const retries = o.retries ?? 1;
+    const connection = this.#connection!;
+    const retries = connection.retries ?? 1;
     this.#client = new UpstashRedis({
-      url: o.url,
-      token: o.token,
+      url: connection.url,
+      token: connection.token,
       // Values are the ASCII text the store wrote: no need for base64 on the wire, and the
       // SDK must not JSON-parse them.
       responseEncoding: false,
       automaticDeserialization: false,
       enableTelemetry: false,
-      enableAutoPipelining: o.autoPipelining ?? true,
+      enableAutoPipelining: connection.autoPipelining ?? true,
       retry: retries === 0 ? false : { retries, backoff: () => RETRY_BACKOFF_MS },
-      signal: o.signal,
+      signal: connection.signal,
     });
     return this.#client;
   }
@@ -201,10 +201,10 @@ const decodeList = (reply: unknown): Array<Uint8Array | undefined> => (reply as 
 /** Every reply's result, the first error thrown. */
 const everyResult = (replies: readonly RestReply[]): unknown[] => replies.map(resultOf);
 
-function setCommand(e: StoreEntry, onlyIfAbsent = false): RestCommand {
-  const value = encodeValue(e.value);
-  const px = e.ttlMs === undefined ? undefined : positiveMs(e.ttlMs);
-  return { name: 'set', key: e.key, value, ...(px === undefined ? {} : { px }), ...(onlyIfAbsent ? { nx: true } : {}) };
+function setCommand(entry: StoreEntry, onlyIfAbsent = false): RestCommand {
+  const value = encodeValue(entry.value);
+  const px = entry.ttlMs === undefined ? undefined : positiveMs(entry.ttlMs);
+  return { name: 'set', key: entry.key, value, ...(px === undefined ? {} : { px }), ...(onlyIfAbsent ? { nx: true } : {}) };
 }
 
 /**
@@ -216,14 +216,14 @@ function writeCommands(entries: readonly StoreEntry[]): RestCommand[] {
   let plain: StoreEntry[] = [];
   const flush = () => {
     if (plain.length === 1) commands.push(setCommand(plain[0]!));
-    else if (plain.length > 1) commands.push({ name: 'mset', entries: plain.map((e) => [e.key, encodeValue(e.value)] as const) });
+    else if (plain.length > 1) commands.push({ name: 'mset', entries: plain.map((entry) => [entry.key, encodeValue(entry.value)] as const) });
     plain = [];
   };
-  for (const e of entries) {
-    if (e.ttlMs === undefined) plain.push(e);
+  for (const entry of entries) {
+    if (entry.ttlMs === undefined) plain.push(entry);
     else {
       flush();
-      commands.push(setCommand(e));
+      commands.push(setCommand(entry));
     }
   }
   flush();
@@ -238,7 +238,7 @@ function incrCommand(key: string, by: number, ttlMs: number | undefined): RestCo
 
 /** The error of the first failed reply in `replies`, or undefined. */
 function failureOf(replies: readonly RestReply[]): Error | undefined {
-  for (const r of replies) if (!r.ok) return r.error;
+  for (const reply of replies) if (!reply.ok) return reply.error;
   return undefined;
 }
 
@@ -255,26 +255,26 @@ function planRun(ops: readonly StoreOp[], start: number, commands: RestCommand[]
   if (isRead(op)) {
     while (end < ops.length && isRead(ops[end]!)) end++;
     const run = ops.slice(start, end) as Array<Extract<StoreOp, { kind: 'get' | 'getMany' }>>;
-    const keys = run.flatMap((o) => (o.kind === 'get' ? [o.key] : o.keys));
+    const keys = run.flatMap((op) => (op.kind === 'get' ? [op.key] : op.keys));
     if (keys.length > 0) commands.push({ name: 'mget', keys });
     let at = 0;
-    for (const o of run) {
+    for (const op of run) {
       const offset = at;
-      const count = o.kind === 'get' ? 1 : o.keys.length;
+      const count = op.kind === 'get' ? 1 : op.keys.length;
       at += count;
       readers.push((replies) => {
         if (count === 0) return [];
         const reply = replies[from]!;
         if (!reply.ok) return reply.error;
         const values = (reply.result as unknown[]).slice(offset, offset + count).map(decodeValue);
-        return o.kind === 'get' ? values[0] : values;
+        return op.kind === 'get' ? values[0] : values;
       });
     }
     return end;
   }
   if (isWrite(op)) {
     while (end < ops.length && isWrite(ops[end]!)) end++;
-    const entries = ops.slice(start, end).flatMap((o) => (o.kind === 'set' ? [o] : o.kind === 'setMany' ? o.entries : []));
+    const entries = ops.slice(start, end).flatMap((op) => (op.kind === 'set' ? [op] : op.kind === 'setMany' ? op.entries : []));
     const written = writeCommands(entries);
     commands.push(...written);
     // One failed command fails every write of the run: which entry it carried is not tracked.

@@ -127,11 +127,11 @@ export class TickPipeline {
   }
 
   /** A script goes as EVALSHA once the server is known to hold it, as EVAL until then. */
-  #prepare(c: RestCommand): SentCommand {
-    if (c.name !== 'script') return c;
-    const state = this.#script(c.lua);
-    if (state.loaded && state.sha) return { name: 'evalsha', sha: state.sha, keys: c.keys, args: c.args };
-    return { name: 'eval', lua: c.lua, keys: c.keys, args: c.args };
+  #prepare(command: RestCommand): SentCommand {
+    if (command.name !== 'script') return command;
+    const state = this.#script(command.lua);
+    if (state.loaded && state.sha) return { name: 'evalsha', sha: state.sha, keys: command.keys, args: command.args };
+    return { name: 'eval', lua: command.lua, keys: command.keys, args: command.args };
   }
 
   #script(lua: string): ScriptState {
@@ -149,9 +149,9 @@ export class TickPipeline {
 
   /** An EVAL that ran means the server holds the script; NOSCRIPT means it no longer does. */
   #noteScripts(commands: readonly RestCommand[], sent: readonly SentCommand[], replies: readonly WireReply[]): void {
-    commands.forEach((c, i) => {
-      if (c.name !== 'script') return;
-      const state = this.#script(c.lua);
+    commands.forEach((command, i) => {
+      if (command.name !== 'script') return;
+      const state = this.#script(command.lua);
       if (sent[i]!.name === 'evalsha') {
         if (replies[i]!.error?.startsWith('NOSCRIPT')) state.loaded = false;
       } else if (replies[i]!.error === undefined) state.loaded = true;

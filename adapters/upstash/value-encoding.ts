@@ -41,8 +41,8 @@ function isDecimal(bytes: Uint8Array): boolean {
   const start = bytes[0] === MINUS ? 1 : 0;
   if (bytes.length <= start) return false;
   for (let i = start; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b < ZERO || b > NINE) return false;
+    const byte = bytes[i]!;
+    if (byte < ZERO || byte > NINE) return false;
   }
   return true;
 }

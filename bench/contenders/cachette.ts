@@ -1,6 +1,8 @@
 // What `import 'cachette'` gives on Node: node:zlib's native deflate as the default compressor.
 import '../../runtimes/native/install.ts';
-import { createCache, type Cache, type CacheOptions, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
+import type { CompressionOptions } from '../../src/codec/compression.ts';
+import type { SerializerName } from '../../src/codec/serializers.ts';
+import { createCache, type Cache, type CacheOptions, type Serializer, type Store } from '../../src/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';

@@ -4,7 +4,8 @@
  */
 import { Packr } from 'msgpackr';
 import { zlibCompressor } from '../../runtimes/node/zlib-compressor.ts';
-import { fflateDeflate, type Serializer } from '../../src/index.ts';
+import { fflateDeflate } from '../../src/codec/compression.ts';
+import type { Serializer } from '../../src/index.ts';
 import { cachetteSpec } from './cachette.ts';
 import type { ContenderSpec } from './types.ts';
 

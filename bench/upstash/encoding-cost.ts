@@ -1,4 +1,5 @@
-import { cborSerializer, encodeEnvelope } from '../../src/index.ts';
+import { encodeEnvelope } from '../../src/codec/envelope.ts';
+import { cborSerializer } from '../../src/codec/serializers.ts';
 import { decodeValue, encodeValue } from '../../adapters/upstash/index.ts';
 import { smallValue } from '../support/payloads.ts';
 import { round } from '../support/stats.ts';

@@ -8,12 +8,13 @@
  * ```ts
  * import { serve, storeFromEnv } from 'cachette/bun';
  * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
- * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Bun.serve({ fetch: cached(handler) })
+ * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Bun.serve({ fetch: withCache(handler) })
  * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from the environment
  * ```
  */
 import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
+import { announceDeprecation } from '../../src/util/deprecation.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 import {
@@ -41,12 +42,25 @@ interface BunGlobal {
   serve(options: { port: number; hostname: string; fetch: (request: Request, server: BunServerObject) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
 }
 
-/** Wraps a fetch-style handler in the HTTP cache, for `Bun.serve({ fetch })`. */
+/**
+ * Puts a fetch-style handler behind the HTTP cache, its store picked from the environment, for `Bun.serve({ fetch })`
+ * (the same verb as `withCache` from cachette/http and cachette/workers).
+ */
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return cachedFor(handler, options ?? {}, 'withCache() from cachette/bun');
+}
+
+/**
+ * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
+ * method decorator): `cached` is removed from cachette/bun in the next release. Its first call
+ * says so once on the console.
+ */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  announceDeprecation('cached() from cachette/bun', 'withCache() from cachette/bun');
   return cachedFor(handler, options ?? {}, 'cached() from cachette/bun');
 }
 
-/** {@link cached} under the name of the function that was called, for its errors. */
+/** {@link withCache} under the name of the function that was called, for its errors. */
 function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
   return serverCache(handler, process.env, options, callerName);
 }

@@ -8,12 +8,13 @@
  * ```ts
  * import { serve, storeFromEnv } from 'cachette/deno';
  * await serve(app.fetch, { port: 3000 });                       // the app caches its own routes
- * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Deno.serve(cached(handler))
+ * await serve(handler, { port: 3000, cache: { ttl: '30s' } });  // or: Deno.serve(withCache(handler))
  * const cache = createCache({ store: await storeFromEnv() });   // fragments, store from Deno.env
  * ```
  */
 import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
+import { announceDeprecation } from '../../src/util/deprecation.ts';
 import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
 import { serverStoreFactories } from '../server-stores.ts';
 import {
@@ -42,9 +43,9 @@ interface DenoGlobal {
 }
 
 function deno(): DenoGlobal {
-  const d = (globalThis as { Deno?: DenoGlobal }).Deno;
-  if (!d) throw new TypeError('cachette/deno: the Deno namespace is not available; run this under Deno (or use cachette/node)');
-  return d;
+  const namespace = (globalThis as { Deno?: DenoGlobal }).Deno;
+  if (!namespace) throw new TypeError('cachette/deno: the Deno namespace is not available; run this under Deno (or use cachette/node)');
+  return namespace;
 }
 
 function denoEnv(options: { env?: EnvLike; store?: unknown } | undefined): EnvLike {
@@ -58,12 +59,25 @@ function denoEnv(options: { env?: EnvLike; store?: unknown } | undefined): EnvLi
   }
 }
 
-/** Wraps a fetch-style handler in the HTTP cache, for `Deno.serve(handler)`. */
+/**
+ * Puts a fetch-style handler behind the HTTP cache, its store picked from `Deno.env`, for `Deno.serve(handler)`
+ * (the same verb as `withCache` from cachette/http and cachette/workers).
+ */
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return cachedFor(handler, options ?? {}, 'withCache() from cachette/deno');
+}
+
+/**
+ * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
+ * method decorator): `cached` is removed from cachette/deno in the next release. Its first call
+ * says so once on the console.
+ */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  announceDeprecation('cached() from cachette/deno', 'withCache() from cachette/deno');
   return cachedFor(handler, options ?? {}, 'cached() from cachette/deno');
 }
 
-/** {@link cached} under the name of the function that was called, for its errors. */
+/** {@link withCache} under the name of the function that was called, for its errors. */
 function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
   return serverCache(handler, denoEnv(options), options, callerName);
 }

@@ -16,6 +16,7 @@ import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../../src/store/types.ts';
+import { announceDeprecation } from '../../src/util/deprecation.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import {
   serverCache,
@@ -33,12 +34,25 @@ import { loadNodeListener, nodeListener } from './node-listener.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
-/** Wraps a fetch-style handler in the HTTP cache; pass the result to `@hono/node-server`'s `serve({ fetch })`. */
+/**
+ * Puts a fetch-style handler behind the HTTP cache, its store picked from `process.env`, pass the result to `@hono/node-server`'s `serve({ fetch })`
+ * (the same verb as `withCache` from cachette/http and cachette/workers).
+ */
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return cachedFor(handler, options ?? {}, 'withCache() from cachette/node');
+}
+
+/**
+ * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
+ * method decorator): `cached` is removed from cachette/node in the next release. Its first call
+ * says so once on the console.
+ */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  announceDeprecation('cached() from cachette/node', 'withCache() from cachette/node');
   return cachedFor(handler, options ?? {}, 'cached() from cachette/node');
 }
 
-/** {@link cached} under the name of the function that was called, for its errors. */
+/** {@link withCache} under the name of the function that was called, for its errors. */
 function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
   return serverCache(handler, process.env, options, callerName);
 }

@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CompressionId, type Compressor } from '../../src/index.ts';
+import { CompressionId, type Compressor } from '../../src/codec/compression.ts';
 
 /** Options of {@link zlibCompressor}. */
 export interface ZlibCompressorOptions {

@@ -18,14 +18,14 @@ export const MAX_DELTA_SECONDS = 2147483648;
  */
 export function parseDirectives(value: string | null | undefined): Directives {
   if (!value) return EMPTY;
-  const out = new Map<string, string | true>();
-  const n = value.length;
+  const directives = new Map<string, string | true>();
+  const length = value.length;
   let i = 0;
-  while (i < n) {
+  while (i < length) {
     let end = i;
-    while (end < n && value[end] !== '=' && value[end] !== ',') end++;
+    while (end < length && value[end] !== '=' && value[end] !== ',') end++;
     const name = value.slice(i, end).trim().toLowerCase();
-    let arg: string | true = true;
+    let argument: string | true = true;
     i = end;
     if (value[i] === '=') {
       i++;
@@ -33,26 +33,26 @@ export function parseDirectives(value: string | null | undefined): Directives {
       if (value[i] === '"') {
         let text = '';
         i++;
-        while (i < n && value[i] !== '"') {
-          if (value[i] === '\\' && i + 1 < n) i++;
+        while (i < length && value[i] !== '"') {
+          if (value[i] === '\\' && i + 1 < length) i++;
           text += value[i];
           i++;
         }
-        arg = text;
+        argument = text;
         i++;
         // Anything between the closing quote and the next comma is garbage: skipped.
-        while (i < n && value[i] !== ',') i++;
+        while (i < length && value[i] !== ',') i++;
       } else {
         end = i;
-        while (end < n && value[end] !== ',') end++;
-        arg = value.slice(i, end).trim();
+        while (end < length && value[end] !== ',') end++;
+        argument = value.slice(i, end).trim();
         i = end;
       }
     }
     i++; // the comma
-    if (name && !out.has(name)) out.set(name, arg);
+    if (name && !directives.has(name)) directives.set(name, argument);
   }
-  return out;
+  return directives;
 }
 
 /**
@@ -60,11 +60,11 @@ export function parseDirectives(value: string | null | undefined): Directives {
  * directive is absent; `NaN` when it is present but not a non-negative integer (the caller picks
  * the safe reading: a response's invalid max-age makes it stale, a request's is ignored).
  */
-export function deltaSeconds(d: Directives, name: string): number | undefined {
-  const v = d.get(name);
-  if (v === undefined) return undefined;
-  if (v === true || !/^\d+$/.test(v)) return NaN;
-  return Math.min(Number(v), MAX_DELTA_SECONDS);
+export function deltaSeconds(directives: Directives, name: string): number | undefined {
+  const argument = directives.get(name);
+  if (argument === undefined) return undefined;
+  if (argument === true || !/^\d+$/.test(argument)) return NaN;
+  return Math.min(Number(argument), MAX_DELTA_SECONDS);
 }
 
 /** What a request asks of the cache (§5.2.1), with `Pragma: no-cache` honoured when Cache-Control is absent. */
@@ -94,21 +94,21 @@ const NO_REQUEST_DIRECTIVES: RequestDirectives = {
 
 /** Reads the request's directives; invalid arguments are ignored rather than guessed. */
 export function requestDirectives(headers: Headers): RequestDirectives {
-  const cc = headers.get('cache-control');
-  if (cc === null) {
+  const field = headers.get('cache-control');
+  if (field === null) {
     const pragma = headers.get('pragma');
     return pragma !== null && parseDirectives(pragma).has('no-cache') ? { ...NO_REQUEST_DIRECTIVES, noCache: true } : NO_REQUEST_DIRECTIVES;
   }
-  const d = parseDirectives(cc);
+  const directives = parseDirectives(field);
   const ms = (name: string) => {
-    const s = deltaSeconds(d, name);
-    return s === undefined || Number.isNaN(s) ? undefined : s * 1000;
+    const seconds = deltaSeconds(directives, name);
+    return seconds === undefined || Number.isNaN(seconds) ? undefined : seconds * 1000;
   };
-  const staleArg = d.get('max-stale');
+  const staleArg = directives.get('max-stale');
   return {
-    noStore: d.has('no-store'),
-    noCache: d.has('no-cache'),
-    onlyIfCached: d.has('only-if-cached'),
+    noStore: directives.has('no-store'),
+    noCache: directives.has('no-cache'),
+    onlyIfCached: directives.has('only-if-cached'),
     maxAge: ms('max-age'),
     // A bare max-stale accepts any staleness (§5.2.1.2); a broken argument is read the same way.
     maxStale: staleArg === undefined ? undefined : (ms('max-stale') ?? Infinity),

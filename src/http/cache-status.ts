@@ -24,24 +24,24 @@ export interface CacheOutcome {
 }
 
 /** Formats this cache's Cache-Status list member, e.g. `cachette; hit; ttl=42`. */
-export function formatCacheStatus(name: string, o: CacheOutcome, key: string | undefined): string {
-  let s = name;
-  if (o.hit) s += '; hit';
-  if (o.fwd) s += `; fwd=${o.fwd}`;
-  if (o.fwdStatus !== undefined) s += `; fwd-status=${o.fwdStatus}`;
-  if (o.ttl !== undefined) s += `; ttl=${Math.floor(o.ttl / 1000)}`;
-  if (o.stored) s += '; stored';
-  if (o.collapsed) s += '; collapsed';
-  if (key !== undefined) s += `; key=${sfString(key)}`;
-  if (o.detail) s += `; detail=${sfString(o.detail)}`;
-  return s;
+export function formatCacheStatus(name: string, outcome: CacheOutcome, key: string | undefined): string {
+  let member = name;
+  if (outcome.hit) member += '; hit';
+  if (outcome.fwd) member += `; fwd=${outcome.fwd}`;
+  if (outcome.fwdStatus !== undefined) member += `; fwd-status=${outcome.fwdStatus}`;
+  if (outcome.ttl !== undefined) member += `; ttl=${Math.floor(outcome.ttl / 1000)}`;
+  if (outcome.stored) member += '; stored';
+  if (outcome.collapsed) member += '; collapsed';
+  if (key !== undefined) member += `; key=${sfString(key)}`;
+  if (outcome.detail) member += `; detail=${sfString(outcome.detail)}`;
+  return member;
 }
 
 /** The X-Cache value for an outcome: HIT, STALE, MISS or BYPASS. */
-export function xCacheValue(o: CacheOutcome): string {
-  if (o.stale) return 'STALE';
-  if (o.hit) return 'HIT';
-  if (o.fwd === 'bypass' || o.fwd === 'method') return 'BYPASS';
+export function xCacheValue(outcome: CacheOutcome): string {
+  if (outcome.stale) return 'STALE';
+  if (outcome.hit) return 'HIT';
+  if (outcome.fwd === 'bypass' || outcome.fwd === 'method') return 'BYPASS';
   return 'MISS';
 }
 

@@ -121,7 +121,7 @@ export class Forwards {
     const { ms, now } = this.passOptions;
     if (ms === 0) return;
     const values = varyValues(vary, headers);
-    const kept = (this.#passes.get(key) ?? []).filter((p) => !(sameValues(p.vary, vary) && sameValues(p.values, values)));
+    const kept = (this.#passes.get(key) ?? []).filter((pass) => !(sameValues(pass.vary, vary) && sameValues(pass.values, values)));
     kept.push({ until: now() + ms, vary, values });
     if (kept.length > MAX_PASSES_PER_KEY) kept.shift();
     // Re-inserted, so that the map's order is the order of last use and the oldest go first.
@@ -140,13 +140,13 @@ export class Forwards {
     const list = this.#passes.get(key);
     if (list === undefined) return false;
     const now = this.passOptions.now();
-    const live = list.filter((p) => p.until > now);
+    const live = list.filter((pass) => pass.until > now);
     if (live.length === 0) {
       this.#passes.delete(key);
       return false;
     }
     if (live.length < list.length) this.#passes.set(key, live);
-    return live.some((p) => p.vary.length === 0 || sameValues(varyValues(p.vary, headers), p.values));
+    return live.some((pass) => pass.vary.length === 0 || sameValues(varyValues(pass.vary, headers), pass.values));
   }
 
   /** The forward other requests for `key` may join, if one is running. */

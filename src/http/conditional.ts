@@ -18,19 +18,19 @@ export interface Validators {
  * `modifiedFallback` gives the time to judge If-Modified-Since by when there is no
  * Last-Modified (a stored response's Date, RFC 9111 §4.3.2); it is called only then.
  */
-export function notModified(headers: Headers, v: Validators, modifiedFallback?: () => string | null): boolean {
-  const inm = headers.get('if-none-match');
-  if (inm !== null) {
-    if (inm.trim() === '*') return true;
-    if (v.etag === null) return false;
-    const mine = opaque(v.etag);
-    return inm.split(',').some((tag) => opaque(tag.trim()) === mine);
+export function notModified(headers: Headers, validators: Validators, modifiedFallback?: () => string | null): boolean {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch !== null) {
+    if (ifNoneMatch.trim() === '*') return true;
+    if (validators.etag === null) return false;
+    const mine = opaque(validators.etag);
+    return ifNoneMatch.split(',').some((tag) => opaque(tag.trim()) === mine);
   }
-  const ims = headers.get('if-modified-since');
-  if (ims === null) return false;
-  const lastModified = v.lastModified ?? modifiedFallback?.() ?? null;
+  const ifModifiedSince = headers.get('if-modified-since');
+  if (ifModifiedSince === null) return false;
+  const lastModified = validators.lastModified ?? modifiedFallback?.() ?? null;
   if (lastModified === null) return false;
-  const since = parseHttpDate(ims);
+  const since = parseHttpDate(ifModifiedSince);
   const modified = parseHttpDate(lastModified);
   return since !== undefined && modified !== undefined && modified <= since;
 }

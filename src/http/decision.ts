@@ -36,18 +36,18 @@ export type Timed = Freshness & { responseTime: number };
  * can still be called after the client was answered (a middleware's `next` cannot): without
  * it, stale-while-revalidate falls back to a revalidation in the foreground.
  */
-export function decide(entry: Timed, rd: RequestDirectives, now: number, mayRevalidateLater: boolean): Decision {
+export function decide(entry: Timed, requestDirectives: RequestDirectives, now: number, mayRevalidateLater: boolean): Decision {
   const age = currentAge(entry, now);
   const remaining = entry.lifetime - age;
-  const ageAccepted = rd.maxAge === undefined || age <= rd.maxAge;
-  if (remaining > 0 && !rd.noCache && ageAccepted && (rd.minFresh === undefined || remaining >= rd.minFresh)) return { action: 'hit', age, remaining };
-  if (remaining <= 0 && !rd.noCache && !entry.mustRevalidate) {
+  const ageAccepted = requestDirectives.maxAge === undefined || age <= requestDirectives.maxAge;
+  if (remaining > 0 && !requestDirectives.noCache && ageAccepted && (requestDirectives.minFresh === undefined || remaining >= requestDirectives.minFresh)) return { action: 'hit', age, remaining };
+  if (remaining <= 0 && !requestDirectives.noCache && !entry.mustRevalidate) {
     const staleness = -remaining;
     // A request max-age still bounds the age of what max-stale accepts (§5.2.1.1).
-    if (rd.maxStale !== undefined && entry.clientMayAcceptStale && staleness <= rd.maxStale && ageAccepted) return { action: 'stale-hit', age, remaining };
-    if (staleness <= entry.swr && ageAccepted && mayRevalidateLater) return { action: 'stale-while-revalidate', age, remaining };
+    if (requestDirectives.maxStale !== undefined && entry.clientMayAcceptStale && staleness <= requestDirectives.maxStale && ageAccepted) return { action: 'stale-hit', age, remaining };
+    if (staleness <= entry.staleWhileRevalidateMs && ageAccepted && mayRevalidateLater) return { action: 'stale-while-revalidate', age, remaining };
   }
-  return { action: remaining > 0 || rd.noCache ? 'forward-request' : 'forward-stale', age, remaining };
+  return { action: remaining > 0 || requestDirectives.noCache ? 'forward-request' : 'forward-stale', age, remaining };
 }
 
 /**
@@ -56,9 +56,9 @@ export function decide(entry: Timed, rd: RequestDirectives, now: number, mayReva
  * stale at all (not under must-revalidate, proxy-revalidate, no-cache or s-maxage). A
  * response still fresh (forwarded for the request's no-cache, max-age or min-fresh) may too.
  */
-export function mayServeOnError(stale: Timed, rd: RequestDirectives, now: number): boolean {
+export function mayServeOnError(stale: Timed, requestDirectives: RequestDirectives, now: number): boolean {
   if (stale.mustRevalidate) return false;
   const staleness = currentAge(stale, now) - stale.lifetime;
-  const window = Math.max(stale.sie, stale.clientMayAcceptStale ? (rd.staleIfError ?? 0) : 0);
+  const window = Math.max(stale.staleIfErrorMs, stale.clientMayAcceptStale ? (requestDirectives.staleIfError ?? 0) : 0);
   return staleness < 0 || (window > 0 && staleness <= window);
 }

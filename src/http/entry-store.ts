@@ -104,7 +104,7 @@ export class EntryStore {
    */
   async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
-    const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.options.retainStaleMs);
+    const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.staleWhileRevalidateMs, entry.staleIfErrorMs, this.options.retainStaleMs);
     if (entry.vary.length > 0) return this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
     return (await this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags })) ? 'stored' : 'store-failed';
   }
@@ -114,7 +114,7 @@ export class EntryStore {
     const current = await this.cache.get(key);
     const reuse = isVaryMarker(current) && sameValues(current.varyBy, entry.vary) ? current : undefined;
     const digest = variantDigest(entry.varyValues);
-    const live = reuse ? liveVariants(reuse, now).filter(([d]) => d !== digest) : [];
+    const live = reuse ? liveVariants(reuse, now).filter(([stored]) => stored !== digest) : [];
     // Oldest first: the list is kept in the order variants were stored.
     const evicted = live.splice(0, Math.max(0, live.length - this.options.maxVariants + 1));
     const until = now + retainMs;
@@ -136,7 +136,7 @@ export class EntryStore {
     }
     const stored = await this.cache.setMany(writes);
     // A lookup goes straight to a variant's key: an evicted one must be gone from the store, not only from the list.
-    if (evicted.length > 0) await this.cache.delete(evicted.map(([d]) => variantKeyFor(key, marker, d)));
+    if (evicted.length > 0) await this.cache.delete(evicted.map(([evictedDigest]) => variantKeyFor(key, marker, evictedDigest)));
     return stored ? 'stored' : 'store-failed';
   }
 

@@ -29,10 +29,10 @@ export interface Freshness {
   mustRevalidate: boolean;
   /** False also under `s-maxage`, which implies proxy-revalidate for a client's `max-stale`. */
   clientMayAcceptStale: boolean;
-  /** stale-while-revalidate window. */
-  swr: number;
-  /** stale-if-error window. */
-  sie: number;
+  /** The stale-while-revalidate window (RFC 5861 §3). */
+  staleWhileRevalidateMs: number;
+  /** The stale-if-error window (RFC 5861 §4). */
+  staleIfErrorMs: number;
 }
 
 /**
@@ -43,40 +43,40 @@ export interface Freshness {
  * then ignored (RFC 9213 §2.1).
  */
 export function freshness(status: number, headers: Headers, directives: ResponseDirectives, requestTime: number, responseTime: number, policy: FreshnessPolicy): Freshness {
-  const { cc } = directives;
+  const { cacheControl } = directives;
   const date = parseHttpDate(headers.get('date')) ?? responseTime;
   const apparentAge = Math.max(0, responseTime - date);
   const correctedAge = ageHeaderSeconds(headers.get('age')) * 1000 + Math.max(0, responseTime - requestTime);
   const initialAge = Math.max(apparentAge, correctedAge);
 
-  const sMaxAge = deltaSeconds(cc, 's-maxage');
-  const maxAge = deltaSeconds(cc, 'max-age');
+  const sMaxAge = deltaSeconds(cacheControl, 's-maxage');
+  const maxAge = deltaSeconds(cacheControl, 'max-age');
   let lifetime: number;
   if (sMaxAge !== undefined) lifetime = secondsOrZero(sMaxAge);
   else if (maxAge !== undefined) lifetime = secondsOrZero(maxAge);
   else if (directives.useExpires && headers.has('expires')) {
     const expires = parseHttpDate(headers.get('expires'));
     lifetime = expires === undefined ? 0 : Math.max(0, expires - date);
-  } else if (!HEURISTICALLY_CACHEABLE.has(status) && !cc.has('public')) lifetime = 0;
+  } else if (!HEURISTICALLY_CACHEABLE.has(status) && !cacheControl.has('public')) lifetime = 0;
   else if (policy.defaultTtlMs !== undefined) lifetime = policy.defaultTtlMs;
   else lifetime = heuristic(headers, date, policy);
 
-  const noCache = cc.has('no-cache');
-  const mustRevalidate = noCache || cc.has('must-revalidate') || cc.has('proxy-revalidate');
+  const noCache = cacheControl.has('no-cache');
+  const mustRevalidate = noCache || cacheControl.has('must-revalidate') || cacheControl.has('proxy-revalidate');
   return {
     lifetime: noCache ? 0 : lifetime,
     initialAge,
     mustRevalidate,
     clientMayAcceptStale: !mustRevalidate && sMaxAge === undefined,
-    swr: secondsOrZero(deltaSeconds(cc, 'stale-while-revalidate') ?? 0),
-    sie: secondsOrZero(deltaSeconds(cc, 'stale-if-error') ?? 0),
+    staleWhileRevalidateMs: secondsOrZero(deltaSeconds(cacheControl, 'stale-while-revalidate') ?? 0),
+    staleIfErrorMs: secondsOrZero(deltaSeconds(cacheControl, 'stale-if-error') ?? 0),
   };
 }
 
 /** True when the response states its own freshness (§4.2.1) or is marked `public`. */
 export function hasExplicitFreshness(headers: Headers, directives: ResponseDirectives): boolean {
-  const { cc } = directives;
-  return cc.has('s-maxage') || cc.has('max-age') || (directives.useExpires && headers.has('expires')) || cc.has('public');
+  const { cacheControl } = directives;
+  return cacheControl.has('s-maxage') || cacheControl.has('max-age') || (directives.useExpires && headers.has('expires')) || cacheControl.has('public');
 }
 
 function heuristic(headers: Headers, date: number, policy: FreshnessPolicy): number {
@@ -97,6 +97,6 @@ function ageHeaderSeconds(value: string | null): number {
 }
 
 /** Current age of a stored response at `now` (§4.2.3), ms. */
-export function currentAge(f: Pick<Freshness, 'initialAge'> & { responseTime: number }, now: number): number {
-  return f.initialAge + Math.max(0, now - f.responseTime);
+export function currentAge(stored: Pick<Freshness, 'initialAge'> & { responseTime: number }, now: number): number {
+  return stored.initialAge + Math.max(0, now - stored.responseTime);
 }

@@ -29,7 +29,7 @@ export function connectionNames(headers: Headers): ReadonlySet<string> | undefin
   return new Set(
     value
       .split(',')
-      .map((n) => n.trim().toLowerCase())
+      .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
   );
 }

@@ -6,6 +6,7 @@
  * forwards and purge fences), storability.ts, stored-form.ts, responses.ts, ranges.ts, vary.ts.
  */
 import type { Cache } from '../cache/create-cache.ts';
+import { announceDeprecation } from '../util/deprecation.ts';
 import { requestDirectives } from './cache-control.ts';
 import { Forwards } from './collapsing.ts';
 import { decide, type Decision } from './decision.ts';
@@ -58,10 +59,10 @@ export interface HttpCache {
   readonly cache: Cache;
 }
 
-/** A fetch-style handler: the shape `httpCache` wraps and returns. */
+/** A fetch-style handler: the shape {@link withCache} wraps and returns. */
 export type FetchHandler<C = WaitUntilContext> = (request: Request, ctx?: C) => Promise<Response>;
 
-/** The handler returned by {@link httpCache}: same shape as the one wrapped, plus cache controls. */
+/** The handler returned by {@link withCache}: same shape as the one wrapped, plus cache controls. */
 export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> extends FetchHandler<C> {
   /** See {@link HttpCache.purge}. */
   purge(target: PurgeTarget): Promise<number>;
@@ -74,10 +75,11 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
 }
 
 /**
- * Wraps a fetch-style handler in a shared HTTP cache:
+ * Puts a fetch-style handler behind a shared HTTP cache (the same verb as `withCache` from
+ * cachette/node, /bun, /deno and /workers, which also pick the store from the environment):
  *
  * ```ts
- * const cached = httpCache((req) => fetch(req), { store: memoryStore() });
+ * const cached = withCache((req) => fetch(req), { store: memoryStore() });
  * const res = await cached(new Request('https://example.com/'));
  * await cached.purge({ tag: 'products' });
  * ```
@@ -85,9 +87,23 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
  * The context's `waitUntil`, when present, keeps store writes and background revalidations
  * alive on platforms that stop after the response (Workers).
  */
+export function withCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
+  return wrapHandler(handler, options, 'withCache() from cachette/http');
+}
+
+/**
+ * @deprecated Renamed {@link withCache}, the same function: `httpCache` is removed in the next
+ * release. Its first call says so once on the console.
+ */
 export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
-  if (typeof handler !== 'function') throw new TypeError('httpCache(): the first argument must be a handler (request, ctx?) => Promise<Response>');
-  const policy = openHttpCache(options, { name: 'httpCache() from cachette/http' });
+  announceDeprecation('httpCache() from cachette/http', 'withCache() from cachette/http');
+  return wrapHandler(handler, options, 'httpCache() from cachette/http');
+}
+
+/** {@link withCache} under the name the caller used, for its errors. */
+function wrapHandler<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions, name: string): CachedHandler<C> {
+  if (typeof handler !== 'function') throw new TypeError(`${name}: the first argument must be a handler (request, ctx?) => Promise<Response>`);
+  const policy = openHttpCache(options, { name });
   const cached = ((request: Request, ctx?: C) => policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
   return Object.assign(cached, {
     purge: (target: PurgeTarget) => policy.purge(target),
@@ -97,7 +113,11 @@ export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, 
   });
 }
 
-/** Creates the policy object that bindings call per request. See {@link HttpCacheOptions}. */
+/**
+ * Creates the policy object that a binding calls per request (`handle`, `handleBytes`): what
+ * {@link withCache} wraps a handler in, for code that translates requests itself. See
+ * {@link HttpCacheOptions}.
+ */
 export function createHttpCache(options: HttpCacheOptions): HttpCache {
   return openHttpCache(options, { name: 'createHttpCache() from cachette/http' });
 }
@@ -112,7 +132,7 @@ const NO_DIRECTIVES = requestDirectives(new Headers());
 
 class SharedHttpCache implements HttpCache {
   readonly cache: Cache;
-  readonly #o: ResolvedHttpOptions;
+  readonly #options: ResolvedHttpOptions;
   readonly #entries: EntryStore;
   readonly #forwards: Forwards;
   readonly #responder: Responder;
@@ -123,21 +143,21 @@ class SharedHttpCache implements HttpCache {
   readonly #refreshing = new Set<string>();
   readonly #background = new Set<Promise<unknown>>();
 
-  constructor(o: ResolvedHttpOptions) {
-    this.#o = o;
-    this.cache = o.cache;
-    this.#forwards = new Forwards({ ms: o.hitForMissMs, now: o.now });
-    this.#entries = new EntryStore(o.cache, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
-    this.#responder = new Responder(o);
-    this.#health = new StoreHealth(o.cache);
-    const track = (work: Promise<unknown>, options: HandleOptions) => this.#track(work, options);
-    this.#forwarder = new Forwarder({ o, entries: this.#entries, forwards: this.#forwards, responder: this.#responder, health: this.#health, track });
+  constructor(options: ResolvedHttpOptions) {
+    this.#options = options;
+    this.cache = options.cache;
+    this.#forwards = new Forwards({ ms: options.hitForMissMs, now: options.now });
+    this.#entries = new EntryStore(options.cache, { retainStaleMs: options.retainStaleMs, maxVariants: options.maxVariants });
+    this.#responder = new Responder(options);
+    this.#health = new StoreHealth(options.cache);
+    const track = (work: Promise<unknown>, handleOptions: HandleOptions) => this.#track(work, handleOptions);
+    this.#forwarder = new Forwarder({ options, entries: this.#entries, forwards: this.#forwards, responder: this.#responder, health: this.#health, track });
     this.#unsafe = {
-      o,
+      options,
       forwarder: this.#forwarder,
       forwards: this.#forwards,
       responder: this.#responder,
-      invalidate: (keys, options) => this.#track(this.#fenceAndRemove(keys), options),
+      invalidate: (keys, handleOptions) => this.#track(this.#fenceAndRemove(keys), handleOptions),
     };
   }
 
@@ -155,7 +175,7 @@ class SharedHttpCache implements HttpCache {
     const { origin, options } = showingImpliedTypes(untypedOrigin, untypedOptions);
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD') return handleOtherMethod(this.#unsafe, request, origin, options);
-    if (this.#o.bypass?.(request)) return this.#responder.relay(await origin(request), request, { fwd: 'bypass' }, undefined);
+    if (this.#options.bypass?.(request)) return this.#responder.relay(await origin(request), request, { fwd: 'bypass' }, undefined);
     let range: RangeSpec | undefined;
     // Range is defined for GET only (RFC 9110 §14.2); an invalid one is ignored, as if absent.
     const rangeField = method === 'GET' ? request.headers.get('range') : null;
@@ -164,19 +184,19 @@ class SharedHttpCache implements HttpCache {
       if (parsed === 'multiple') return this.#responder.relay(await origin(request), request, { fwd: 'bypass', detail: 'multiple-ranges' }, undefined);
       range = parsed;
     }
-    const rd = requestDirectives(request.headers);
-    const key = this.#o.key(request);
+    const directives = requestDirectives(request.headers);
+    const key = this.#options.key(request);
     let found: Lookup;
     try {
       found = await this.#entries.lookup(key, request.headers);
     } catch (error) {
       // Only a strict engine throws; a store failure is still a miss, never a 500.
-      this.#o.onError(error);
+      this.#options.onError(error);
       found = URI_MISS;
     }
-    const job: ForwardJob = { request, origin, options, rd, key, found, fwd: found.kind === 'found' ? 'stale' : found.kind, lead: true, range };
+    const job: ForwardJob = { request, origin, options, requestDirectives: directives, key, found, forwardReason: found.kind === 'found' ? 'stale' : found.kind, lead: true, range };
     if (found.kind === 'found') return this.#fromEntry(found, job, bytes);
-    if (rd.onlyIfCached) return this.#responder.synthetic(504, key, { detail: 'only-if-cached' });
+    if (directives.onlyIfCached) return this.#responder.synthetic(504, key, { detail: 'only-if-cached' });
     return this.#forwarder.forward(job);
   }
 
@@ -188,8 +208,8 @@ class SharedHttpCache implements HttpCache {
       return (await this.cache.invalidateTags([tag])) ? 1 : 0;
     }
     const url = (target as { url?: unknown } | undefined)?.url;
-    if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`httpCache.purge: pass { url: "<absolute URL>" } or { tag: "<tag>" }, got ${JSON.stringify(target)}`);
-    return this.#fenceAndRemove([this.#o.key(new Request(url))]);
+    if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`purge: pass { url: "<absolute URL>" } or { tag: "<tag>" }, got ${JSON.stringify(target)}`);
+    return this.#fenceAndRemove([this.#options.key(new Request(url))]);
   }
 
   async idle(): Promise<void> {
@@ -199,28 +219,28 @@ class SharedHttpCache implements HttpCache {
   async close(): Promise<void> {
     await this.idle();
     this.#health.close();
-    if (this.#o.ownsCache) await this.cache.close();
+    if (this.#options.ownsCache) await this.cache.close();
   }
 
   /** A stored response was found: serve it, serve it stale, or forward. */
   #fromEntry(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob, bytes: boolean): Promise<Response> | Response | BytesAnswer {
-    const e = found.entry;
+    const entry = found.entry;
     const revalidate = job.options.revalidate === undefined ? job.origin : job.options.revalidate;
-    const d = decide(e, job.rd, this.#o.now(), revalidate !== null);
-    if (e.partial) return this.#fromPartial(found, job, d);
-    switch (d.action) {
+    const decision = decide(entry, job.requestDirectives, this.#options.now(), revalidate !== null);
+    if (entry.partial) return this.#fromPartial(found, job, decision);
+    switch (decision.action) {
       // biome-ignore lint/suspicious/noFallthroughSwitchClause: the stale copy is served while it revalidates
       case 'stale-while-revalidate':
         this.#revalidateInBackground(found, job, revalidate!);
       // falls through: the stale copy is served meanwhile
       case 'hit':
       case 'stale-hit': {
-        const reply = { outcome: { hit: true, ttl: d.remaining, stale: d.action !== 'hit' }, age: d.age, key: job.key, body: e.body, range: job.range };
-        return (bytes && this.#responder.storedBytes(e, job.request, reply)) || this.#responder.stored(e, job.request, reply);
+        const reply = { outcome: { hit: true, ttl: decision.remaining, stale: decision.action !== 'hit' }, age: decision.age, key: job.key, body: entry.body, range: job.range };
+        return (bytes && this.#responder.storedBytes(entry, job.request, reply)) || this.#responder.stored(entry, job.request, reply);
       }
       default:
-        if (job.rd.onlyIfCached) return this.#responder.synthetic(504, job.key, { detail: 'only-if-cached' });
-        return this.#forwarder.forward({ ...job, fwd: d.action === 'forward-request' ? 'request' : 'stale' });
+        if (job.requestDirectives.onlyIfCached) return this.#responder.synthetic(504, job.key, { detail: 'only-if-cached' });
+        return this.#forwarder.forward({ ...job, forwardReason: decision.action === 'forward-request' ? 'request' : 'stale' });
     }
   }
 
@@ -229,24 +249,24 @@ class SharedHttpCache implements HttpCache {
    * while it may be served; a range beyond the representation is a 416. A full request asks
    * the origin for the one missing part, when one part is missing, and combines the two.
    */
-  #fromPartial(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob, d: Decision): Promise<Response> | Response {
-    const e = found.entry;
-    const partial = e.partial!;
-    const servable = d.action === 'hit' || d.action === 'stale-hit';
-    if (job.range !== undefined && servable && this.#responder.rangeApplies(job.request, e)) {
-      const outcome = { hit: true, ttl: d.remaining, stale: d.action === 'stale-hit' };
+  #fromPartial(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob, decision: Decision): Promise<Response> | Response {
+    const entry = found.entry;
+    const partial = entry.partial!;
+    const servable = decision.action === 'hit' || decision.action === 'stale-hit';
+    if (job.range !== undefined && servable && this.#responder.rangeApplies(job.request, entry)) {
+      const outcome = { hit: true, ttl: decision.remaining, stale: decision.action === 'stale-hit' };
       const span = resolveRange(job.range, partial.length);
-      if (span === undefined) return this.#responder.unsatisfiable(e, outcome, d.age, job.key, partial.length);
+      if (span === undefined) return this.#responder.unsatisfiable(entry, outcome, decision.age, job.key, partial.length);
       const offset = offsetInPartial(partial, span);
-      if (offset !== undefined) return this.#responder.partial(e, outcome, d.age, job.key, e.body.subarray(offset, offset + span[1] - span[0]), span, partial.length);
+      if (offset !== undefined) return this.#responder.partial(entry, outcome, decision.age, job.key, entry.body.subarray(offset, offset + span[1] - span[0]), span, partial.length);
     }
-    if (job.rd.onlyIfCached) return this.#responder.synthetic(504, job.key, { detail: 'only-if-cached' });
+    if (job.requestDirectives.onlyIfCached) return this.#responder.synthetic(504, job.key, { detail: 'only-if-cached' });
     const gaps = missingSpans(partial);
-    const strong = e.etag !== null && !e.etag.startsWith('W/');
-    if (job.range === undefined && job.request.method === 'GET' && !job.rd.noStore && gaps.length === 1 && strong && partial.length <= this.#o.maxBodyBytes) {
-      return this.#forwarder.forward({ ...job, fwd: 'partial', lead: false, completion: { entry: e, gap: gaps[0]! } });
+    const strong = entry.etag !== null && !entry.etag.startsWith('W/');
+    if (job.range === undefined && job.request.method === 'GET' && !job.requestDirectives.noStore && gaps.length === 1 && strong && partial.length <= this.#options.maxBodyBytes) {
+      return this.#forwarder.forward({ ...job, forwardReason: 'partial', lead: false, completion: { entry, gap: gaps[0]! } });
     }
-    return this.#forwarder.forward({ ...job, fwd: 'partial', lead: job.range === undefined });
+    return this.#forwarder.forward({ ...job, forwardReason: 'partial', lead: job.range === undefined });
   }
 
   /** Starts one revalidation of a stale entry after its stale copy was served. */
@@ -258,9 +278,9 @@ class SharedHttpCache implements HttpCache {
     for (const name of ['cache-control', 'pragma', 'range', 'if-range']) headers.delete(name);
     // Not a shared forward: other clients keep getting the stale copy instead of waiting for it.
     const run = this.#forwarder
-      .forward({ ...job, request: new Request(job.request.url, { headers }), origin: revalidate, rd: NO_DIRECTIVES, fwd: 'stale', lead: false, range: undefined })
+      .forward({ ...job, request: new Request(job.request.url, { headers }), origin: revalidate, requestDirectives: NO_DIRECTIVES, forwardReason: 'stale', lead: false, range: undefined })
       // Reading nothing is enough: the shared body keeps reading until the copy is stored.
-      .then((res) => res.body?.cancel())
+      .then((response) => response.body?.cancel())
       .finally(() => this.#refreshing.delete(found.storeKey));
     this.#track(run, job.options);
   }
@@ -275,14 +295,14 @@ class SharedHttpCache implements HttpCache {
   #track(work: Promise<unknown>, options: WaitUntilContext): Promise<void> {
     const settled = work.then(
       () => undefined,
-      (error: unknown) => this.#o.onError(error),
+      (error: unknown) => this.#options.onError(error),
     );
     this.#background.add(settled);
     void settled.then(() => this.#background.delete(settled));
     try {
       options.waitUntil?.(settled);
     } catch (error) {
-      this.#o.onError(error);
+      this.#options.onError(error);
     }
     return settled;
   }

@@ -12,26 +12,26 @@ const ASCTIME = /^[a-z]{3} ([a-z]{3}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d
 /** Milliseconds since the epoch, or `undefined` when `value` is not an HTTP-date. */
 export function parseHttpDate(value: string | null | undefined): number | undefined {
   if (!value) return undefined;
-  const v = value.trim().toLowerCase();
-  let m = IMF_FIXDATE.exec(v);
-  if (m) return utc(+m[3]!, m[2]!, +m[1]!, +m[4]!, +m[5]!, +m[6]!);
-  m = RFC850.exec(v);
-  if (m) {
+  const text = value.trim().toLowerCase();
+  let match = IMF_FIXDATE.exec(text);
+  if (match) return utc(+match[3]!, match[2]!, +match[1]!, +match[4]!, +match[5]!, +match[6]!);
+  match = RFC850.exec(text);
+  if (match) {
     // Two-digit years (§5.6.7): read as the nearest matching century, 1970–2069.
-    const yy = +m[3]!;
-    return utc(yy < 70 ? 2000 + yy : 1900 + yy, m[2]!, +m[1]!, +m[4]!, +m[5]!, +m[6]!);
+    const twoDigitYear = +match[3]!;
+    return utc(twoDigitYear < 70 ? 2000 + twoDigitYear : 1900 + twoDigitYear, match[2]!, +match[1]!, +match[4]!, +match[5]!, +match[6]!);
   }
-  m = ASCTIME.exec(v);
-  if (m) return utc(+m[6]!, m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!);
+  match = ASCTIME.exec(text);
+  if (match) return utc(+match[6]!, match[1]!, +match[2]!, +match[3]!, +match[4]!, +match[5]!);
   return undefined;
 }
 
-function utc(year: number, monthName: string, day: number, h: number, min: number, s: number): number | undefined {
+function utc(year: number, monthName: string, day: number, hour: number, minute: number, second: number): number | undefined {
   const month = MONTHS[monthName];
-  if (month === undefined || h > 23 || min > 59 || s > 60) return undefined;
-  const t = Date.UTC(year, month, day, h, min, Math.min(s, 59));
+  if (month === undefined || hour > 23 || minute > 59 || second > 60) return undefined;
+  const time = Date.UTC(year, month, day, hour, minute, Math.min(second, 59));
   // Date.UTC rolls 31 Feb over into March: such a date is invalid, not a different day.
-  return new Date(t).getUTCDate() === day ? t : undefined;
+  return new Date(time).getUTCDate() === day ? time : undefined;
 }
 
 /** Formats `ms` as an IMF-fixdate. */

@@ -26,20 +26,20 @@ export interface KeyOptions {
 }
 
 /** Builds the primary-key function from the options, validating them. */
-export function primaryKeyFunction(o: KeyOptions, where: string): (request: Request) => string {
-  if (o.key !== undefined) {
-    if (typeof o.key !== 'function') throw new TypeError(`${where}: "key" must be a function (request) => string`);
-    const custom = o.key;
+export function primaryKeyFunction(options: KeyOptions, where: string): (request: Request) => string {
+  if (options.key !== undefined) {
+    if (typeof options.key !== 'function') throw new TypeError(`${where}: "key" must be a function (request) => string`);
+    const custom = options.key;
     return (request) => {
-      const k = custom(request);
-      if (typeof k !== 'string' || k.length === 0) throw new TypeError(`${where}: the "key" function returned ${JSON.stringify(k)}; it must return a non-empty string`);
-      return k;
+      const key = custom(request);
+      if (typeof key !== 'string' || key.length === 0) throw new TypeError(`${where}: the "key" function returned ${JSON.stringify(key)}; it must return a non-empty string`);
+      return key;
     };
   }
-  const ignore = o.ignoreQuery;
+  const ignore = options.ignoreQuery;
   if (ignore !== undefined && typeof ignore !== 'boolean' && !Array.isArray(ignore)) throw new TypeError(`${where}: "ignoreQuery" must be a boolean or an array of parameter names`);
   const dropped = Array.isArray(ignore) ? new Set<string>(ignore) : undefined;
-  const sort = o.sortQuery === true;
+  const sort = options.sortQuery === true;
   if (ignore === true) return (request) => withoutQuery(request.url);
   if (!sort && !dropped) return (request) => withoutFragment(request.url);
   return (request) => {
@@ -58,8 +58,8 @@ export function primaryKeyFunction(o: KeyOptions, where: string): (request: Requ
 
 /** The name of a query pair as sent: what precedes its first `=`. */
 function nameOf(pair: string): string {
-  const eq = pair.indexOf('=');
-  return eq === -1 ? pair : pair.slice(0, eq);
+  const equals = pair.indexOf('=');
+  return equals === -1 ? pair : pair.slice(0, equals);
 }
 
 /** True for a pair `ignoreQuery` drops: a listed name, and no `;` that another parser would split it at. */

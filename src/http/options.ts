@@ -9,7 +9,7 @@ import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
 import type { TagsOption } from './tags.ts';
 
-/** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
+/** Options of `withCache` and `createHttpCache` from cachette/http. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
   /** A byte store; the HTTP cache opens an engine on it under the namespace `http`. */
   store?: Store;
@@ -204,104 +204,104 @@ export interface HttpOptionsCaller {
 }
 
 /** Validates the options and opens the engine, throwing a TypeError or RangeError naming the bad one and the call. */
-export function resolveHttpOptions(o: HttpCacheOptions, caller: HttpOptionsCaller): ResolvedHttpOptions {
-  const settings = resolveSettings(o, caller);
+export function resolveHttpOptions(options: HttpCacheOptions, caller: HttpOptionsCaller): ResolvedHttpOptions {
+  const settings = resolveSettings(options, caller);
   const cache =
-    o.cache ??
+    options.cache ??
     createCache({
-      store: o.store!,
-      namespace: o.namespace ?? 'http',
-      ...(o.batch === undefined ? {} : { batch: o.batch }),
+      store: options.store!,
+      namespace: options.namespace ?? 'http',
+      ...(options.batch === undefined ? {} : { batch: options.batch }),
       // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
       // would cost more than it saves; pass your own `cache` to choose otherwise.
       compression: false,
       // The store was passed in: it belongs to the caller, who closes it.
       closeStore: false,
     });
-  return { ...settings, cache, ownsCache: o.cache === undefined };
+  return { ...settings, cache, ownsCache: options.cache === undefined };
 }
 
 /**
  * Validates the options of a caller that opens the cache later (`storeLater`), so that a typo
  * fails where the options are written, not at the first request.
  */
-export function checkHttpCacheOptions(o: Omit<HttpCacheOptions, 'store' | 'cache'>, caller: HttpOptionsCaller): void {
-  resolveSettings(o, caller);
+export function checkHttpCacheOptions(options: Omit<HttpCacheOptions, 'store' | 'cache'>, caller: HttpOptionsCaller): void {
+  resolveSettings(options, caller);
 }
 
-function resolveSettings(o: HttpCacheOptions, caller: HttpOptionsCaller): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
+function resolveSettings(options: HttpCacheOptions, caller: HttpOptionsCaller): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
   const where = caller.name;
-  checkOptionsObject(o, where);
-  if ('storeSetCookie' in o) throw new TypeError(`${where}: "storeSetCookie" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')`);
+  checkOptionsObject(options, where);
+  if ('storeSetCookie' in options) throw new TypeError(`${where}: "storeSetCookie" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')`);
   const known: readonly string[] = caller.storeLater ? HTTP_CACHE_OPTIONS.filter((name) => name !== 'store' && name !== 'cache') : HTTP_CACHE_OPTIONS;
-  checkKnownOptions(o, caller.own ? [...known, ...caller.own] : known, where);
-  if (!caller.storeLater) checkStoreOrCache(o, where);
+  checkKnownOptions(options, caller.own ? [...known, ...caller.own] : known, where);
+  if (!caller.storeLater) checkStoreOrCache(options, where);
   for (const name of ['bypass', 'now', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${where}: "${name}" must be a function`);
+    if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`${where}: "${name}" must be a function`);
   }
-  if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError(`${where}: "tags" must be an array of strings or a function`);
-  const setCookie = o.setCookie ?? 'bypass';
+  if (options.tags !== undefined && typeof options.tags !== 'function' && !Array.isArray(options.tags)) throw new TypeError(`${where}: "tags" must be an array of strings or a function`);
+  const setCookie = options.setCookie ?? 'bypass';
   if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`${where}: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
-  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes', where);
-  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes', where);
+  const maxBodyBytes = byteCount(options.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes', where);
+  const shareWindowBytes = byteCount(options.shareWindowBytes, 1024 * 1024, 'shareWindowBytes', where);
   if (shareWindowBytes === 0) throw new RangeError(`${where}: shareWindowBytes must be at least 1`);
-  const maxVariants = o.maxVariants ?? 100;
+  const maxVariants = options.maxVariants ?? 100;
   if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`${where}: maxVariants must be a positive integer, got ${maxVariants}`);
-  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
-  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
+  const targeted = options.targetedFields ?? DEFAULT_TARGETED_FIELDS;
+  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((field) => typeof field === 'string' && isFieldName(field)))) {
     throw new TypeError(`${where}: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false`);
   }
-  if (o.heuristic !== undefined && o.heuristic !== false) {
-    checkOptionsObject(o.heuristic, where, '"heuristic"');
-    checkKnownOptions(o.heuristic, ['fraction', 'max'], `${where}: heuristic`);
+  if (options.heuristic !== undefined && options.heuristic !== false) {
+    checkOptionsObject(options.heuristic, where, '"heuristic"');
+    checkKnownOptions(options.heuristic, ['fraction', 'max'], `${where}: heuristic`);
   }
-  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
+  const fraction = options.heuristic === false ? 0 : (options.heuristic?.fraction ?? 0.1);
   if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`${where}: heuristic.fraction must be within [0, 1], got ${fraction}`);
-  const name = o.name ?? 'cachette';
+  const name = options.name ?? 'cachette';
   if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`${where}: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
   return {
-    key: primaryKeyFunction(o, where),
+    key: primaryKeyFunction(options, where),
     policy: {
-      defaultTtlMs: o.ttl === undefined ? undefined : toMs(o.ttl, `${where}: ttl`),
+      defaultTtlMs: options.ttl === undefined ? undefined : toMs(options.ttl, `${where}: ttl`),
       heuristicFraction: fraction,
-      heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', `${where}: heuristic.max`),
+      heuristicMaxMs: options.heuristic === false ? 0 : toMs(options.heuristic?.max ?? '1d', `${where}: heuristic.max`),
     },
     maxBodyBytes,
     shareWindowBytes,
-    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', `${where}: slowClientTimeout`),
+    slowClientTimeoutMs: positiveMs(options.slowClientTimeout ?? '10s', `${where}: slowClientTimeout`),
     maxVariants,
-    hitForMissMs: toMs(o.hitForMiss ?? '120s', `${where}: hitForMiss`),
-    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', `${where}: originTimeout`),
-    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', `${where}: originIdleTimeout`),
-    targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),
-    storePartial: o.storePartial === true,
-    retainStaleMs: toMs(o.retainStale ?? '10m', `${where}: retainStale`),
+    hitForMissMs: toMs(options.hitForMiss ?? '120s', `${where}: hitForMiss`),
+    originTimeoutMs: positiveMs(options.originTimeout ?? '60s', `${where}: originTimeout`),
+    originIdleTimeoutMs: positiveMs(options.originIdleTimeout ?? '60s', `${where}: originIdleTimeout`),
+    targetedFields: targeted === false ? [] : targeted.map((field) => field.toLowerCase()),
+    storePartial: options.storePartial === true,
+    retainStaleMs: toMs(options.retainStale ?? '10m', `${where}: retainStale`),
     setCookie,
-    tags: o.tags,
-    bypass: o.bypass,
+    tags: options.tags,
+    bypass: options.bypass,
     name,
-    cacheStatusKey: o.cacheStatusKey === true,
-    xCache: o.xCache === true,
-    now: o.now ?? Date.now,
-    onError: o.onError ?? (() => {}),
+    cacheStatusKey: options.cacheStatusKey === true,
+    xCache: options.xCache === true,
+    now: options.now ?? Date.now,
+    onError: options.onError ?? (() => {}),
   };
 }
 
 /** Exactly one of `store` and `cache`, each of the right kind. */
-function checkStoreOrCache(o: HttpCacheOptions, where: string): void {
-  if (o.store === undefined && o.cache === undefined) throw new TypeError(`${where}: pass a "store" (e.g. memoryStore()) or a "cache" (from createCache)`);
-  if (o.store !== undefined && o.cache !== undefined) throw new TypeError(`${where}: pass a "store" or a "cache", not both (the cache already has its store)`);
-  if (o.store !== undefined) {
-    const mistake = storeOptionMistake(o.store, where);
+function checkStoreOrCache(options: HttpCacheOptions, where: string): void {
+  if (options.store === undefined && options.cache === undefined) throw new TypeError(`${where}: pass a "store" (e.g. memoryStore()) or a "cache" (from createCache)`);
+  if (options.store !== undefined && options.cache !== undefined) throw new TypeError(`${where}: pass a "store" or a "cache", not both (the cache already has its store)`);
+  if (options.store !== undefined) {
+    const mistake = storeOptionMistake(options.store, where);
     if (mistake) throw mistake;
   }
-  if (o.cache !== undefined && typeof (o.cache as Partial<Cache> | null)?.getOrSet !== 'function') throw new TypeError(`${where}: "cache" must be a cache from createCache()`);
+  if (options.cache !== undefined && typeof (options.cache as Partial<Cache> | null)?.getOrSet !== 'function') throw new TypeError(`${where}: "cache" must be a cache from createCache()`);
 }
 
 function byteCount(value: number | undefined, fallback: number, name: string, where: string): number {
-  const n = value ?? fallback;
-  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`${where}: ${name} must be a non-negative number of bytes, got ${String(n)}`);
-  return n;
+  const bytes = value ?? fallback;
+  if (typeof bytes !== 'number' || !(bytes >= 0)) throw new RangeError(`${where}: ${name} must be a non-negative number of bytes, got ${String(bytes)}`);
+  return bytes;
 }
 
 function positiveMs(value: Duration, name: string): number {

@@ -34,11 +34,11 @@ export interface OriginAsk {
  * among those the key says the client takes.
  */
 export function originRequest(request: Request, ask: OriginAsk): Request {
-  const h = request.headers;
-  const clientConditional = h.has('if-none-match') || h.has('if-modified-since');
-  const encoding = keyedEncoding(h);
+  const sent = request.headers;
+  const clientConditional = sent.has('if-none-match') || sent.has('if-modified-since');
+  const encoding = keyedEncoding(sent);
   if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional) && encoding === undefined) return request;
-  const headers = new Headers(h);
+  const headers = new Headers(sent);
   if (encoding !== undefined) headers.set('accept-encoding', encoding);
   if (ask.mayStore || ask.validators) {
     headers.delete('if-none-match');
@@ -124,9 +124,9 @@ export function badStatusMessage(status: number): string {
  * Cancels the body of a response nobody will read. Never throws: reading `body` of a lazy
  * Response with a status outside 200–599 throws on Node under @hono/node-server.
  */
-export function discardBody(res: Response): void {
+export function discardBody(response: Response): void {
   try {
-    void res.body?.cancel().catch(() => {});
+    void response.body?.cancel().catch(() => {});
   } catch {
     // Nothing to cancel that could be reached.
   }
@@ -141,13 +141,13 @@ export async function readAtMost(body: ReadableStream<Uint8Array> | null, max: n
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    size += r.value.byteLength;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => {});
       return undefined;
     }
-    chunks.push(r.value);
+    chunks.push(read.value);
   }
   const out = new Uint8Array(size);
   let at = 0;

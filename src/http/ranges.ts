@@ -22,20 +22,20 @@ const SUFFIX_RANGE = /^-(\d{1,15})$/;
  * be ignored (§14.2: an unknown unit or bad syntax is as if there were no Range).
  */
 export function parseRange(value: string): RangeSpec | 'multiple' | undefined {
-  const eq = value.indexOf('=');
-  if (eq === -1 || value.slice(0, eq).trim().toLowerCase() !== 'bytes') return undefined;
+  const equals = value.indexOf('=');
+  if (equals === -1 || value.slice(0, equals).trim().toLowerCase() !== 'bytes') return undefined;
   const specs = value
-    .slice(eq + 1)
+    .slice(equals + 1)
     .split(',')
-    .map((s) => s.trim())
+    .map((spec) => spec.trim())
     .filter(Boolean);
   if (specs.length === 0) return undefined;
   const parsed: RangeSpec[] = [];
   for (const spec of specs) {
-    const int = INT_RANGE.exec(spec);
-    if (int) {
-      const first = Number(int[1]);
-      const last = int[2] === '' ? undefined : Number(int[2]);
+    const bounded = INT_RANGE.exec(spec);
+    if (bounded) {
+      const first = Number(bounded[1]);
+      const last = bounded[2] === '' ? undefined : Number(bounded[2]);
       if (last !== undefined && last < first) return undefined;
       parsed.push({ first, last });
       continue;
@@ -67,14 +67,14 @@ export interface RangeValidators {
  * must be strong and equal the current one exactly; a date must equal a Last-Modified that is
  * itself strong. Anything else, a malformed value included, means the whole representation.
  */
-export function ifRangeHolds(value: string, v: RangeValidators): boolean {
+export function ifRangeHolds(value: string, validators: RangeValidators): boolean {
   const condition = value.trim();
   if (condition.startsWith('"') || condition.startsWith('W/')) {
-    return !condition.startsWith('W/') && v.etag !== null && !v.etag.startsWith('W/') && condition === v.etag.trim();
+    return !condition.startsWith('W/') && validators.etag !== null && !validators.etag.startsWith('W/') && condition === validators.etag.trim();
   }
   const asked = parseHttpDate(condition);
-  const modified = parseHttpDate(v.lastModified);
-  const date = parseHttpDate(v.date);
+  const modified = parseHttpDate(validators.lastModified);
+  const date = parseHttpDate(validators.date);
   return asked !== undefined && modified !== undefined && date !== undefined && asked === modified && date - modified >= 1000;
 }
 
@@ -88,11 +88,11 @@ const CONTENT_RANGE = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15}|\*)$/i;
 
 /** Reads a 206's Content-Range; undefined when it is not one satisfied byte range. */
 export function parseContentRange(value: string | null): ContentRange | undefined {
-  const m = value === null ? null : CONTENT_RANGE.exec(value.trim());
-  if (!m) return undefined;
-  const start = Number(m[1]);
-  const end = Number(m[2]) + 1;
-  const length = m[3] === '*' ? undefined : Number(m[3]);
+  const match = value === null ? null : CONTENT_RANGE.exec(value.trim());
+  if (!match) return undefined;
+  const start = Number(match[1]);
+  const end = Number(match[2]) + 1;
+  const length = match[3] === '*' ? undefined : Number(match[3]);
   if (end <= start || (length !== undefined && end > length)) return undefined;
   return { span: [start, end], length };
 }

@@ -9,7 +9,7 @@ import { parseDictionary, type MemberValue } from './structured-fields.ts';
 /** The directives a response's storage and freshness follow. */
 export interface ResponseDirectives {
   /** By lowercase name, in the shape `parseDirectives` gives (delta-seconds as decimal text). */
-  cc: Directives;
+  cacheControl: Directives;
   /** False when a targeted field applies: it replaces Expires as well as Cache-Control (RFC 9213 §2.1). */
   useExpires: boolean;
 }
@@ -32,10 +32,10 @@ export function responseDirectives(headers: Headers, targetedFields: readonly st
   for (const name of targetedFields) {
     const value = headers.get(name);
     if (value === null) continue;
-    const cc = targetedDirectives(value);
-    if (cc !== undefined) return { cc, useExpires: false };
+    const targeted = targetedDirectives(value);
+    if (targeted !== undefined) return { cacheControl: targeted, useExpires: false };
   }
-  return { cc: parseDirectives(headers.get('cache-control')), useExpires: true };
+  return { cacheControl: parseDirectives(headers.get('cache-control')), useExpires: true };
 }
 
 /**

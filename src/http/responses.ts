@@ -58,7 +58,7 @@ export interface BytesAnswer {
 
 /** Builds every response the cache sends, with Age and Cache-Status. */
 export class Responder {
-  constructor(private readonly o: ResponderOptions) {}
+  constructor(private readonly options: ResponderOptions) {}
 
   /**
    * A response from stored meta: a 304 when the client's validators match (RFC 9110 §13.1;
@@ -102,7 +102,7 @@ export class Responder {
     const headers: HeaderPair[] = meta.headers.slice();
     if (length !== undefined && !NULL_BODY_STATUS.has(meta.status)) headers.push(['content-length', String(length)]);
     headers.push(['age', ageSeconds(reply.age)], ['cache-status', this.status(reply.outcome, reply.key)]);
-    if (this.o.xCache) headers.push(['x-cache', xCacheValue(reply.outcome)]);
+    if (this.options.xCache) headers.push(['x-cache', xCacheValue(reply.outcome)]);
     if (reply.extra) headers.push(...reply.extra);
     return headers;
   }
@@ -127,7 +127,7 @@ export class Responder {
     const headers = withoutFields(meta.headers, RANGE_FIELDS);
     headers.push(['content-range', formatContentRange(span, length)], ['content-length', String(bytes.byteLength)]);
     headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
-    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    if (this.options.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
     return new Response(bytes as BodyInit, { status: 206, headers });
   }
 
@@ -140,7 +140,7 @@ export class Responder {
     // Stored fields never include Content-Length, so none describes the body a 304 leaves out.
     const headers = meta.headers.slice();
     headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
-    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    if (this.options.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
     return headers;
   }
 
@@ -150,12 +150,12 @@ export class Responder {
    * `age` when it was stored. Its own body is bounded by `originIdleTimeout` on the way (a
    * given `body` is a shared one, bounded where it is read).
    */
-  fromOrigin(res: Response, request: Request, outcome: CacheOutcome, key: string | undefined, body?: ReadableStream<Uint8Array> | null, age?: number): Response {
-    const headers = endToEndHeaders(res.headers);
+  fromOrigin(response: Response, request: Request, outcome: CacheOutcome, key: string | undefined, body?: ReadableStream<Uint8Array> | null, age?: number): Response {
+    const headers = endToEndHeaders(response.headers);
     this.annotate(headers, outcome, age, key);
-    const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(res.status);
-    const content = bodiless ? null : body !== undefined ? body : res.body && idleBounded(res.body, this.o.originIdleTimeoutMs);
-    return new Response(content, { status: res.status, statusText: res.statusText, headers });
+    const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(response.status);
+    const content = bodiless ? null : body !== undefined ? body : response.body && idleBounded(response.body, this.options.originIdleTimeoutMs);
+    return new Response(content, { status: response.status, statusText: response.statusText, headers });
   }
 
   /**
@@ -163,11 +163,11 @@ export class Responder {
    * untouched, a status no response may have answered 502 with the reason, anything else
    * with its hop-by-hop fields removed and Cache-Status added.
    */
-  relay(res: Response, request: Request, outcome: CacheOutcome, key: string | undefined): Response {
-    if (res.status === 101) return res;
-    if (isFinalStatus(res.status)) return this.fromOrigin(res, request, { ...outcome, fwdStatus: res.status }, key);
-    discardBody(res);
-    return this.synthetic(502, key, { ...outcome, fwdStatus: res.status, detail: 'origin-status' }, badStatusMessage(res.status));
+  relay(response: Response, request: Request, outcome: CacheOutcome, key: string | undefined): Response {
+    if (response.status === 101) return response;
+    if (isFinalStatus(response.status)) return this.fromOrigin(response, request, { ...outcome, fwdStatus: response.status }, key);
+    discardBody(response);
+    return this.synthetic(502, key, { ...outcome, fwdStatus: response.status, detail: 'origin-status' }, badStatusMessage(response.status));
   }
 
   /** A bodiless answer of the cache's own, with a short text explaining it when there is one to give. */
@@ -183,19 +183,19 @@ export class Responder {
   annotate(headers: Headers, outcome: CacheOutcome, age: number | undefined, key: string | undefined): void {
     if (age !== undefined) headers.set('age', ageSeconds(age));
     headers.append('cache-status', this.status(outcome, key));
-    if (this.o.xCache) headers.set('x-cache', xCacheValue(outcome));
+    if (this.options.xCache) headers.set('x-cache', xCacheValue(outcome));
   }
 
   /** This cache's Cache-Status member for an outcome. */
   status(outcome: CacheOutcome, key: string | undefined): string {
-    return formatCacheStatus(this.o.name, outcome, this.o.cacheStatusKey ? key : undefined);
+    return formatCacheStatus(this.options.name, outcome, this.options.cacheStatusKey ? key : undefined);
   }
 
   /** A 416 for a range beyond the stored representation (RFC 9110 §15.5.17). */
   unsatisfiable(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string, length: number): Response {
     const headers = withoutFields(meta.headers, BODY_FIELDS);
     headers.push(['content-range', unsatisfiedRange(length)], ['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
-    if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
+    if (this.options.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
     return new Response(null, { status: 416, headers });
   }
 }
@@ -210,7 +210,7 @@ function withoutFields(headers: readonly HeaderPair[], drop: ReadonlySet<string>
 }
 
 function headerOf(headers: readonly HeaderPair[], name: string): string | null {
-  for (const [n, v] of headers) if (n === name) return v;
+  for (const [field, value] of headers) if (field === name) return value;
   return null;
 }
 

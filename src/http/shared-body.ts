@@ -143,39 +143,39 @@ export class SharedBody {
     );
   }
 
-  async #pull(r: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  async #pull(reader: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     for (;;) {
-      if (r.moved) return this.#pullOwn(r, controller);
-      const index = r.next - this.#dropped;
+      if (reader.moved) return this.#pullOwn(reader, controller);
+      const index = reader.next - this.#dropped;
       if (index < this.#chunks.length) {
         const chunk = this.#chunks[index]!;
-        r.next++;
-        r.offset += chunk.byteLength;
+        reader.next++;
+        reader.offset += chunk.byteLength;
         controller.enqueue(chunk);
         this.#trim();
         this.#poke();
         return;
       }
       if (this.#failed) {
-        this.#leave(r);
+        this.#leave(reader);
         return controller.error(this.#error);
       }
       if (this.#done) {
-        this.#leave(r);
+        this.#leave(reader);
         return controller.close();
       }
       await new Promise<void>((resolve) => {
-        r.waiting = resolve;
+        reader.waiting = resolve;
         this.#poke();
       });
-      r.waiting = undefined;
+      reader.waiting = undefined;
     }
   }
 
-  async #pullOwn(r: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  async #pullOwn(reader: Reader, controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     try {
-      r.own ??= this.#options.resume!(r.offset).then((stream) => stream.getReader());
-      const { done, value } = await (await r.own).read();
+      reader.own ??= this.#options.resume!(reader.offset).then((stream) => stream.getReader());
+      const { done, value } = await (await reader.own).read();
       if (done) controller.close();
       else controller.enqueue(value);
     } catch (error) {
@@ -213,9 +213,9 @@ export class SharedBody {
         if (this.#readers.size === 0) return false;
         let wanted = false;
         let slowest = Infinity;
-        for (const r of this.#readers) {
-          if (r.waiting) wanted = true;
-          slowest = Math.min(slowest, r.offset);
+        for (const reader of this.#readers) {
+          if (reader.waiting) wanted = true;
+          slowest = Math.min(slowest, reader.offset);
         }
         if (wanted) {
           if (this.#size - slowest < this.#options.window) return true;
@@ -235,10 +235,10 @@ export class SharedBody {
     if (!Number.isFinite(ms)) return undefined;
     return setTimeout(() => {
       this.#stall = undefined;
-      for (const r of this.#readers) {
-        if (r.waiting || this.#size - r.offset < this.#options.window) continue;
-        this.#readers.delete(r);
-        r.controller?.error(new SlowClientError(`cachette: this client read nothing for ${ms} ms while others sharing its response waited for it`));
+      for (const reader of this.#readers) {
+        if (reader.waiting || this.#size - reader.offset < this.#options.window) continue;
+        this.#readers.delete(reader);
+        reader.controller?.error(new SlowClientError(`cachette: this client read nothing for ${ms} ms while others sharing its response waited for it`));
       }
       this.#trim();
       this.#poke();
@@ -258,10 +258,10 @@ export class SharedBody {
   #moveLaggards(): boolean {
     if (!this.#options.resume) return false;
     let moved = false;
-    for (const r of this.#readers) {
-      if (r.waiting || this.#size - r.offset < this.#options.window) continue;
-      r.moved = true;
-      this.#readers.delete(r);
+    for (const reader of this.#readers) {
+      if (reader.waiting || this.#size - reader.offset < this.#options.window) continue;
+      reader.moved = true;
+      this.#readers.delete(reader);
       moved = true;
     }
     if (moved) this.#trim();
@@ -276,7 +276,7 @@ export class SharedBody {
       this.#collecting = false;
       this.#resolve(undefined);
     }
-    for (const r of this.#readers) r.waiting?.();
+    for (const reader of this.#readers) reader.waiting?.();
     this.#trim();
   }
 
@@ -284,22 +284,22 @@ export class SharedBody {
   #trim(): void {
     if (this.#collecting) return;
     let first = this.#dropped + this.#chunks.length;
-    for (const r of this.#readers) first = Math.min(first, r.next);
+    for (const reader of this.#readers) first = Math.min(first, reader.next);
     const drop = first - this.#dropped;
     if (drop <= 0) return;
     for (const chunk of this.#chunks.splice(0, drop)) this.#held -= chunk.byteLength;
     this.#dropped = first;
   }
 
-  #leave(r: Reader): void {
-    this.#readers.delete(r);
+  #leave(reader: Reader): void {
+    this.#readers.delete(reader);
     this.#trim();
     this.#poke();
   }
 
   #finish(): void {
     this.#done = true;
-    for (const r of this.#readers) r.waiting?.();
+    for (const reader of this.#readers) reader.waiting?.();
     if (!this.#collecting) return;
     const chunks = this.#chunks;
     if (chunks.length === 1) {
@@ -309,9 +309,9 @@ export class SharedBody {
     // The clients keep reading the chunks; the store gets one contiguous copy.
     const out = new Uint8Array(this.#size);
     let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.byteLength;
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.byteLength;
     }
     this.#resolve(out);
   }
@@ -321,7 +321,7 @@ export class SharedBody {
     this.#error = error;
     this.#collecting = false;
     this.#resolve(undefined);
-    for (const r of this.#readers) r.waiting?.();
+    for (const reader of this.#readers) reader.waiting?.();
     this.#chunks = [];
     this.#held = 0;
   }

@@ -32,25 +32,32 @@ const UNDERSTOOD: ReadonlySet<number> = new Set([
  * Why the response to a GET (or to a POST that answers later GETs), carrying `tags`, may not
  * be stored, or undefined when it may.
  */
-export function unstorableReason(request: Request, res: Response, directives: ResponseDirectives, rd: RequestDirectives, policy: StorabilityPolicy, tags: readonly string[]): string | undefined {
-  if (rd.noStore) return 'request-no-store';
-  const status = res.status;
+export function unstorableReason(
+  request: Request,
+  response: Response,
+  directives: ResponseDirectives,
+  fromRequest: RequestDirectives,
+  policy: StorabilityPolicy,
+  tags: readonly string[],
+): string | undefined {
+  if (fromRequest.noStore) return 'request-no-store';
+  const status = response.status;
   if (status < 200 || status === 304 || (status === 206 && !policy.storePartial)) return 'status';
-  const { cc } = directives;
-  let noStore = cc.has('no-store');
-  if (cc.has('must-understand')) {
+  const { cacheControl } = directives;
+  let noStore = cacheControl.has('no-store');
+  if (cacheControl.has('must-understand')) {
     // §5.2.2.3: a cache that conforms to the status code's caching requirements may ignore
     // no-store; one that does not must not store at all.
     if (!UNDERSTOOD.has(status) && !(status === 206 && policy.storePartial)) return 'must-understand';
     noStore = false;
   }
-  if (!HEURISTICALLY_CACHEABLE.has(status) && !hasExplicitFreshness(res.headers, directives)) return 'status';
+  if (!HEURISTICALLY_CACHEABLE.has(status) && !hasExplicitFreshness(response.headers, directives)) return 'status';
   if (noStore) return 'no-store';
-  if (cc.has('private')) return 'private';
-  if (request.headers.has('authorization') && !cc.has('public') && !cc.has('s-maxage') && !cc.has('must-revalidate')) return 'authorization';
-  if (policy.setCookie === 'bypass' && res.headers.has('set-cookie')) return 'set-cookie';
-  if (parseVary(res.headers.get('vary')) === '*') return 'vary-star';
-  const length = res.headers.get('content-length');
+  if (cacheControl.has('private')) return 'private';
+  if (request.headers.has('authorization') && !cacheControl.has('public') && !cacheControl.has('s-maxage') && !cacheControl.has('must-revalidate')) return 'authorization';
+  if (policy.setCookie === 'bypass' && response.headers.has('set-cookie')) return 'set-cookie';
+  if (parseVary(response.headers.get('vary')) === '*') return 'vary-star';
+  const length = response.headers.get('content-length');
   if (length !== null && Number(length) > policy.maxBodyBytes) return 'too-large';
   // Truncating the list would leave the entry alive after a purge of a tag left out.
   if (tags.length > MAX_RESPONSE_TAGS) return 'too-many-tags';
@@ -61,9 +68,9 @@ export function unstorableReason(request: Request, res: Response, directives: Re
  * True when a POST response may answer later GETs of its URL (RFC 9110 §9.3.3): it states its
  * own freshness and its Content-Location is the request's URL.
  */
-export function postAnswersGets(request: Request, res: Response, directives: ResponseDirectives): boolean {
-  if (request.method !== 'POST' || !hasExplicitFreshness(res.headers, directives)) return false;
-  const location = res.headers.get('content-location');
+export function postAnswersGets(request: Request, response: Response, directives: ResponseDirectives): boolean {
+  if (request.method !== 'POST' || !hasExplicitFreshness(response.headers, directives)) return false;
+  const location = response.headers.get('content-location');
   if (location === null || !URL.canParse(location, request.url)) return false;
   const target = new URL(location, request.url);
   const self = new URL(request.url);

@@ -80,7 +80,7 @@ export function freshened(stale: StoredResponse, request: Request, notModified: 
   const headers = stale.headers.filter(([name]) => !replaced.has(name)).concat(updates);
   const merged = new Headers(headers);
   const directives = responseDirectives(merged, policy.targetedFields);
-  if (directives.cc.has('no-store') || directives.cc.has('private')) return undefined;
+  if (directives.cacheControl.has('no-store') || directives.cacheControl.has('private')) return undefined;
   const age = notModified.get('age');
   if (age !== null) merged.set('age', age);
   return {
@@ -109,7 +109,7 @@ const CREDENTIAL_FIELDS = ['cookie', 'authorization'] as const;
  * file is the same for everyone); `Authorization` alone is handled by storability (§3.5).
  */
 function freshnessFor(request: Request, directives: ResponseDirectives, vary: readonly string[], policy: FreshnessPolicy): FreshnessPolicy {
-  if (policy.defaultTtlMs === undefined || directives.cc.has('public')) return policy;
+  if (policy.defaultTtlMs === undefined || directives.cacheControl.has('public')) return policy;
   const headers = request.headers;
   for (const field of CREDENTIAL_FIELDS) {
     if (headers.has(field) && !vary.includes(field)) return { ...policy, defaultTtlMs: undefined };

@@ -65,33 +65,35 @@ export interface LanguageAlias {
   variantKey: string;
 }
 
-/** True when `v` has the shape of a stored response (a payload written by anything else is a miss). */
-export function isStoredResponse(v: unknown): v is StoredResponse {
-  const o = v as StoredResponse | null;
+/** True when `value` has the shape of a stored response (a payload written by anything else is a miss). */
+export function isStoredResponse(value: unknown): value is StoredResponse {
+  const entry = value as StoredResponse | null;
   return (
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.status === 'number' &&
-    Array.isArray(o.headers) &&
-    o.body instanceof Uint8Array &&
-    typeof o.lifetime === 'number' &&
-    typeof o.responseTime === 'number' &&
-    Array.isArray(o.vary) &&
-    Array.isArray(o.varyValues) &&
-    Array.isArray(o.tags)
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof entry.status === 'number' &&
+    Array.isArray(entry.headers) &&
+    entry.body instanceof Uint8Array &&
+    typeof entry.lifetime === 'number' &&
+    typeof entry.responseTime === 'number' &&
+    Array.isArray(entry.vary) &&
+    Array.isArray(entry.varyValues) &&
+    Array.isArray(entry.tags)
   );
 }
 
-/** True when `v` is a {@link VaryMarker} whose field names can be looked up (stored bytes are untrusted). */
-export function isVaryMarker(v: unknown): v is VaryMarker {
-  const o = v as VaryMarker | null;
-  return typeof o === 'object' && o !== null && Array.isArray(o.varyBy) && typeof o.epoch === 'string' && o.varyBy.every((name) => typeof name === 'string' && isFieldName(name));
+/** True when `value` is a {@link VaryMarker} whose field names can be looked up (stored bytes are untrusted). */
+export function isVaryMarker(value: unknown): value is VaryMarker {
+  const marker = value as VaryMarker | null;
+  return (
+    typeof marker === 'object' && marker !== null && Array.isArray(marker.varyBy) && typeof marker.epoch === 'string' && marker.varyBy.every((name) => typeof name === 'string' && isFieldName(name))
+  );
 }
 
-/** True when `v` is a {@link LanguageAlias}. */
-export function isLanguageAlias(v: unknown): v is LanguageAlias {
-  const o = v as LanguageAlias | null;
-  return typeof o === 'object' && o !== null && typeof o.variantKey === 'string';
+/** True when `value` is a {@link LanguageAlias}. */
+export function isLanguageAlias(value: unknown): value is LanguageAlias {
+  const alias = value as LanguageAlias | null;
+  return typeof alias === 'object' && alias !== null && typeof alias.variantKey === 'string';
 }
 
 /** A stored field name: a token (RFC 9110 §5.1), lowercase as the cache writes it, so a check by name cannot be dodged by case. */
@@ -100,7 +102,7 @@ const STORED_FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
 /** Statuses a stored response may have: final ones a Response can carry; 304 is never stored. */
 const isStoredStatus = (status: number) => Number.isInteger(status) && status >= 200 && status <= 599 && status !== 304;
-const isTime = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
+const isTime = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 const isStringList = (list: unknown[]) => list.every((item) => typeof item === 'string');
 
 /**
@@ -112,40 +114,53 @@ const isStringList = (list: unknown[]) => list.every((item) => typeof item === '
  *
  * Entries written before framing fields were left out carry a Content-Length equal to their
  * body's: that one is sound, and is removed from the entry here (each reply derives its own).
+ * Entries written before the stale windows were named in full carry them as `swr` and `sie`:
+ * they are read under their names here.
  */
-export function storedResponseProblem(e: StoredResponse): string | undefined {
-  if (!isStoredStatus(e.status)) return `status ${String(e.status)} cannot be served`;
+export function storedResponseProblem(entry: StoredResponse): string | undefined {
+  if (!isStoredStatus(entry.status)) return `status ${String(entry.status)} cannot be served`;
   let legacyLength = -1;
-  for (let i = 0; i < e.headers.length; i++) {
-    const pair = e.headers[i];
+  for (let i = 0; i < entry.headers.length; i++) {
+    const pair = entry.headers[i];
     if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return 'a header line is not a [name, value] pair of strings';
     const name = pair[0];
     // On every hit: the regular expressions inline, no call per header but the Set lookup.
     if (!STORED_FIELD_NAME.test(name)) return `bad header name ${JSON.stringify(name)}`;
     if (FORBIDDEN_IN_VALUE.test(pair[1])) return `the value of "${name}" holds CR, LF or NUL`;
     if (name === 'content-length') {
-      if (legacyLength !== -1 || e.partial !== undefined || pair[1] !== String(e.body.byteLength)) return 'a content-length that disagrees with the body';
+      if (legacyLength !== -1 || entry.partial !== undefined || pair[1] !== String(entry.body.byteLength)) return 'a content-length that disagrees with the body';
       legacyLength = i;
     } else if (isHopByHop(name, undefined)) {
       return `the framing field "${name}"`;
     }
   }
-  if (!isTime(e.requestTime) || !isTime(e.responseTime) || !isTime(e.lifetime) || !isTime(e.initialAge) || !isTime(e.swr) || !isTime(e.sie)) return 'a time is not a finite number';
-  if (!isStringList(e.vary) || !isStringList(e.tags) || e.varyValues.length !== e.vary.length) return 'bad vary or tag lists';
-  if ((e.status === 206) !== (e.partial !== undefined)) return 'a 206 must describe its spans, and only a 206 may';
-  if (e.partial !== undefined && !partialIsSound(e.partial, e.body.byteLength)) return 'the partial spans do not match the body';
-  if (legacyLength !== -1) e.headers.splice(legacyLength, 1);
+  if (entry.staleWhileRevalidateMs === undefined && entry.staleIfErrorMs === undefined) readLegacyWindows(entry);
+  if (!isTime(entry.requestTime) || !isTime(entry.responseTime) || !isTime(entry.lifetime) || !isTime(entry.initialAge) || !isTime(entry.staleWhileRevalidateMs) || !isTime(entry.staleIfErrorMs))
+    return 'a time is not a finite number';
+  if (!isStringList(entry.vary) || !isStringList(entry.tags) || entry.varyValues.length !== entry.vary.length) return 'bad vary or tag lists';
+  if ((entry.status === 206) !== (entry.partial !== undefined)) return 'a 206 must describe its spans, and only a 206 may';
+  if (entry.partial !== undefined && !partialIsSound(entry.partial, entry.body.byteLength)) return 'the partial spans do not match the body';
+  if (legacyLength !== -1) entry.headers.splice(legacyLength, 1);
   return undefined;
 }
 
-function partialIsSound(p: PartialContent, bodyBytes: number): boolean {
-  if (!Number.isSafeInteger(p.length) || !Array.isArray(p.spans)) return false;
+/** Moves the stale windows of an entry an earlier version wrote (`swr`, `sie`) to their names. */
+function readLegacyWindows(entry: StoredResponse): void {
+  const legacy = entry as StoredResponse & { swr?: number; sie?: number };
+  entry.staleWhileRevalidateMs = legacy.swr as number;
+  entry.staleIfErrorMs = legacy.sie as number;
+  delete legacy.swr;
+  delete legacy.sie;
+}
+
+function partialIsSound(partial: PartialContent, bodyBytes: number): boolean {
+  if (!Number.isSafeInteger(partial.length) || !Array.isArray(partial.spans)) return false;
   let covered = 0;
   let previousEnd = -1;
-  for (const span of p.spans) {
+  for (const span of partial.spans) {
     if (!Array.isArray(span)) return false;
     const [start, end] = span;
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= previousEnd || end <= start || end > p.length) return false;
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= previousEnd || end <= start || end > partial.length) return false;
     covered += end - start;
     previousEnd = end;
   }

@@ -24,9 +24,9 @@ const TRUE: BareItem = { type: 'boolean', value: true };
 
 /** Parses a field value as a Dictionary; `undefined` when it is not one. */
 export function parseDictionary(input: string): Dictionary | undefined {
-  const p = new Parser(input);
+  const parser = new Parser(input);
   try {
-    return p.dictionary();
+    return parser.dictionary();
   } catch (error) {
     if (error instanceof SyntaxError) return undefined;
     throw error;
@@ -41,20 +41,20 @@ const DIGIT = /[0-9]/;
 const BASE64_CHAR = /[A-Za-z0-9+/=]/;
 
 class Parser {
-  #i = 0;
+  #position = 0;
 
-  constructor(private readonly s: string) {}
+  constructor(private readonly input: string) {}
 
   dictionary(): Dictionary {
     const out = new Map<string, MemberValue>();
     this.#skip(' ');
-    if (this.#i === this.s.length) return out;
+    if (this.#position === this.input.length) return out;
     for (;;) {
       const key = this.#key();
       let value: MemberValue;
-      if (this.s[this.#i] === '=') {
-        this.#i++;
-        value = this.s[this.#i] === '(' ? this.#innerList() : this.#item();
+      if (this.input[this.#position] === '=') {
+        this.#position++;
+        value = this.input[this.#position] === '(' ? this.#innerList() : this.#item();
       } else {
         value = TRUE;
         this.#parameters();
@@ -64,26 +64,26 @@ class Parser {
       out.delete(key);
       out.set(key, value);
       this.#skipOws();
-      if (this.#i === this.s.length) return out;
-      if (this.s[this.#i] !== ',') throw new SyntaxError('expected a comma between dictionary members');
-      this.#i++;
+      if (this.#position === this.input.length) return out;
+      if (this.input[this.#position] !== ',') throw new SyntaxError('expected a comma between dictionary members');
+      this.#position++;
       this.#skipOws();
-      if (this.#i === this.s.length) throw new SyntaxError('a dictionary may not end with a comma');
+      if (this.#position === this.input.length) throw new SyntaxError('a dictionary may not end with a comma');
     }
   }
 
   #innerList(): MemberValue {
-    this.#i++; // (
+    this.#position++; // (
     const items: BareItem[] = [];
     for (;;) {
       this.#skip(' ');
-      if (this.s[this.#i] === ')') {
-        this.#i++;
+      if (this.input[this.#position] === ')') {
+        this.#position++;
         this.#parameters();
         return { type: 'inner-list', value: items };
       }
       items.push(this.#item());
-      const next = this.s[this.#i];
+      const next = this.input[this.#position];
       if (next !== ' ' && next !== ')') throw new SyntaxError('expected a space or ) in an inner list');
     }
   }
@@ -95,107 +95,107 @@ class Parser {
   }
 
   #parameters(): void {
-    while (this.s[this.#i] === ';') {
-      this.#i++;
+    while (this.input[this.#position] === ';') {
+      this.#position++;
       this.#skip(' ');
       this.#key();
-      if (this.s[this.#i] === '=') {
-        this.#i++;
+      if (this.input[this.#position] === '=') {
+        this.#position++;
         this.#bareItem();
       }
     }
   }
 
   #key(): string {
-    const start = this.#i;
-    if (!KEY_START.test(this.s[this.#i] ?? '')) throw new SyntaxError('a key starts with a lowercase letter or *');
-    this.#i++;
-    while (this.#i < this.s.length && KEY_CHAR.test(this.s[this.#i]!)) this.#i++;
-    return this.s.slice(start, this.#i);
+    const start = this.#position;
+    if (!KEY_START.test(this.input[this.#position] ?? '')) throw new SyntaxError('a key starts with a lowercase letter or *');
+    this.#position++;
+    while (this.#position < this.input.length && KEY_CHAR.test(this.input[this.#position]!)) this.#position++;
+    return this.input.slice(start, this.#position);
   }
 
   #bareItem(): BareItem {
-    const c = this.s[this.#i] ?? '';
-    if (c === '-' || DIGIT.test(c)) return this.#number();
-    if (c === '"') return this.#string();
-    if (TOKEN_START.test(c)) return this.#token();
-    if (c === ':') return this.#bytes();
-    if (c === '?') return this.#boolean();
+    const char = this.input[this.#position] ?? '';
+    if (char === '-' || DIGIT.test(char)) return this.#number();
+    if (char === '"') return this.#string();
+    if (TOKEN_START.test(char)) return this.#token();
+    if (char === ':') return this.#bytes();
+    if (char === '?') return this.#boolean();
     throw new SyntaxError('not a bare item');
   }
 
   #number(): BareItem {
     let sign = 1;
-    if (this.s[this.#i] === '-') {
+    if (this.input[this.#position] === '-') {
       sign = -1;
-      this.#i++;
+      this.#position++;
     }
-    const start = this.#i;
+    const start = this.#position;
     let dot = -1;
-    while (this.#i < this.s.length) {
-      const c = this.s[this.#i]!;
-      if (DIGIT.test(c)) this.#i++;
-      else if (c === '.' && dot === -1) {
-        dot = this.#i;
-        this.#i++;
+    while (this.#position < this.input.length) {
+      const char = this.input[this.#position]!;
+      if (DIGIT.test(char)) this.#position++;
+      else if (char === '.' && dot === -1) {
+        dot = this.#position;
+        this.#position++;
       } else break;
       // §4.2.4: at most 15 digits for an integer, 16 characters (12 before the point) for a decimal.
-      if (dot === -1 && this.#i - start > 15) throw new SyntaxError('integer too long');
-      if (dot !== -1 && this.#i - start > 16) throw new SyntaxError('decimal too long');
+      if (dot === -1 && this.#position - start > 15) throw new SyntaxError('integer too long');
+      if (dot !== -1 && this.#position - start > 16) throw new SyntaxError('decimal too long');
     }
-    const text = this.s.slice(start, this.#i);
+    const text = this.input.slice(start, this.#position);
     if (text.length === 0 || !DIGIT.test(text[0]!)) throw new SyntaxError('a number needs digits');
     if (dot === -1) return { type: 'integer', value: sign * Number(text) };
-    const fraction = this.#i - dot - 1;
+    const fraction = this.#position - dot - 1;
     if (dot - start > 12 || fraction < 1 || fraction > 3) throw new SyntaxError('bad decimal');
     return { type: 'decimal', value: sign * Number(text) };
   }
 
   #string(): BareItem {
-    this.#i++; // "
+    this.#position++; // "
     let out = '';
-    while (this.#i < this.s.length) {
-      const c = this.s[this.#i++]!;
-      if (c === '\\') {
-        const next = this.s[this.#i++];
+    while (this.#position < this.input.length) {
+      const char = this.input[this.#position++]!;
+      if (char === '\\') {
+        const next = this.input[this.#position++];
         if (next !== '"' && next !== '\\') throw new SyntaxError('bad escape in a string');
         out += next;
-      } else if (c === '"') {
+      } else if (char === '"') {
         return { type: 'string', value: out };
       } else {
-        const code = c.charCodeAt(0);
+        const code = char.charCodeAt(0);
         if (code < 0x20 || code > 0x7e) throw new SyntaxError('a string holds printable ASCII only');
-        out += c;
+        out += char;
       }
     }
     throw new SyntaxError('unterminated string');
   }
 
   #token(): BareItem {
-    const start = this.#i++;
-    while (this.#i < this.s.length && TOKEN_CHAR.test(this.s[this.#i]!)) this.#i++;
-    return { type: 'token', value: this.s.slice(start, this.#i) };
+    const start = this.#position++;
+    while (this.#position < this.input.length && TOKEN_CHAR.test(this.input[this.#position]!)) this.#position++;
+    return { type: 'token', value: this.input.slice(start, this.#position) };
   }
 
   #bytes(): BareItem {
-    const start = ++this.#i;
-    while (this.#i < this.s.length && BASE64_CHAR.test(this.s[this.#i]!)) this.#i++;
-    if (this.s[this.#i] !== ':') throw new SyntaxError('unterminated byte sequence');
-    return { type: 'bytes', value: this.s.slice(start, this.#i++) };
+    const start = ++this.#position;
+    while (this.#position < this.input.length && BASE64_CHAR.test(this.input[this.#position]!)) this.#position++;
+    if (this.input[this.#position] !== ':') throw new SyntaxError('unterminated byte sequence');
+    return { type: 'bytes', value: this.input.slice(start, this.#position++) };
   }
 
   #boolean(): BareItem {
-    const c = this.s[this.#i + 1];
-    if (c !== '0' && c !== '1') throw new SyntaxError('a boolean is ?0 or ?1');
-    this.#i += 2;
-    return { type: 'boolean', value: c === '1' };
+    const char = this.input[this.#position + 1];
+    if (char !== '0' && char !== '1') throw new SyntaxError('a boolean is ?0 or ?1');
+    this.#position += 2;
+    return { type: 'boolean', value: char === '1' };
   }
 
-  #skip(c: string): void {
-    while (this.s[this.#i] === c) this.#i++;
+  #skip(char: string): void {
+    while (this.input[this.#position] === char) this.#position++;
   }
 
   #skipOws(): void {
-    while (this.s[this.#i] === ' ' || this.s[this.#i] === '\t') this.#i++;
+    while (this.input[this.#position] === ' ' || this.input[this.#position] === '\t') this.#position++;
   }
 }

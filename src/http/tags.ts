@@ -19,17 +19,17 @@ export const MAX_RESPONSE_TAGS = MAX_TAGS;
 export type TagsOption = readonly string[] | ((request: Request, response: Response) => readonly string[] | undefined);
 
 /**
- * The tags `res` carries, without duplicates: those its `Cache-Tag` (comma-separated) and
+ * The tags `response` carries, without duplicates: those its `Cache-Tag` (comma-separated) and
  * `Surrogate-Key` (space-separated) name, then the option's (what it gives that is not a
  * non-empty string is ignored).
  */
-export function responseTags(request: Request, res: Response, option: TagsOption | undefined): string[] {
+export function responseTags(request: Request, response: Response, option: TagsOption | undefined): string[] {
   const tags = new Set<string>();
-  const cacheTag = res.headers.get('cache-tag');
-  if (cacheTag) for (const t of cacheTag.split(',')) if (t.trim()) tags.add(t.trim());
-  const surrogate = res.headers.get('surrogate-key');
-  if (surrogate) for (const t of surrogate.split(/\s+/)) if (t) tags.add(t);
-  const extra = typeof option === 'function' ? option(request, res) : option;
-  if (Array.isArray(extra)) for (const t of extra) if (typeof t === 'string' && t.length > 0) tags.add(t);
+  const cacheTag = response.headers.get('cache-tag');
+  if (cacheTag) for (const tag of cacheTag.split(',')) if (tag.trim()) tags.add(tag.trim());
+  const surrogate = response.headers.get('surrogate-key');
+  if (surrogate) for (const key of surrogate.split(/\s+/)) if (key) tags.add(key);
+  const extra = typeof option === 'function' ? option(request, response) : option;
+  if (Array.isArray(extra)) for (const tag of extra) if (typeof tag === 'string' && tag.length > 0) tags.add(tag);
   return [...tags];
 }

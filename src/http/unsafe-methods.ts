@@ -19,38 +19,44 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TR
 
 /** What handling an unsafe method needs. */
 export interface UnsafeMethodsContext {
-  o: ResolvedHttpOptions;
+  options: ResolvedHttpOptions;
   forwarder: Forwarder;
   forwards: Forwards;
   responder: Responder;
   /** Fences and deletes what is stored for the primary keys (the purge path). */
-  invalidate(keys: string[], options: HandleOptions): Promise<unknown>;
+  invalidate(keys: string[], handleOptions: HandleOptions): Promise<unknown>;
 }
 
 /** Forwards a request with any method but GET and HEAD, and applies what its success means for the cache. */
-export async function handleOtherMethod(c: UnsafeMethodsContext, request: Request, origin: OriginFetch, options: HandleOptions): Promise<Response> {
-  const key = c.o.key(request);
-  const requestTime = c.o.now();
-  const res = await origin(request);
-  const responseTime = c.o.now();
-  const status = res.status;
-  if (SAFE_METHODS.has(request.method) || status < 200 || status >= 400) return c.responder.relay(res, request, { fwd: 'method' }, undefined);
+export async function handleOtherMethod(context: UnsafeMethodsContext, request: Request, origin: OriginFetch, handleOptions: HandleOptions): Promise<Response> {
+  const key = context.options.key(request);
+  const requestTime = context.options.now();
+  const response = await origin(request);
+  const responseTime = context.options.now();
+  const status = response.status;
+  if (SAFE_METHODS.has(request.method) || status < 200 || status >= 400) return context.responder.relay(response, request, { fwd: 'method' }, undefined);
   const keys = [key];
   const self = new URL(request.url);
   for (const name of ['location', 'content-location']) {
-    const value = res.headers.get(name);
+    const value = response.headers.get(name);
     if (value === null || !URL.canParse(value, self)) continue;
     const target = new URL(value, self);
-    if (target.origin === self.origin) keys.push(c.o.key(new Request(target)));
+    if (target.origin === self.origin) keys.push(context.options.key(new Request(target)));
   }
   // Awaited so that a client's next GET after its write never sees the old response.
-  await c.invalidate(keys, options);
-  const directives = responseDirectives(res.headers, c.o.targetedFields);
-  const rd = requestDirectives(request.headers);
-  const tags = responseTags(request, res, c.o.tags);
-  if (postAnswersGets(request, res, directives) && unstorableReason(request, res, directives, rd, c.o, tags) === undefined) {
-    const forward = c.forwards.begin(key, false);
-    return c.forwarder.storeAndShare({ request, origin, options, rd, key, found: { kind: 'uri-miss' }, fwd: 'method', lead: false }, res, { directives, tags }, { requestTime, responseTime }, forward);
+  await context.invalidate(keys, handleOptions);
+  const directives = responseDirectives(response.headers, context.options.targetedFields);
+  const fromRequest = requestDirectives(request.headers);
+  const tags = responseTags(request, response, context.options.tags);
+  if (postAnswersGets(request, response, directives) && unstorableReason(request, response, directives, fromRequest, context.options, tags) === undefined) {
+    const forward = context.forwards.begin(key, false);
+    return context.forwarder.storeAndShare(
+      { request, origin, options: handleOptions, requestDirectives: fromRequest, key, found: { kind: 'uri-miss' }, forwardReason: 'method', lead: false },
+      response,
+      { directives, tags },
+      { requestTime, responseTime },
+      forward,
+    );
   }
-  return c.responder.fromOrigin(res, request, { fwd: 'method', fwdStatus: status }, undefined);
+  return context.responder.fromOrigin(response, request, { fwd: 'method', fwdStatus: status }, undefined);
 }

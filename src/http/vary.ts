@@ -61,14 +61,14 @@ const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };
  */
 export function acceptedEncodings(value: string): string {
   const weights = new Map<string, number>();
-  for (const { name, q } of weightedMembers(value)) {
+  for (const { name, weight } of weightedMembers(value)) {
     // A malformed weight: the member is left out, as if it were not there.
     const canonical = CODING_ALIASES[name] ?? name;
-    if (!Number.isNaN(q) && !weights.has(canonical)) weights.set(canonical, q);
+    if (!Number.isNaN(weight) && !weights.has(canonical)) weights.set(canonical, weight);
   }
-  const any = weights.get('*');
-  const accepted = CODINGS.filter((coding) => (weights.get(coding) ?? any ?? 0) > 0);
-  const identity = weights.get('identity') ?? any ?? 1;
+  const wildcard = weights.get('*');
+  const accepted = CODINGS.filter((coding) => (weights.get(coding) ?? wildcard ?? 0) > 0);
+  const identity = weights.get('identity') ?? wildcard ?? 1;
   if (identity <= 0) accepted.push('identity;q=0');
   return accepted.join(',');
 }
@@ -76,7 +76,8 @@ export function acceptedEncodings(value: string): string {
 /** One member of a weighted list field (RFC 9110 §12.4.2): its name and other parameters lowercased, its weight (NaN when malformed). */
 interface WeightedMember {
   name: string;
-  q: number;
+  /** The `q` parameter (RFC 9110 §12.4.2), 1 when absent. */
+  weight: number;
   /** `key=value` (or a bare `key`), in order, without q. */
   params: string[];
 }
@@ -88,17 +89,17 @@ function weightedMembers(value: string): WeightedMember[] {
     const [range, ...rest] = part.split(';');
     const name = range!.trim().toLowerCase();
     if (!name) continue;
-    let q = 1;
+    let weight = 1;
     const params: string[] = [];
     for (const param of rest) {
-      const eq = param.indexOf('=');
-      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
-      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
+      const equals = param.indexOf('=');
+      const key = (equals === -1 ? param : param.slice(0, equals)).trim().toLowerCase();
+      const argument = equals === -1 ? '' : param.slice(equals + 1).trim();
       // A malformed q spoils the member's weight for good, however many follow.
-      if (key === 'q') q = QVALUE.test(arg) && !Number.isNaN(q) ? Number(arg) : Number.NaN;
-      else if (key) params.push(eq === -1 ? key : `${key}=${arg}`);
+      if (key === 'q') weight = QVALUE.test(argument) && !Number.isNaN(weight) ? Number(argument) : Number.NaN;
+      else if (key) params.push(equals === -1 ? key : `${key}=${argument}`);
     }
-    members.push({ name, q, params });
+    members.push({ name, weight, params });
   }
   return members;
 }
@@ -121,14 +122,14 @@ function normaliseWhitespace(value: string): string {
 function normaliseNegotiation(value: string): string | undefined {
   if (value.includes('"')) return undefined;
   const members = new Map<string, number>();
-  for (const { name, q, params } of weightedMembers(value)) {
-    if (Number.isNaN(q)) return undefined;
+  for (const { name, weight, params } of weightedMembers(value)) {
+    if (Number.isNaN(weight)) return undefined;
     const member = [name, ...params].join(';');
-    if (!members.has(member)) members.set(member, q);
+    if (!members.has(member)) members.set(member, weight);
   }
   return [...members]
-    .sort(([a, qa], [b, qb]) => qb - qa || (a < b ? -1 : a > b ? 1 : 0))
-    .map(([member, q]) => (q === 1 ? member : `${member};q=${q}`))
+    .sort(([a, weightA], [b, weightB]) => weightB - weightA || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([member, weight]) => (weight === 1 ? member : `${member};q=${weight}`))
     .join(',');
 }
 
@@ -145,15 +146,15 @@ export function sameValues(a: ReadonlyArray<string | null>, b: ReadonlyArray<str
  * collision is a miss, never a wrong response.
  */
 export function variantDigest(values: ReadonlyArray<string | null>): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
+  let first = 0x811c9dc5;
+  let second = 0x01000193;
   const text = JSON.stringify(values);
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+    const code = text.charCodeAt(i);
+    first = Math.imul(first ^ code, 0x01000193);
+    second = Math.imul(second ^ code, 0x5bd1e995);
   }
-  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
+  return (first >>> 0).toString(36) + (second >>> 0).toString(36);
 }
 
 // ── language selection ─────────────────────────────────────────────────────────────────
@@ -191,9 +192,9 @@ export function preferredLanguages(value: string | null): string[] {
   let best = 0;
   for (const member of normalised.split(',')) {
     const [name, ...params] = member.split(';');
-    const q = params.find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    if (weight <= 0 || params.some((p) => !p.startsWith('q='))) continue;
+    const weightParam = params.find((param) => param.startsWith('q='));
+    const weight = weightParam === undefined ? 1 : Number(weightParam.slice(2));
+    if (weight <= 0 || params.some((param) => !param.startsWith('q='))) continue;
     if (weight > best) {
       best = weight;
       top.length = 0;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { createCache, CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, ValueTooLargeError, VERSION } from '../../src/index.ts';
+import { CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, VERSION } from '../../src/codec/envelope.ts';
+import { createCache, ValueTooLargeError } from '../../src/index.ts';
 
 const base = { serializerId: 1, compressionId: 0, createdAt: 1_700_000_000_000, freshFor: 1000, staleFor: 500, payload: new Uint8Array([1, 2, 3]) };
 

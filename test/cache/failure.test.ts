@@ -1,7 +1,8 @@
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, encodeEnvelope, StoreTimeoutError, StoreUnavailableError, type Cache } from '../../src/index.ts';
+import { encodeEnvelope } from '../../src/codec/envelope.ts';
+import { createCache, StoreTimeoutError, StoreUnavailableError, type Cache } from '../../src/index.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { sleep } from '../support/suite-api.ts';

@@ -11,7 +11,7 @@ import { spawnBridge, type BridgeProcess } from '../support/bridge-process.ts';
 import { startRedis } from '../support/redis-server.ts';
 import { bytes } from '../support/suite-api.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
-import { storeContract } from './store-contract.ts';
+import { describeStoreContract } from '../../src/store/testing/index.ts';
 
 // The upstash store over real HTTP: @upstash/redis → the local bridge → redis-server.
 describe.runIf(requireRedis())('upstash', () => {
@@ -26,11 +26,28 @@ describe.runIf(requireRedis())('upstash', () => {
   const suite = { describe, it, beforeAll, afterAll };
   const withOptions = (extra: Partial<UpstashConnectionOptions>) => async () => upstashStore({ ...(await endpoint()), ...extra });
 
-  storeContract(suite, { name: 'upstash', open: withOptions({}) });
-  storeContract(suite, { name: 'upstash-no-autopipeline', open: withOptions({ autoPipelining: false }) });
+  describeStoreContract(suite, {
+    name: 'upstash',
+    open: withOptions({}),
+    // What the contract does not cover, on the store it opened, checked by another client.
+    additionalTests(context) {
+      let direct: Valkey;
+      beforeAll(() => {
+        direct = new Valkey(redisUrl!);
+      });
+      afterAll(() => direct.disconnect());
+
+      it('offers an @upstash/redis client on its endpoint for the commands the contract does not cover', async () => {
+        await context.store.client.hset(context.key('h'), { f: 'v' });
+        assert.equal(await direct.hget(context.key('h'), 'f'), 'v');
+        assert.equal(context.store.client, context.store.client, 'built once');
+      });
+    },
+  });
+  describeStoreContract(suite, { name: 'upstash-no-autopipeline', open: withOptions({ autoPipelining: false }) });
   // A client built with the SDK's defaults (base64 replies decoded as UTF-8, then JSON-parsed):
   // the value encoding must survive both.
-  storeContract(suite, {
+  describeStoreContract(suite, {
     name: 'upstash-sdk-defaults',
     open: async () => upstashStore(new Redis({ ...(await endpoint()), enableTelemetry: false })),
   });
@@ -171,12 +188,6 @@ describe.runIf(requireRedis())('upstash store on the server', () => {
     const [first, second, , read] = await Promise.all([store.incr(run + 'c', 1), store.incr(run + 'c', 1), store.set(run + 'w', bytes('w')), store.get(run + 'w')]);
     assert.deepEqual([first, second, [...read!]], [13, 14, [...bytes('w')]]);
     assert.equal(requests - before, 1);
-  });
-
-  it('offers an @upstash/redis client on its endpoint for the commands the contract does not cover', async () => {
-    await store.client.hset(run + 'h', { f: 'v' });
-    assert.equal(await direct.hget(run + 'h', 'f'), 'v');
-    assert.equal(store.client, store.client, 'built once');
   });
 
   it('a command the server refuses fails its own call only; the others of its request succeed', async () => {

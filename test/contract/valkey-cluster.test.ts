@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { clusterNodes, requireCluster } from '../support/redis-env.ts';
-import { storeContract } from './store-contract.ts';
+import { describeStoreContract } from '../../src/store/testing/index.ts';
+import { clientOnTheSameServer } from './valkey-client.ts';
 
 describe.runIf(requireCluster())('valkey cluster', () => {
-  storeContract({ describe, it, beforeAll, afterAll }, { name: 'valkey-cluster', open: () => valkeyStore({ cluster: clusterNodes!.split(',') }) });
+  describeStoreContract(
+    { describe, it, beforeAll, afterAll },
+    {
+      name: 'valkey-cluster',
+      open: () => valkeyStore({ cluster: clusterNodes!.split(',') }),
+      additionalTests: clientOnTheSameServer,
+    },
+  );
 });

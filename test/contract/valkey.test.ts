@@ -2,13 +2,17 @@ import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
-import { storeContract } from './store-contract.ts';
+import { describeStoreContract } from '../../src/store/testing/index.ts';
+import { clientOnTheSameServer } from './valkey-client.ts';
 
 describe.runIf(requireRedis())('valkey', () => {
   // A URL: the store's own connection.
-  storeContract({ describe, it, beforeAll, afterAll }, { name: 'valkey', open: () => valkeyStore(redisUrl!) });
+  describeStoreContract({ describe, it, beforeAll, afterAll }, { name: 'valkey', open: () => valkeyStore(redisUrl!), additionalTests: clientOnTheSameServer });
   // An iovalkey client passed in: the same commands, through the client's queue.
   let client: Valkey | undefined;
   afterAll(() => client?.disconnect());
-  storeContract({ describe, it, beforeAll, afterAll }, { name: 'valkey (iovalkey client)', open: () => valkeyStore({ connection: (client = new Valkey(redisUrl!)) }) });
+  describeStoreContract(
+    { describe, it, beforeAll, afterAll },
+    { name: 'valkey (iovalkey client)', open: () => valkeyStore({ connection: (client = new Valkey(redisUrl!)) }), additionalTests: clientOnTheSameServer },
+  );
 });

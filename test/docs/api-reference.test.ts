@@ -23,7 +23,7 @@ describe('docs/API.md', () => {
     const titles = SECTIONS.map((s) => s.title);
     for (const title of [
       'createCache',
-      'httpCache and @cachedResponse',
+      'withCache and @cachedResponse',
       'Hono',
       'Express',
       'serve',

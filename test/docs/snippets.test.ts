@@ -160,6 +160,8 @@ beforeAll(() => {
     'cachette/http': join(root, 'src/http/index.ts'),
     'cachette/hono': join(root, 'src/hono/index.ts'),
     'cachette/otel': join(root, 'src/otel/index.ts'),
+    'cachette/store': join(root, 'src/store/index.ts'),
+    'cachette/store/testing': join(root, 'src/store/testing/index.ts'),
   };
   for (const runtime of ['node', 'bun', 'deno', 'express', 'workers']) imports[`cachette/${runtime}`] = join(root, `runtimes/${runtime}/index.ts`);
   for (const adapter of ['memory', 'valkey', 'upstash', 'sqlite', 'cloudflare-kv', 'bun-redis']) imports[`cachette/adapters/${adapter}`] = join(root, `adapters/${adapter}/index.ts`);

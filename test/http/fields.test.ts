@@ -49,9 +49,9 @@ describe('targeted cache-control directives (RFC 9213)', () => {
 
   it('picks the first valid targeted field in order, else Cache-Control with Expires', () => {
     const headers = new Headers({ 'a-cdn-cache-control': 'max-age="1"', 'cdn-cache-control': 'max-age=2', 'cache-control': 'max-age=3' });
-    assert.deepEqual(responseDirectives(headers, ['a-cdn-cache-control', 'cdn-cache-control']), { cc: new Map([['max-age', '2']]), useExpires: false });
+    assert.deepEqual(responseDirectives(headers, ['a-cdn-cache-control', 'cdn-cache-control']), { cacheControl: new Map([['max-age', '2']]), useExpires: false });
     const fallback = responseDirectives(headers, ['a-cdn-cache-control']);
-    assert.equal(fallback.cc.get('max-age'), '3');
+    assert.equal(fallback.cacheControl.get('max-age'), '3');
     assert.equal(fallback.useExpires, true);
   });
 });

@@ -10,7 +10,7 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/cache/create-cache.ts';
 import type { CacheEventMap } from '../../src/cache/events.ts';
-import { httpCache } from '../../src/http/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { freePort } from '../support/redis-server.ts';
 import { FakeClock, reply, ScriptedOrigin } from './scripted-origin.ts';
@@ -44,7 +44,7 @@ describe('Cache-Status tells the truth about storing', () => {
   it('says nothing of `stored` while writes are known to fail, and says it again once one succeeds', async () => {
     const store = switchableStore();
     const origin = new ScriptedOrigin(new FakeClock()).on('/a', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=60' }));
-    const cached = httpCache(origin.fetch, { store });
+    const cached = withCache(origin.fetch, { store });
     store.writesFail = true;
     assert.match(await cacheStatus(await cached(new Request('http://x/a?1'))), /stored/, 'nothing known yet: the write is attempted');
     await cached.idle();
@@ -66,7 +66,7 @@ describe('Cache-Status tells the truth about storing', () => {
     const store = switchableStore();
     const origin = new ScriptedOrigin(new FakeClock()).on('/b', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=60' }));
     const cache = createCache({ store, namespace: 'http', compression: false, circuitBreaker: { threshold: 2, cooldownMs: 60_000 } });
-    const cached = httpCache(origin.fetch, { cache });
+    const cached = withCache(origin.fetch, { cache });
     store.down = true;
     for (let i = 0; i < 3; i++) {
       await cacheStatus(await cached(new Request(`http://x/b?${i}`)));
@@ -83,7 +83,7 @@ describe('Cache-Status tells the truth about storing', () => {
   it('says nothing of `stored` when the store cannot be reached at all', async () => {
     const dead = valkeyStore({ connection: `redis://127.0.0.1:${await freePort()}`, clientOptions: { retryStrategy: () => null, lazyConnect: true } });
     const origin = new ScriptedOrigin(new FakeClock()).on('/d', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=60' }));
-    const cached = httpCache(origin.fetch, { store: dead });
+    const cached = withCache(origin.fetch, { store: dead });
     for (let i = 1; i <= 2; i++) {
       const res = await cached(new Request('http://x/d'));
       assert.equal(res.status, 200);
@@ -104,11 +104,11 @@ describe('stored responses that cannot be served', () => {
     // The origin's answers are not stored, so whatever is under the key afterwards was planted.
     const origin = new ScriptedOrigin(new FakeClock()).on('/p', (_, k) => reply(`v${k}`, { 'cache-control': 'no-store' }));
     const stored = new ScriptedOrigin(new FakeClock()).on('/p', () => reply('stored', { 'cache-control': 'max-age=60' }));
-    const seeding = httpCache(stored.fetch, { cache });
+    const seeding = withCache(stored.fetch, { cache });
     await (await seeding(new Request('http://x/p'))).arrayBuffer();
     await seeding.idle();
     const good = await cache.get<Record<string, unknown>>('u:http://x/p');
-    const cached = httpCache(origin.fetch, { cache });
+    const cached = withCache(origin.fetch, { cache });
     for (const [entry, reason] of [
       [{ ...good, headers: [['bad name', 'x']] }, /bad header name "bad name"/],
       [{ ...good, headers: [['x-a', 'a\r\nb: c']] }, /"x-a" holds CR, LF or NUL/],

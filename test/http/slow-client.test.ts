@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { httpCache } from '../../src/http/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import { SlowClientError } from '../../src/http/shared-body.ts';
 
 const CHUNK = 16 * 1024;
@@ -28,7 +28,7 @@ describe('a client that stops reading a shared response', () => {
         { headers: { 'cache-control': 'max-age=60', 'content-type': 'application/octet-stream' } },
       );
     };
-    const cached = httpCache(origin, { store, maxBodyBytes: 64 * 1024, shareWindowBytes: 64 * 1024, slowClientTimeout: 50 });
+    const cached = withCache(origin, { store, maxBodyBytes: 64 * 1024, shareWindowBytes: 64 * 1024, slowClientTimeout: 50 });
     const [reading, stopped] = await Promise.all([cached(new Request('http://x/big')), cached(new Request('http://x/big'))]);
     assert.equal(calls, 1, 'the two requests share one origin response');
     const stoppedReader = stopped.body!.getReader();

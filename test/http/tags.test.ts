@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { StoreLayer } from '../../src/cache/path/layer.ts';
-import { httpCache } from '../../src/http/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import type { StoreEntry } from '../../src/store/types.ts';
 
 /** Counts the bytes written to the store it wraps. */
@@ -27,7 +27,7 @@ const pad = 'x'.repeat(1024);
 describe('tagged responses', () => {
   it('cost the same bytes to store for the 1st and the 300th response of a tag', async () => {
     const store = new ByteCountingStore(memoryStore());
-    const cached = httpCache(tagged, { store });
+    const cached = withCache(tagged, { store });
     const writtenFor = async (i: number) => {
       const before = store.written;
       await (await cached(new Request(`http://x/page?q=${i}&pad=${pad}`))).arrayBuffer();
@@ -50,8 +50,8 @@ describe('tagged responses', () => {
 
   it('are purged for every process sharing the store', async () => {
     const store = memoryStore();
-    const a = httpCache(tagged, { store });
-    const b = httpCache(tagged, { store });
+    const a = withCache(tagged, { store });
+    const b = withCache(tagged, { store });
     await (await a(new Request('http://x/shared'))).arrayBuffer();
     await a.idle();
     const hit = await a(new Request('http://x/shared'));
@@ -69,7 +69,7 @@ describe('tagged responses', () => {
   it('are served and not stored with more than 64 tags', async () => {
     const store = memoryStore();
     const many = Array.from({ length: 65 }, (_, i) => `t${i}`).join(', ');
-    const cached = httpCache(async () => new Response('x', { headers: { 'cache-control': 'max-age=60', 'cache-tag': many } }), { store });
+    const cached = withCache(async () => new Response('x', { headers: { 'cache-control': 'max-age=60', 'cache-tag': many } }), { store });
     const res = await cached(new Request('http://x/many'));
     assert.equal(await res.text(), 'x');
     assert.match(res.headers.get('cache-status') ?? '', /detail="too-many-tags"/);

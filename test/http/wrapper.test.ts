@@ -6,16 +6,16 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { startProxy } from '../../runtimes/node/proxy/index.ts';
 import { cache } from '../../src/hono/index.ts';
-import { httpCache } from '../../src/http/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import { freePort } from '../support/redis-server.ts';
 import { serveFetch } from './node-serve.ts';
 import { FakeClock, reply, ScriptedOrigin } from './scripted-origin.ts';
 
-describe('httpCache wrapper', () => {
+describe('withCache wrapper', () => {
   it('hands store writes and background refreshes to ctx.waitUntil', async () => {
     const clock = new FakeClock();
     const origin = new ScriptedOrigin(clock).on('/w', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=1, stale-while-revalidate=60' }));
-    const cached = httpCache(origin.fetch, { store: memoryStore(), now: clock.now });
+    const cached = withCache(origin.fetch, { store: memoryStore(), now: clock.now });
     const waited: Array<Promise<unknown>> = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => void waited.push(p) };
     assert.equal(await (await cached(new Request('http://x/w'), ctx)).text(), 'v1');
@@ -34,7 +34,7 @@ describe('httpCache wrapper', () => {
     const dead = valkeyStore({ connection: `redis://127.0.0.1:${await freePort()}`, clientOptions: { retryStrategy: () => null, lazyConnect: true } });
     const origin = new ScriptedOrigin(new FakeClock()).on('/down', (_, k) => reply(`v${k}`, { 'cache-control': 'max-age=60' }));
     const errors: unknown[] = [];
-    const cached = httpCache(origin.fetch, { store: dead, onError: (e) => errors.push(e) });
+    const cached = withCache(origin.fetch, { store: dead, onError: (e) => errors.push(e) });
     for (let i = 1; i <= 3; i++) {
       const res = await cached(new Request('http://x/down'));
       assert.equal(res.status, 200);
@@ -48,7 +48,7 @@ describe('httpCache wrapper', () => {
   });
 
   it('rethrows an origin failure when no stale response may stand in', async () => {
-    const cached = httpCache(
+    const cached = withCache(
       async () => {
         throw new Error('boom');
       },

@@ -16,11 +16,11 @@ import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { chooseStore, describeChoice } from '../../runtimes/env-store.ts';
 import { cache as expressCache } from '../../runtimes/express/index.ts';
-import { cached as nodeCached, serve as nodeServe, storeFromEnv } from '../../runtimes/node/index.ts';
+import { serve as nodeServe, storeFromEnv, withCache as nodeWithCache } from '../../runtimes/node/index.ts';
 import { startProxy } from '../../runtimes/node/proxy/index.ts';
-import { withCache } from '../../runtimes/workers/index.ts';
+import { withCache as workersWithCache } from '../../runtimes/workers/index.ts';
 import { cache as honoCache } from '../../src/hono/index.ts';
-import { createHttpCache, httpCache } from '../../src/http/index.ts';
+import { createHttpCache, withCache as httpWithCache } from '../../src/http/index.ts';
 import { cached, cachedResponse, createCache, type Cache } from '../../src/index.ts';
 
 const handler = async () => new Response('x');
@@ -73,8 +73,8 @@ describe('per-call options of the cache', () => {
 });
 
 describe('the HTTP cache and its bindings', () => {
-  it('cachette/http names httpCache() and createHttpCache()', () => {
-    assert.throws(() => httpCache(handler, { store: memoryStore(), ttL: '1m' } as never), { name: 'TypeError', message: typo('httpCache() from cachette/http', 'ttL', 'ttl') });
+  it('cachette/http names withCache() and createHttpCache()', () => {
+    assert.throws(() => httpWithCache(handler, { store: memoryStore(), ttL: '1m' } as never), { name: 'TypeError', message: typo('withCache() from cachette/http', 'ttL', 'ttl') });
     assert.throws(() => createHttpCache({ store: memoryStore(), maxage: 60 } as never), { name: 'TypeError', message: typo('createHttpCache() from cachette/http', 'maxage', 'ttl') });
     assert.throws(() => createHttpCache({ store: memoryStore(), heuristic: { fractoin: 0.1 } } as never), {
       name: 'TypeError',
@@ -105,9 +105,9 @@ describe('the HTTP cache and its bindings', () => {
   });
 
   it('Workers: withCache() from cachette/workers, checked at module scope, not at the first request', () => {
-    assert.throws(() => withCache(handler, { ttL: '1m' } as never), { name: 'TypeError', message: typo('withCache() from cachette/workers', 'ttL', 'ttl') });
-    assert.throws(() => withCache(handler, { kvBindng: 'KV' } as never), { name: 'TypeError', message: typo('withCache() from cachette/workers', 'kvBindng', 'kvBinding') });
-    assert.throws(() => withCache(handler, { cache: createCache({ store: memoryStore() }) } as never), /withCache\(\) from cachette\/workers: unknown option "cache"/);
+    assert.throws(() => workersWithCache(handler, { ttL: '1m' } as never), { name: 'TypeError', message: typo('withCache() from cachette/workers', 'ttL', 'ttl') });
+    assert.throws(() => workersWithCache(handler, { kvBindng: 'KV' } as never), { name: 'TypeError', message: typo('withCache() from cachette/workers', 'kvBindng', 'kvBinding') });
+    assert.throws(() => workersWithCache(handler, { cache: createCache({ store: memoryStore() }) } as never), /withCache\(\) from cachette\/workers: unknown option "cache"/);
   });
 
   it('the proxy: startProxy() and its purge options', async () => {
@@ -124,9 +124,9 @@ describe('the HTTP cache and its bindings', () => {
 });
 
 describe('the server helpers (cachette/node; cachette/bun and cachette/deno share the code)', () => {
-  it('cached() and serve({ cache }) check the cache options before choosing a store', async () => {
-    assert.throws(() => nodeCached(handler, { ttL: '1m', log: false } as never), { name: 'TypeError', message: typo('cached() from cachette/node', 'ttL', 'ttl') });
-    assert.throws(() => nodeCached(handler, { lgo: false } as never), { name: 'TypeError', message: typo('cached() from cachette/node', 'lgo', 'log') });
+  it('withCache() and serve({ cache }) check the cache options before choosing a store', async () => {
+    assert.throws(() => nodeWithCache(handler, { ttL: '1m', log: false } as never), { name: 'TypeError', message: typo('withCache() from cachette/node', 'ttL', 'ttl') });
+    assert.throws(() => nodeWithCache(handler, { lgo: false } as never), { name: 'TypeError', message: typo('withCache() from cachette/node', 'lgo', 'log') });
     await assert.rejects(nodeServe(handler, { port: 0, cache: { maxage: 60, log: false } } as never), { name: 'TypeError', message: typo('serve({ cache }) from cachette/node', 'maxage', 'ttl') });
     await assert.rejects(storeFromEnv({ kvbinding: 'x', log: false } as never), { name: 'TypeError', message: typo('storeFromEnv() from cachette/node', 'kvbinding', 'kvBinding') });
   });
@@ -139,7 +139,7 @@ describe('the server helpers (cachette/node; cachette/bun and cachette/deno shar
     assert.throws(() => chooseStore({}, { store: 'https://x.upstash.io' }), /an Upstash URL needs its token: pass upstashStore\(\{ url, token \}\)/);
     assert.throws(() => chooseStore({}, { store: 42 as never }), /"store" must be a store object such as memoryStore\(\) or valkeyStore\(url\), got number/);
     const lines: string[] = [];
-    const served = nodeCached(async () => new Response('hi', { headers: { 'cache-control': 'max-age=60' } }), { store: 'memory', log: (line) => lines.push(line) });
+    const served = nodeWithCache(async () => new Response('hi', { headers: { 'cache-control': 'max-age=60' } }), { store: 'memory', log: (line) => lines.push(line) });
     assert.equal(await (await served(new Request('http://localhost/'))).text(), 'hi');
     assert.match((await served(new Request('http://localhost/'))).headers.get('cache-status') ?? '', /^cachette; hit/);
     assert.deepEqual(lines, ['[cachette] store: memory (the store option memory; not shared between processes or isolates)']);

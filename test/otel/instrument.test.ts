@@ -8,7 +8,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache, type Cache } from '../../src/cache/create-cache.ts';
-import { httpCache } from '../../src/http/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import { ATTRIBUTE, instrument, METRIC, SPAN, type InstrumentOptions } from '../../src/otel/index.ts';
 import { engineTargets, uniqueNamespace } from '../cache/targets.ts';
 import { FakeClock } from '../support/fake-clock.ts';
@@ -223,9 +223,9 @@ describe('cachette/otel: keys, context, options, detach', () => {
     assert.equal(telemetry.spans().length, 1);
   });
 
-  it('instruments the cache inside an httpCache handler', async () => {
+  it('instruments the cache inside a withCache handler', async () => {
     telemetry = new Telemetry();
-    const handler = httpCache(async () => new Response('hello'), { store: memoryStore(), ttl: '1m' });
+    const handler = withCache(async () => new Response('hello'), { store: memoryStore(), ttl: '1m' });
     open.push(handler.httpCache.cache);
     instrument(handler, { meterProvider: telemetry.meterProvider, tracerProvider: telemetry.tracerProvider });
     await (await handler(new Request('http://example.test/a'))).text();

@@ -1,7 +1,9 @@
 // The package as a user gets it: `npm pack`, installed into a fresh consumer project, then
 // type-checked under moduleResolution nodenext and bundler, run on Node, and inspected for
 // what it ships (source maps that resolve, a LICENSE, no tests); the Node servers' entry points
-// (cachette/node/proxy, cachette/node/bridge) are type-checked with the rest. Runs in its own step of
+// (cachette/node/proxy, cachette/node/bridge) are type-checked with the rest. A third-party store
+// runs the shipped contract suite (cachette/store/testing), and a Node app bundled with esbuild
+// keeps the native install (package.json sideEffects). Runs in its own step of
 // `npm test` (scripts/test/package.ts), after the other Node suites: it builds and compiles.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,7 +19,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
 const repoModules = join(root, 'node_modules');
 /** What the consumer installs besides the tarball: the peers and types its sources use, linked from this checkout so no network is needed. */
-const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', 'fastify', '@types/node', '@opentelemetry/api'];
+const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', 'fastify', '@types/node', '@opentelemetry/api', 'tsx'];
 
 let work: string;
 let consumer: string;
@@ -82,6 +84,35 @@ describe('the packed package in a consumer project', () => {
     assert.match(run.stdout, /smoke ok/);
   }, 90_000);
 
+  it('runs a third-party store through the shipped contract suite, under node:test', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--test-reporter=tap', join(consumer, 'src', 'third-party-store.ts')], { cwd: consumer, encoding: 'utf8', timeout: 120_000 });
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.status, 0, output);
+    assert.match(run.stdout, /^# fail 0$/m, output);
+    // The contract's own tests and the store's additional one ran, not an empty suite.
+    assert.ok(Number(/^# pass (\d+)$/m.exec(run.stdout)?.[1]) >= 20, output);
+    assert.match(run.stdout, /runs its own tests inside the suite/);
+  }, 150_000);
+
+  it('keeps node:zlib as the default compressor when a Node app is bundled (sideEffects lists the install)', () => {
+    writeFileSync(
+      join(consumer, 'bundled.mjs'),
+      "import { createCache } from 'cachette';\nimport { memoryStore } from 'cachette/adapters/memory';\nconst cache = createCache({ store: memoryStore(), compression: { threshold: 1 } });\nawait cache.set('k', 'x'.repeat(1000));\nif ((await cache.get('k')).length !== 1000) throw new Error('round trip');\nawait cache.close();\nconsole.log('bundled ok');\n",
+    );
+    const bundle = spawnSync(join(repoModules, '.bin', 'esbuild'), ['bundled.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=out/bundled.mjs', '--log-level=error'], {
+      cwd: consumer,
+      encoding: 'utf8',
+    });
+    assert.equal(bundle.status, 0, `${bundle.stdout}${bundle.stderr}`);
+    const code = readFileSync(join(consumer, 'out', 'bundled.mjs'), 'utf8');
+    // With "sideEffects": false the bundler dropped runtimes/native/install.js: no zlib, fflate by default.
+    assert.match(code, /installPlatformDeflate\d*\(\(level\d*\) => zlibCompressor\d*\(/);
+    assert.match(code, /from "(node:)?zlib"/);
+    const run = spawnSync(process.execPath, [join(consumer, 'out', 'bundled.mjs')], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+    assert.match(run.stdout, /bundled ok/);
+  }, 120_000);
+
   it('ships its sources with maps that resolve to them, and nothing else of the repository', () => {
     const files = filesUnder(installed);
     const maps = files.filter((file) => file.endsWith('.map'));
@@ -130,9 +161,9 @@ describe('the packed package in a consumer project', () => {
   it('stays small: the tarball size is reported, and bounded', () => {
     console.info(`[pack] ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
     // The bound catches what must never ship (tests, benches, results, node_modules: megabytes),
-    // not growth of the library itself: ~775 KiB with the docs pages, the RESP transport, the
-    // cluster store, tags and L1, and otel, about a third of it the TypeScript sources the
-    // source maps point at.
+    // not growth of the library itself: ~800 KiB with the docs pages, the stores' own RESP, the
+    // cluster store, tags and L1, otel and the shipped contract suite, about a third of it the
+    // TypeScript sources the source maps point at.
     assert.ok(packed.size < 1024 * 1024, `${packed.size} bytes`);
   });
 });

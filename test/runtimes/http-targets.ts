@@ -1,5 +1,5 @@
 import type { Store } from '../../src/store/types.ts';
-import type { ContractTarget } from '../contract/store-contract.ts';
+import type { ContractTarget } from '../../src/store/testing/index.ts';
 import { httpBehaviourSuite, type HttpTarget } from '../http/http-behaviour.ts';
 import type { SuiteApi } from '../support/suite-api.ts';
 import type { ServeFn } from './serve-suite.ts';

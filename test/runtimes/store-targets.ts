@@ -1,5 +1,6 @@
-import type { ContractTarget } from '../contract/store-contract.ts';
+import type { ContractTarget } from '../../src/store/testing/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import { clientOnTheSameServer } from '../contract/valkey-client.ts';
 
 /** Environment variables the runtime suites read (passed in: workerd has no process.env of its own). */
 export interface TargetEnv {
@@ -15,7 +16,7 @@ export interface TargetEnv {
 /**
  * The stores one runtime can reach, as contract targets: memory everywhere, Valkey where the
  * runtime speaks TCP and REDIS_URL names a server (the cluster store where VALKEY_CLUSTER_NODES
- * names a cluster), SQLite where it has files, Upstash wherever
+ * names a cluster; both with the Valkey stores' own tests inside), SQLite where it has files, Upstash wherever
  * fetch works once UPSTASH_REDIS_REST_URL/_TOKEN name an endpoint (scripts/test starts the
  * local bridge and sets them). Adapters load lazily inside `open()`, so a
  * runtime never loads a client it cannot use. With CI=true (or CACHETTE_REQUIRE_ALL=1) a
@@ -26,10 +27,20 @@ export function storeTargets(env: TargetEnv, reach: { tcp: boolean; files?: bool
   const targets: ContractTarget[] = [{ name: 'memory', open: () => memoryStore() }];
   if (reach.tcp) {
     const url = env.REDIS_URL;
-    if (url) targets.push({ name: 'valkey', open: async () => (await import('../../adapters/valkey/index.ts')).valkeyStore(url) });
+    if (url)
+      targets.push({
+        name: 'valkey',
+        open: async () => (await import('../../adapters/valkey/index.ts')).valkeyStore(url),
+        additionalTests: clientOnTheSameServer as ContractTarget['additionalTests'],
+      });
     else if (strict) throw new Error('REDIS_URL is not set and CI forbids skipping the Valkey suites');
     const nodes = env.VALKEY_CLUSTER_NODES;
-    if (nodes) targets.push({ name: 'valkey-cluster', open: async () => (await import('../../adapters/valkey/index.ts')).valkeyStore({ cluster: nodes.split(',') }) });
+    if (nodes)
+      targets.push({
+        name: 'valkey-cluster',
+        open: async () => (await import('../../adapters/valkey/index.ts')).valkeyStore({ cluster: nodes.split(',') }),
+        additionalTests: clientOnTheSameServer as ContractTarget['additionalTests'],
+      });
     else if (strict) throw new Error('VALKEY_CLUSTER_NODES is not set (scripts/test starts the cluster) and CI forbids skipping the Valkey Cluster suites');
   }
   // The embedded SQLite store wherever there is a file system (its binding is the runtime's own).

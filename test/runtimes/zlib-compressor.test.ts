@@ -2,7 +2,9 @@ import { gunzipSync, gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { zlibCompressor } from '../../runtimes/node/index.ts';
-import { CompressionId, createCache, decodeEnvelope, fflateDeflate, type Compressor } from '../../src/index.ts';
+import { CompressionId, fflateDeflate } from '../../src/codec/compression.ts';
+import { decodeEnvelope } from '../../src/codec/envelope.ts';
+import { createCache, type Compressor } from '../../src/index.ts';
 
 const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${i % 40}`, title: `Item number ${i}`, inStock: i % 3 === 0 }));
 

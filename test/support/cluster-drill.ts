@@ -10,7 +10,7 @@
 import { Agent, request } from 'node:http';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { startProxy } from '../../runtimes/node/proxy/index.ts';
-import type { HealthEventDetail } from '../../src/index.ts';
+import type { HealthEventDetail } from '../../src/cache/events.ts';
 import { serveFetch } from '../http/node-serve.ts';
 import type { RedisCluster } from './redis-cluster.ts';
 

@@ -2,7 +2,7 @@
 // over loopback HTTP through the bridge when scripts/test started it (KV has its own file).
 import { env } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { storeContract } from '../contract/store-contract.ts';
+import { describeStoreContract } from '../../src/store/testing/index.ts';
 import { storeTargets } from '../runtimes/store-targets.ts';
 
-for (const target of storeTargets({ ...env, CACHETTE_REQUIRE_ALL: env.CACHETTE_REQUIRE_ALL }, { tcp: false })) storeContract({ describe, it, beforeAll, afterAll }, target);
+for (const target of storeTargets({ ...env, CACHETTE_REQUIRE_ALL: env.CACHETTE_REQUIRE_ALL }, { tcp: false })) describeStoreContract({ describe, it, beforeAll, afterAll }, target);

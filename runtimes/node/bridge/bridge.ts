@@ -181,7 +181,7 @@ async function runOne(redis: Valkey, policy: CommandPolicy, command: BridgeComma
 async function runPipeline(redis: Valkey, policy: CommandPolicy, commands: BridgeCommand[], base64: boolean): Promise<Json> {
   const refusals = commands.map(policy.forRequest());
   const pipeline = redis.pipeline();
-  for (const [i, c] of commands.entries()) if (!refusals[i]) pipeline.callBuffer(c.wireName, c.args);
+  for (const [i, command] of commands.entries()) if (!refusals[i]) pipeline.callBuffer(command.wireName, command.args);
   const results = (await pipeline.exec()) ?? [];
   let next = 0;
   return refusals.map((refused) => (refused ? { error: refused.message } : slot(results[next++], base64)));
@@ -193,7 +193,7 @@ async function runTransaction(redis: Valkey, policy: CommandPolicy, commands: Br
   const refused = commands.map(policy.forRequest()).find(Boolean);
   if (refused) throw new BridgeError(refused.status, refused.message);
   const multi = redis.multi();
-  for (const c of commands) multi.callBuffer(c.wireName, c.args);
+  for (const command of commands) multi.callBuffer(command.wireName, command.args);
   try {
     return ((await multi.exec()) ?? []).map((r) => slot(r, base64));
   } catch (error) {

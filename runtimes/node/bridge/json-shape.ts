@@ -33,20 +33,20 @@ export function checkShape(text: string, limits: ShapeLimits): void {
   let commands = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const code = text.charCodeAt(i);
     if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) {
       inString = true;
-    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
       depth++;
       if (depth > deepest)
         throw new BridgeError(400, `the body nests deeper than the protocol allows (${limits.maxDepth === 1 ? 'a command is one array of strings and numbers' : 'a batch is an array of commands'})`);
       if (depth === 2 && limits.maxDepth === 2 && ++commands > maxCommands) {
         throw new BridgeError(400, `the batch holds more than ${maxCommands} commands (maxCommands / --max-commands)`);
       }
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
       depth--;
     }
   }

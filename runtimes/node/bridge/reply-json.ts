@@ -17,12 +17,12 @@ export function replyToJson(reply: unknown, base64: boolean): ReplyJson {
     return isOk(reply) ? 'OK' : reply.toString('base64');
   }
   if (typeof reply === 'string') return base64 && reply !== 'OK' ? Buffer.from(reply).toString('base64') : reply;
-  if (Array.isArray(reply)) return reply.map((r) => replyToJson(r, base64));
+  if (Array.isArray(reply)) return reply.map((item) => replyToJson(item, base64));
   // An error nested in an array reply (a Lua table carrying an error, say): its message.
   if (reply instanceof Error) return reply.message;
   return String(reply);
 }
 
-function isOk(b: Buffer): boolean {
-  return b.length === 2 && b[0] === 0x4f && b[1] === 0x4b;
+function isOk(reply: Buffer): boolean {
+  return reply.length === 2 && reply[0] === 0x4f && reply[1] === 0x4b;
 }

@@ -55,9 +55,9 @@ export function portFrom(text: string, where: string): number {
 
 /** A positive integer from a flag. */
 export function positiveIntegerFrom(text: string, where: string): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || !Number.isSafeInteger(n)) throw new UsageError(`${where} must be a positive integer, got ${JSON.stringify(text)}`);
-  return n;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) throw new UsageError(`${where} must be a positive integer, got ${JSON.stringify(text)}`);
+  return value;
 }
 
 /** A bearer token from a flag or variable: refused, naming `where`, unless it meets the rule of bearer-token.ts. */

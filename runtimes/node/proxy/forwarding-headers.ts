@@ -72,16 +72,16 @@ export const TRUSTED_FORWARDING_FIELDS: readonly string[] = [
 export const TRUSTED_KEYED_FIELDS: readonly string[] = TRUSTED_FORWARDING_FIELDS.filter((name) => name !== 'x-forwarded-for' && name !== 'x-real-ip');
 
 const TRUSTED: ReadonlySet<string> = new Set(TRUSTED_FORWARDING_FIELDS);
-const X = 0x78;
-const C = 0x63;
-const F = 0x66;
+const LOWER_X = 0x78;
+const LOWER_C = 0x63;
+const LOWER_F = 0x66;
 
 /** True for a field of the forwarding family (lowercase name), trusted or not. */
 export function isForwardingField(name: string): boolean {
   if (FAMILY_NAMES.has(name)) return true;
   // Every prefix starts with x, c or f: one comparison settles almost every other field.
   const first = name.charCodeAt(0);
-  if (first !== X && first !== C && first !== F) return false;
+  if (first !== LOWER_X && first !== LOWER_C && first !== LOWER_F) return false;
   for (const prefix of FAMILY_PREFIXES) if (name.startsWith(prefix)) return true;
   return name.startsWith('x-http-') && name.endsWith('-override');
 }

@@ -162,7 +162,7 @@ function toResponse(res: IncomingMessage, method: string, signal: AbortSignal): 
   const raw = res.rawHeaders;
   const named = new Set<string>();
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') for (const n of raw[i + 1]!.split(',')) if (n.trim()) named.add(n.trim().toLowerCase());
+    if (raw[i]!.toLowerCase() === 'connection') for (const name of raw[i + 1]!.split(',')) if (name.trim()) named.add(name.trim().toLowerCase());
   }
   // A list handed to the Response whole: one Headers construction instead of one append per field.
   const headers: Array<[string, string]> = [];

@@ -62,4 +62,21 @@ export function storedEntryScenarios(scenario: ScenarioFn): void {
     assert.equal(hit.headers.get('content-length'), '2');
     assert.equal(origin.count('/legacy'), 1);
   });
+
+  scenario('an entry with its stale windows under their old names (swr, sie: as earlier versions wrote them) keeps them', { xCache: true }, async ({ origin, cache, clock, get, engine }) => {
+    origin.on('/windows', numbered({ 'cache-control': 'max-age=1, stale-while-revalidate=60, stale-if-error=600' }));
+    const first = await cache.fetch('/windows');
+    await first.text();
+    await cache.idle();
+    const key = `u:${first.url}`;
+    const { staleWhileRevalidateMs, staleIfErrorMs, ...rest } = (await engine.get<Record<string, unknown>>(key))!;
+    assert.deepEqual([staleWhileRevalidateMs, staleIfErrorMs], [60_000, 600_000], 'the windows are stored under their names');
+    await engine.set(key, { ...rest, swr: staleWhileRevalidateMs, sie: staleIfErrorMs }, { ttl: 600_000 });
+    clock.advance(5_000);
+    const stale = await get('/windows');
+    assert.equal(stale.body, 'v1', 'served, not a corrupt miss');
+    assert.equal(stale.headers.get('x-cache'), 'STALE', 'within stale-while-revalidate');
+    await cache.idle();
+    assert.equal(origin.count('/windows'), 2, 'and refreshed in the background');
+  });
 }

@@ -2,10 +2,10 @@
 import { Hono } from 'hono';
 import { memoryStore } from 'cachette/adapters/memory';
 import { cache } from 'cachette/hono';
-import { httpCache, type CachedHandler } from 'cachette/http';
+import { withCache, type CachedHandler } from 'cachette/http';
 
 const store = memoryStore();
-export const handler: CachedHandler = httpCache(async (request) => fetch(request), { store, ttl: '30s' });
+export const handler: CachedHandler = withCache(async (request) => fetch(request), { store, ttl: '30s' });
 
 const app = new Hono();
 app.use('/api/*', cache({ store, ttl: '30s', app }));

@@ -1,7 +1,7 @@
 // The runtime entry points: Node's serve with and without the cache, Bun's and Deno's types, Workers.
 import { serve as bunServe, type BunCachedServer } from 'cachette/bun';
 import { serve as denoServe, type DenoServer } from 'cachette/deno';
-import { cached, serve, storeFromEnv, zlibCompressor, type NodeCachedServer, type NodeServer } from 'cachette/node';
+import { serve, storeFromEnv, withCache as nodeWithCache, zlibCompressor, type NodeCachedServer, type NodeServer } from 'cachette/node';
 import { withCache } from 'cachette/workers';
 import type { Equal, Expect } from './type-checks.js';
 
@@ -12,6 +12,6 @@ export const bun: () => Promise<BunCachedServer> = () => bunServe(handler, { por
 export const deno: () => Promise<DenoServer> = () => denoServe(handler);
 export const store = storeFromEnv({ log: false });
 export const compressor = zlibCompressor({ format: 'brotli' });
-export const wrappedHandler = cached(handler, { ttl: '10s' });
+export const wrappedHandler = nodeWithCache(handler, { ttl: '10s' });
 export const worker = withCache({ fetch: async () => new Response('hi') });
 export type ServerChecks = Expect<Equal<Awaited<typeof whole>['cache']['purge'] extends (target: never) => Promise<number> ? true : false, true>>;

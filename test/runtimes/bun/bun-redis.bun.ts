@@ -5,21 +5,40 @@ import { afterAll, beforeAll, describe, it } from 'bun:test';
 import { bunRedisStore, hasBunRedisClient, type BunRedisClient } from '../../../adapters/bun-redis/index.ts';
 import { valkeyStore } from '../../../adapters/valkey/index.ts';
 import { createCache, StoreRefusedError, StoreUnavailableError } from '../../../src/index.ts';
-import { storeContract } from '../../contract/store-contract.ts';
+import { describeStoreContract } from '../../../src/store/testing/index.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
 import { bytes, sleep, text } from '../../support/suite-api.ts';
 
 const url = process.env.REDIS_URL;
 if (!url) throw new Error('REDIS_URL is needed: scripts/test starts a redis-server and sets it');
 
-storeContract({ describe, it, beforeAll, afterAll }, { name: 'bun-redis', open: () => bunRedisStore(url) });
+// The store contract, and inside it what is particular to this store about the one it opened.
+describeStoreContract(
+  { describe, it, beforeAll, afterAll },
+  {
+    name: 'bun-redis',
+    open: () => bunRedisStore(url),
+    additionalTests(context) {
+      it('is available on Bun', () => {
+        assert.equal(hasBunRedisClient(), true);
+      });
+
+      it('declares what the valkey store declares for the same server: ordered calls, the same compression threshold', async () => {
+        const io = valkeyStore(url);
+        try {
+          assert.equal(context.store.ordered, true);
+          assert.equal(context.store.compressionThreshold, io.compressionThreshold);
+          assert.equal(context.store.address, new URL(url).protocol + '//' + new URL(url).host);
+        } finally {
+          await io.close();
+        }
+      });
+    },
+  },
+);
 
 describe('bun-redis store on Bun', () => {
   const run = `bun-redis:${Date.now().toString(36)}:`;
-
-  it('is available on Bun', () => {
-    assert.equal(hasBunRedisClient(), true);
-  });
 
   it('reads what the valkey store (iovalkey) wrote, byte for byte, and the other way round', async () => {
     const bun = bunRedisStore(url);
@@ -60,19 +79,6 @@ describe('bun-redis store on Bun', () => {
     } finally {
       await store.clear(run);
       await cache.close(); // closes the store it was given
-    }
-  });
-
-  it('declares what the valkey store declares for the same server: ordered calls, the same compression threshold', async () => {
-    const bun = bunRedisStore(url);
-    const io = valkeyStore(url);
-    try {
-      assert.equal(bun.ordered, true);
-      assert.equal(bun.compressionThreshold, io.compressionThreshold);
-      assert.equal(bun.address, new URL(url).protocol + '//' + new URL(url).host);
-    } finally {
-      await bun.close();
-      await io.close();
     }
   });
 

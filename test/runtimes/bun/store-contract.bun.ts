@@ -1,6 +1,6 @@
 // The store contract on Bun, unchanged: `bun test ./test/runtimes/bun/store-contract.bun.ts`.
 import { afterAll, beforeAll, describe, it } from 'bun:test';
-import { storeContract } from '../../contract/store-contract.ts';
+import { describeStoreContract } from '../../../src/store/testing/index.ts';
 import { storeTargets } from '../store-targets.ts';
 
-for (const target of storeTargets(process.env, { tcp: true, files: true })) storeContract({ describe, it, beforeAll, afterAll }, target);
+for (const target of storeTargets(process.env, { tcp: true, files: true })) describeStoreContract({ describe, it, beforeAll, afterAll }, target);

@@ -2,8 +2,8 @@
 // `deno test -A --no-check test/runtimes/deno/functions.deno.ts`.
 import { wrapSuite } from '../../cache/wrap-suite.ts';
 import { decoratorSuite } from '../../decorators/decorator-suite.ts';
-import { denoSuiteApi } from './suite-api.ts';
+import { denoRunner } from '../../../src/store/testing/index.ts';
 
-const api = denoSuiteApi();
+const api = denoRunner();
 wrapSuite(api);
 decoratorSuite(api);

@@ -3,6 +3,6 @@
 import { serve } from '../../../runtimes/deno/index.ts';
 import { httpBehaviourOnStores, serveTarget } from '../http-targets.ts';
 import { storeTargets } from '../store-targets.ts';
-import { denoSuiteApi } from './suite-api.ts';
+import { denoRunner } from '../../../src/store/testing/index.ts';
 
-httpBehaviourOnStores(denoSuiteApi(), storeTargets(process.env, { tcp: true }), (store) => serveTarget('deno', serve, store));
+httpBehaviourOnStores(denoRunner(), storeTargets(process.env, { tcp: true }), (store) => serveTarget('deno', serve, store));

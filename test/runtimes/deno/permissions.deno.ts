@@ -5,7 +5,7 @@
 // request.signal's legacy behaviour.
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { denoSuiteApi } from './suite-api.ts';
+import { denoRunner } from '../../../src/store/testing/index.ts';
 
 /** The slice of the Deno namespace this file uses (the repo's tsconfig has no Deno types). */
 declare const Deno: {
@@ -13,7 +13,7 @@ declare const Deno: {
   Command: new (program: string, options: { args: string[]; stdout: 'piped'; stderr: 'piped' }) => { output(): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }> };
 };
 
-const t = denoSuiteApi();
+const t = denoRunner();
 
 t.describe('deno permissions', () => {
   t.it('runs a cached server and a CBOR value with --allow-net only, and prints no warning', async () => {

@@ -1,6 +1,6 @@
 // The store contract on Deno, unchanged: `deno test -A --no-check test/runtimes/deno/store-contract.deno.ts`.
-import { storeContract } from '../../contract/store-contract.ts';
+import { describeStoreContract } from '../../../src/store/testing/index.ts';
 import { storeTargets } from '../store-targets.ts';
-import { denoSuiteApi } from './suite-api.ts';
+import { denoRunner } from '../../../src/store/testing/index.ts';
 
-for (const target of storeTargets(process.env, { tcp: true, files: true })) storeContract(denoSuiteApi(), target);
+for (const target of storeTargets(process.env, { tcp: true, files: true })) describeStoreContract(denoRunner(), target);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { storeFromEnv } from '../../../runtimes/deno/index.ts';
 import { storeFromEnvSuite } from '../store-from-env-suite.ts';
-import { denoSuiteApi } from './suite-api.ts';
+import { denoRunner } from '../../../src/store/testing/index.ts';
 
 /** The slice of the Deno namespace this file uses (the repo's tsconfig has no Deno types). */
 declare const Deno: {
@@ -11,7 +11,7 @@ declare const Deno: {
   Command: new (program: string, options: { args: string[]; stdout: 'piped'; stderr: 'piped' }) => { output(): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }> };
 };
 
-const t = denoSuiteApi();
+const t = denoRunner();
 storeFromEnvSuite(t, 'deno', storeFromEnv, { valkeyStoreName: 'valkey', valkeyLineSuffix: '' });
 
 t.describe('deno storeFromEnv with env passed in', () => {

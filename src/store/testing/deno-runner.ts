@@ -1,6 +1,10 @@
-import type { SuiteApi } from '../../support/suite-api.ts';
+/**
+ * Deno's test runner as a {@link SuiteApi}, for the store contract and any suite written against
+ * it. Typed structurally: the package needs no Deno types.
+ */
+import type { SuiteApi } from './suite-api.ts';
 
-/** The slice of the Deno namespace this adapter uses (the repo's tsconfig has no Deno types). */
+/** The slice of the Deno namespace this runner uses. */
 declare const Deno: {
   test(definition: { name: string; fn: () => Promise<void>; sanitizeOps: boolean; sanitizeResources: boolean; ignore?: boolean }): void;
 };
@@ -26,14 +30,13 @@ interface Leaf {
 }
 
 /**
- * A {@link SuiteApi} over `Deno.test` (JSR's std/testing/bdd is out of reach here, and a
- * dozen lines do it). Each `it` becomes one top-level Deno test named "describe > it", so the
- * JUnit report counts exactly the tests the suite declares; beforeAll hooks run before the
- * first test of their describe and afterAll hooks after its last, in declaration order, which
- * is the order Deno runs the tests of a file in. Resource sanitizers are off: a store's
+ * A {@link SuiteApi} over `Deno.test`, with nothing to install. Each `it` becomes one top-level
+ * Deno test named "describe > it", so the JUnit report counts exactly the tests the suite
+ * declares; beforeAll hooks run before the first test of their describe and afterAll hooks after
+ * its last, in declaration order, which is the order Deno runs the tests of a file in. Resource sanitizers are off: a store's
  * connection legitimately outlives a single test.
  */
-export function denoSuiteApi(): SuiteApi {
+export function denoRunner(): SuiteApi {
   const root: Scope = newScope('');
   const parents = new Map<Scope, Scope>();
   let current = root;

@@ -1,0 +1,27 @@
+/**
+ * cachette/store: for people who write a store. A store moves opaque bytes and never sees a
+ * value, a Response, a TTL policy or a tag: the contract types, the errors a store throws, and
+ * the op grouping the engine and the repository's own stores use to send a tick's calls as few
+ * commands. The contract suite is `cachette/store/testing`. Runtime-neutral.
+ *
+ * ```ts
+ * import type { Store } from 'cachette/store';
+ * class MyStore implements Store { … }
+ * ```
+ */
+export type {
+  GenerationRead,
+  GenerationReadResult,
+  GenerationWrite,
+  InvalidationListener,
+  Store,
+  StoreEntry,
+  StoreOp,
+  StoreOpResult,
+  TagKeys,
+  TagState,
+  Tracking,
+} from './types.ts';
+export { CircuitOpenError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './errors.ts';
+export { readKeyCount, readKeys, runEnd, runKind, spreadReads, writeEntries } from './op-runs.ts';
+export type { DeleteOp, IncrOp, RunEntries, RunKind } from './op-runs.ts';

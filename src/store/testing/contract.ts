@@ -1,0 +1,318 @@
+/**
+ * The store contract (DESIGN.md), written once and run unchanged against every adapter of the
+ * repository, on every runtime where it works, and shipped as `cachette/store/testing` for
+ * people who write a store: a store is done when it passes unchanged. Runner-neutral (see
+ * {@link SuiteApi}); keys carry a per-run prefix, so parallel files sharing one server never
+ * collide.
+ */
+import type { Store } from '../types.ts';
+import { deepEqual, equal, ok, rejects, sameBytes } from './assert.ts';
+import { bytes, sleep, text, type SuiteApi } from './suite-api.ts';
+
+/** The store under test (of type `S`, so that additional tests see its own API), and how the suite treats it. */
+export interface ContractTarget<S extends Store = Store> {
+  /** Shown in the test titles. */
+  name: string;
+  /** Opens the store; called once, before the suite's first test. The suite closes it after its last. */
+  open(): Promise<S> | S;
+  /** Smallest TTL the store honours, in ms (Workers KV: 60 s); the expiry tests wait a multiple of it. Default 300. */
+  minTtlMs?: number;
+  /**
+   * Declares tests of what is particular to this store; they run inside the suite, after the
+   * contract's own tests, on the same store (unstorage's driver suite has the same hook).
+   */
+  additionalTests?(context: StoreTestContext<S>): void;
+}
+
+/** What {@link ContractTarget.additionalTests} gets to write its tests with. */
+export interface StoreTestContext<S extends Store = Store> {
+  /** The store under test. Opened before the first test runs: read it inside a test, not while declaring one. */
+  readonly store: S;
+  /** `name` under this run's key prefix, which the suite clears (where the store can) before it closes the store. */
+  key(name: string): string;
+  /** The TTL the contract's expiry tests use, in ms. */
+  readonly ttlMs: number;
+  /** The runner the suite was given, for additional tests that run on every runner too. */
+  readonly runner: SuiteApi;
+}
+
+/**
+ * Declares the store contract as one `describe` of `runner`:
+ *
+ * ```ts
+ * import { afterAll, beforeAll, describe, it } from 'vitest';
+ * import { describeStoreContract } from 'cachette/store/testing';
+ *
+ * describeStoreContract({ describe, it, beforeAll, afterAll }, { name: 'my-store', open: () => myStore() });
+ * ```
+ *
+ * Optional capabilities a store leaves out are checked to be really absent, not half there.
+ */
+export function describeStoreContract<S extends Store>(runner: SuiteApi, target: ContractTarget<S>): void {
+  runner.describe(`store contract: ${target.name}`, () => {
+    let store: S;
+    const run = `contract:${target.name}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}:`;
+    const k = (name: string) => run + name;
+    // Long enough that a loaded CI machine never sees a value expire between two calls.
+    const ttl = target.minTtlMs ?? 300;
+
+    runner.beforeAll(async () => {
+      store = await target.open();
+    });
+    runner.afterAll(async () => {
+      // A store that failed to open has nothing to clear or close; its error is the suite's.
+      if (store === undefined) return;
+      await store.clear?.(run);
+      await store.close();
+    });
+
+    runner.it('round-trips binary values, every byte value included', async () => {
+      const all = new Uint8Array(256).map((_, i) => i);
+      await store.set(k('bin'), all);
+      deepEqual([...((await store.get(k('bin'))) ?? [])], [...all]);
+      const empty = new Uint8Array(0);
+      await store.set(k('empty'), empty);
+      const got = await store.get(k('empty'));
+      ok(got instanceof Uint8Array, 'an empty value is a value, not a miss');
+      equal(got.length, 0);
+    });
+
+    runner.it('returns undefined for an absent key', async () => {
+      equal(await store.get(k('absent')), undefined);
+    });
+
+    runner.it('overwrites on set', async () => {
+      await store.set(k('over'), bytes('one'));
+      await store.set(k('over'), bytes('two'));
+      equal(text(await store.get(k('over'))), 'two');
+    });
+
+    runner.it('is not changed by a caller reusing its buffer', async () => {
+      const buf = bytes('abc');
+      await store.set(k('reuse'), buf);
+      buf[0] = 0x7a;
+      equal(text(await store.get(k('reuse'))), 'abc');
+    });
+
+    runner.it('expires values after their TTL', async () => {
+      await store.set(k('ttl'), bytes('v'), ttl);
+      await store.set(k('forever'), bytes('f'));
+      equal(text(await store.get(k('ttl'))), 'v');
+      await sleep(ttl * 2 + 20);
+      equal(await store.get(k('ttl')), undefined);
+      equal(text(await store.get(k('forever'))), 'f');
+    });
+
+    runner.it('getMany keeps order and marks holes', async () => {
+      await store.set(k('m1'), bytes('1'));
+      await store.set(k('m3'), bytes('3'));
+      const got = await store.getMany([k('m1'), k('m2'), k('m3'), k('m1')]);
+      deepEqual(got.map(text), ['1', undefined, '3', '1']);
+      deepEqual(await store.getMany([]), []);
+    });
+
+    runner.it('setMany stores every entry, each with its own TTL', async () => {
+      await store.setMany([
+        { key: k('s1'), value: bytes('a') },
+        { key: k('s2'), value: bytes('b'), ttlMs: ttl },
+        { key: k('s3'), value: new Uint8Array([0, 255, 0]) },
+      ]);
+      deepEqual(
+        (await store.getMany([k('s1'), k('s2'), k('s3')])).map((b) => (b ? [...b] : b)),
+        [[97], [98], [0, 255, 0]],
+      );
+      await sleep(ttl * 2 + 20);
+      deepEqual((await store.getMany([k('s1'), k('s2')])).map(text), ['a', undefined]);
+      await store.setMany([]);
+    });
+
+    runner.it('incr creates, adds and subtracts', async () => {
+      equal(await store.incr(k('c'), 1), 1);
+      equal(await store.incr(k('c'), 41), 42);
+      equal(await store.incr(k('c'), -50), -8);
+      // Counters are plain decimal integers, readable as bytes.
+      equal(text(await store.get(k('c'))), '-8');
+    });
+
+    runner.it('incr sets the TTL only when it creates the counter', async () => {
+      equal(await store.incr(k('ct'), 5, ttl), 5);
+      equal(await store.incr(k('ct'), 1, 60_000), 6);
+      await sleep(ttl * 2 + 20);
+      equal(await store.get(k('ct')), undefined, 'the first TTL still applies');
+      await store.set(k('cn'), bytes('10'));
+      equal(await store.incr(k('cn'), 2, ttl), 12);
+      await sleep(ttl * 2 + 20);
+      equal(text(await store.get(k('cn'))), '12', 'an existing counter keeps having no TTL');
+    });
+
+    runner.it('incr on a value that is not an integer rejects and changes nothing', async () => {
+      await store.set(k('notint'), bytes('abc'));
+      await rejects(store.incr(k('notint'), 1));
+      equal(text(await store.get(k('notint'))), 'abc');
+    });
+
+    runner.it('delete counts only keys that existed', async () => {
+      await store.set(k('d1'), bytes('1'));
+      await store.set(k('d2'), bytes('2'));
+      equal(await store.delete([k('d1'), k('d2'), k('d3')]), 2);
+      equal(await store.get(k('d1')), undefined);
+      equal(await store.delete([k('d1')]), 0);
+      equal(await store.delete([]), 0);
+    });
+
+    runner.it('add sets only when absent', async () => {
+      if (!store.add) return assertNoCapability(store, 'add');
+      equal(await store.add(k('lease'), bytes('token-1'), 60_000), true);
+      equal(await store.add(k('lease'), bytes('token-2'), 60_000), false);
+      equal(text(await store.get(k('lease'))), 'token-1');
+    });
+
+    runner.it('add succeeds again once the previous value expired', async () => {
+      if (!store.add) return assertNoCapability(store, 'add');
+      equal(await store.add(k('lease2'), bytes('a'), ttl), true);
+      await sleep(ttl * 2 + 20);
+      equal(await store.add(k('lease2'), bytes('b'), ttl), true);
+    });
+
+    runner.it('compareAndDelete deletes only on a matching value', async () => {
+      if (!store.compareAndDelete) return assertNoCapability(store, 'compareAndDelete');
+      await store.set(k('cad'), bytes('mine'));
+      equal(await store.compareAndDelete(k('cad'), bytes('theirs')), false);
+      equal(text(await store.get(k('cad'))), 'mine');
+      equal(await store.compareAndDelete(k('cad'), bytes('mine')), true);
+      equal(await store.get(k('cad')), undefined);
+      equal(await store.compareAndDelete(k('cad'), bytes('mine')), false);
+    });
+
+    runner.it('holds a 1 MiB value intact', async () => {
+      const big = new Uint8Array(1024 * 1024);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+      await store.set(k('big'), big);
+      const got = await store.get(k('big'));
+      equal(got?.length, big.length);
+      ok(got && sameBytes(got, big), 'the 1 MiB value came back intact');
+    });
+
+    runner.it('handles many keys in one batch', async () => {
+      const entries = Array.from({ length: 1000 }, (_, i) => ({ key: k(`many:${i}`), value: bytes(String(i)) }));
+      await store.setMany(entries);
+      const got = await store.getMany(entries.map((e) => e.key));
+      deepEqual(
+        got.map(text),
+        entries.map((_, i) => String(i)),
+      );
+      equal(await store.delete(entries.map((e) => e.key)), 1000);
+    });
+
+    runner.it('keys may hold any UTF-8 and glob characters', async () => {
+      const odd = k('ключ/*?[x]\\ 🗝');
+      await store.set(odd, bytes('ok'));
+      equal(text(await store.get(odd)), 'ok');
+      equal(await store.get(k('ключ/x[x]\\ 🗝')), undefined);
+    });
+
+    runner.it('clear removes exactly the keys under a prefix', async () => {
+      if (!store.clear) return assertNoCapability(store, 'clear');
+      await store.set(k('cl:a'), bytes('a'));
+      await store.set(k('cl:b'), bytes('b'));
+      await store.set(k('cl*'), bytes('star'));
+      await store.set(k('keep'), bytes('k'));
+      await store.clear(k('cl:'));
+      deepEqual((await store.getMany([k('cl:a'), k('cl:b'), k('cl*'), k('keep')])).map(text), [undefined, undefined, 'star', 'k']);
+    });
+
+    const tagOf = (name: string) => ({ generation: k(`{tag:${name}}:gen`), fence: k(`{tag:${name}}:fence`) });
+    const EPOCH = 2 ** 40 + 7;
+
+    runner.it('readWithGenerations reads entries and tags at once, creating a missing generation at the epoch', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      await store.set(k('rg:a'), bytes('A'));
+      const first = await store.readWithGenerations({ keys: [k('rg:a'), k('rg:none')], tags: [tagOf('rg1'), tagOf('rg2')], epoch: EPOCH });
+      deepEqual(
+        first.values.map((v) => (v === 'unchanged' ? v : text(v))),
+        ['A', undefined],
+      );
+      deepEqual(first.tags, [
+        { generation: EPOCH, fenced: false },
+        { generation: EPOCH, fenced: false },
+      ]);
+      // The counter now exists: another epoch does not replace it.
+      const again = await store.readWithGenerations({ keys: [], tags: [tagOf('rg1')], epoch: EPOCH + 1000 });
+      deepEqual(again.tags, [{ generation: EPOCH, fenced: false }]);
+      equal(text(await store.get(tagOf('rg1').generation)), String(EPOCH));
+    });
+
+    runner.it('readWithGenerations answers "unchanged" only while the stored value starts with the known prefix', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      const value = new Uint8Array(100).map((_, i) => (i * 7) & 0xff);
+      await store.set(k('kp'), value);
+      const known = value.slice(0, 36);
+      const same = await store.readWithGenerations({ keys: [k('kp'), k('kp')], knownPrefixes: [known, undefined], tags: [], epoch: EPOCH });
+      equal(same.values[0], 'unchanged');
+      deepEqual([...((same.values[1] as Uint8Array | undefined) ?? [])], [...value]);
+      const changed = value.slice();
+      changed[20] = changed[20]! ^ 0xff;
+      await store.set(k('kp'), changed);
+      const after = await store.readWithGenerations({ keys: [k('kp')], knownPrefixes: [known], tags: [], epoch: EPOCH });
+      deepEqual([...((after.values[0] as Uint8Array | undefined) ?? [])], [...changed]);
+      await store.delete([k('kp')]);
+      const gone = await store.readWithGenerations({ keys: [k('kp')], knownPrefixes: [known], tags: [], epoch: EPOCH });
+      equal(gone.values[0], undefined);
+    });
+
+    runner.it('writeGenerations: bump increments, hold fences and bumps, commit bumps and unfences, release only unfences', async () => {
+      if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
+      const tag = tagOf('wg');
+      const state = async () => (await store.readWithGenerations!({ keys: [], tags: [tag], epoch: EPOCH })).tags[0];
+      await store.writeGenerations({ action: 'bump', tags: [tag], epoch: EPOCH });
+      deepEqual(await state(), { generation: EPOCH, fenced: false }, 'a bump of a missing counter starts it at the epoch');
+      await store.writeGenerations({ action: 'bump', tags: [tag], epoch: EPOCH });
+      deepEqual(await state(), { generation: EPOCH + 1, fenced: false });
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'w1', ttlMs: 60_000 });
+      deepEqual(await state(), { generation: EPOCH + 2, fenced: true });
+      // A second writer on the same tag is not blocked, and the first one's commit leaves it fenced.
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'w2', ttlMs: 60_000 });
+      await store.writeGenerations({ action: 'commit', tags: [tag], epoch: EPOCH, token: 'w1' });
+      deepEqual(await state(), { generation: EPOCH + 4, fenced: true });
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'w2' });
+      deepEqual(await state(), { generation: EPOCH + 4, fenced: false }, 'a release (rollback) does not bump');
+      // Releasing a token that is not held changes nothing.
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'nobody' });
+      deepEqual(await state(), { generation: EPOCH + 4, fenced: false });
+    });
+
+    runner.it('a write lease nobody releases stops fencing after its TTL', async () => {
+      if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
+      const tag = tagOf('crash');
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'long', ttlMs: 60_000 });
+      await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'long' });
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'crashed', ttlMs: ttl });
+      equal((await store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH })).tags[0]!.fenced, true);
+      await sleep(ttl * 2 + 20);
+      equal((await store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH })).tags[0]!.fenced, false);
+    });
+
+    runner.it('readWithGenerations refuses a generation counter that is not an integer', async () => {
+      if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
+      const tag = tagOf('garbage');
+      await store.set(tag.generation, bytes('not a number'));
+      await rejects(store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH }));
+    });
+
+    target.additionalTests?.({
+      get store() {
+        if (store === undefined) throw new Error(`store contract: ${target.name}: context.store is read before the suite opened the store (read it inside a test)`);
+        return store;
+      },
+      key: k,
+      ttlMs: ttl,
+      runner,
+    });
+  });
+}
+
+// A store may lack an optional capability; the contract then checks it is really absent
+// (not half-implemented), so the test still asserts something true.
+function assertNoCapability(store: Store, name: keyof Store): void {
+  equal(typeof store[name], 'undefined');
+}
