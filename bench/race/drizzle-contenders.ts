@@ -25,7 +25,7 @@ import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { startBridge } from '../../runtimes/node/bridge/index.ts';
 import { cachetteCache, withFencedWrites } from '../../src/drizzle/index.ts';
 import { createCache } from '../../src/index.ts';
-import type { RaceClient, RaceContender } from './contenders.ts';
+import type { RaceClient, RaceContender } from './race-contender.ts';
 
 const race = pgTable('race', { id: integer('id').primaryKey(), version: integer('version').notNull() });
 const now = () => Number(process.hrtime.bigint()) / 1e6;

@@ -39,6 +39,35 @@ declare module 'fastify' {
  */
 const FASTIFY_VERSIONS = '^4.1.0 || ^5.0.0';
 
+/** The plugin itself; `cache` below is it with fastify-plugin's markers. */
+const plugin: FastifyPluginCallback<FastifyCacheOptions> = (instance, options, done) => {
+  let policy: HttpCache;
+  try {
+    if ((instance.initialConfig as { http2?: boolean }).http2) throw new TypeError('cachette/fastify: an HTTP/2 server is not supported (its responses are not node:http ServerResponses)');
+    if (instance.hasDecorator('cache')) {
+      throw new TypeError('cachette/fastify: this context already has a "cache" decorator (a cache registered here or in a parent context, or another plugin\'s): register one cache over any route');
+    }
+    // Checked once, here, where the plugin is registered: never per request.
+    policy = openHttpCache(withoutRegisterOptions(options), { name: 'app.register(cache) from cachette/fastify' });
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  const onError = options.onError ?? (() => {});
+  const controls: FastifyCache = {
+    purge: (target) => policy.purge(target),
+    idle: () => policy.idle(),
+    close: () => policy.close(),
+    httpCache: policy,
+  };
+  instance.decorate('cache', controls);
+  instance.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => answer(instance, policy, onError, request, reply, next));
+  instance.addHook('onClose', (_instance, closed) => {
+    policy.close().then(() => closed(), closed);
+  });
+  done();
+};
+
 /**
  * The Fastify plugin: an RFC 9111 shared cache for the routes of the context it is registered
  * in (with fastify-plugin's semantics: not encapsulated, so registered at the root it caches
@@ -69,33 +98,12 @@ const FASTIFY_VERSIONS = '^4.1.0 || ^5.0.0';
  * after a 304 that matches nothing stored. Requests whose target or Host URL normalisation
  * would change are not cached (Fastify routes on them as sent). Not for HTTP/2 servers.
  */
-export const cache: FastifyPluginCallback<FastifyCacheOptions> = (instance, options, done) => {
-  let policy: HttpCache;
-  try {
-    if ((instance.initialConfig as { http2?: boolean }).http2) throw new TypeError('cachette/fastify: an HTTP/2 server is not supported (its responses are not node:http ServerResponses)');
-    if (instance.hasDecorator('cache')) {
-      throw new TypeError('cachette/fastify: this context already has a "cache" decorator (a cache registered here or in a parent context, or another plugin\'s): register one cache over any route');
-    }
-    // Checked once, here, where the plugin is registered: never per request.
-    policy = openHttpCache(withoutRegisterOptions(options), { name: 'app.register(cache) from cachette/fastify' });
-  } catch (error) {
-    done(error as Error);
-    return;
-  }
-  const onError = options.onError ?? (() => {});
-  const controls: FastifyCache = {
-    purge: (target) => policy.purge(target),
-    idle: () => policy.idle(),
-    close: () => policy.close(),
-    httpCache: policy,
-  };
-  instance.decorate('cache', controls);
-  instance.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => answer(instance, policy, onError, request, reply, next));
-  instance.addHook('onClose', (_instance, closed) => {
-    policy.close().then(() => closed(), closed);
-  });
-  done();
-};
+export const cache: FastifyPluginCallback<FastifyCacheOptions> = Object.assign(plugin, {
+  // fastify-plugin's markers, set by hand so the entry has no dependency of its own.
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: 'cachette',
+  [Symbol.for('plugin-meta')]: { name: 'cachette', fastify: FASTIFY_VERSIONS },
+});
 
 /** Fastify's own register options, which it hands to every plugin along with the plugin's. */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'];
@@ -110,13 +118,6 @@ function withoutRegisterOptions(options: FastifyCacheOptions): FastifyCacheOptio
   for (const name of REGISTER_OPTIONS) delete rest[name];
   return rest as FastifyCacheOptions;
 }
-
-// fastify-plugin's markers, set by hand so the entry has no dependency of its own.
-Object.assign(cache, {
-  [Symbol.for('skip-override')]: true,
-  [Symbol.for('fastify.display-name')]: 'cachette',
-  [Symbol.for('plugin-meta')]: { name: 'cachette', fastify: FASTIFY_VERSIONS },
-});
 
 function answer(instance: FastifyInstance, policy: HttpCache, onError: (error: unknown) => void, request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction): void {
   const req = request.raw;
