@@ -9,24 +9,8 @@ import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type CacheOptions, type WriteFence } from '../../src/index.ts';
-
-/** One contender opened in one process. */
-export interface RaceClient {
-  /** The row's version through the cache; `load` reads it from PostgreSQL. */
-  read(load: () => Promise<number>): Promise<number>;
-  /** Before the UPDATE. */
-  before(): Promise<void>;
-  /** After the COMMIT returned. */
-  after(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A contender: its id (argv), label (table) and how a process opens it. */
-export interface RaceContender {
-  id: string;
-  label: string;
-  open(redisUrl: string, namespace: string): RaceClient;
-}
+import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
+import type { RaceClient, RaceContender } from './race-contender.ts';
 
 const KEY = 'row:1';
 const TAGS = ['rows'];
@@ -100,4 +84,5 @@ export const CONTENDERS: RaceContender[] = [
   cachette('l1-tracking', 'L1 tracking + tags + `beginWrite`/`commit`', { l1: { consistency: 'tracking' } }, 'fence'),
   bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),
   bentocache('bento-tiered', 'bentocache 1.6 L1 + L2 + bus, delete after COMMIT', true),
+  ...DRIZZLE_CONTENDERS,
 ];

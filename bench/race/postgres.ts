@@ -16,19 +16,21 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
-/** Where Debian keeps the server binaries (initdb, pg_ctl, postgres), installing them if needed. */
+/** Where Debian keeps the server binaries (initdb, pg_ctl, postgres), when they are installed. */
+export function installedServerBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const version = readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
+  return version && existsSync(join(root, version, 'bin', 'initdb')) ? join(root, version, 'bin') : undefined;
+}
+
+/** The server binaries, installing them if needed. */
 function serverBin(): string {
-  const find = () => {
-    const root = '/usr/lib/postgresql';
-    if (!existsSync(root)) return undefined;
-    const version = readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
-    return version && existsSync(join(root, version, 'bin', 'initdb')) ? join(root, version, 'bin') : undefined;
-  };
-  let bin = find();
+  let bin = installedServerBin();
   if (!bin && process.getuid?.() === 0) {
     console.error('bench:race: PostgreSQL missing, installing it with apt-get (Debian package postgresql)…');
     spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'], { stdio: 'inherit' });
-    bin = find();
+    bin = installedServerBin();
   }
   if (!bin) throw new Error('bench:race needs PostgreSQL server binaries (apt-get install postgresql)');
   return bin;

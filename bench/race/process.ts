@@ -33,7 +33,7 @@ const contender = CONTENDERS.find((c) => c.id === task.contender);
 if (!contender) throw new Error(`unknown contender ${task.contender}`);
 const db = new pg.Client({ connectionString: task.pgUrl });
 await db.connect();
-const client = contender.open(task.redisUrl, task.namespace);
+const client = await contender.open(task.redisUrl, task.namespace, task.pgUrl);
 const lines = createInterface({ input: process.stdin });
 const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
 process.stdout.write('ready\n');
@@ -61,21 +61,25 @@ if (task.role === 'reader') {
   };
   // One pg connection serves the loops: pg queues their queries, as a small pool would.
   await Promise.all(Array.from({ length: task.inFlight }, loop));
-  process.stdout.write(`${JSON.stringify({ reads, loads })}\n`);
+  process.stdout.write(`${JSON.stringify({ reads, loads: client.loads?.() ?? loads })}\n`);
 } else {
   const commits: number[] = []; // commit returned at, per version 1..writes
   for (let version = 1; version <= task.writes; version++) {
     await sleep(-Math.log(1 - Math.random()) * task.meanGapMs);
     await client.before();
-    if (task.slowCommitMs > 0) {
-      await db.query('BEGIN');
-      await db.query('UPDATE race SET version = $1 WHERE id = 1', [version]);
-      await sleep(task.slowCommitMs);
-      await db.query('COMMIT');
+    if (client.update) {
+      commits.push(await client.update(version, task.slowCommitMs));
     } else {
-      await db.query('UPDATE race SET version = $1 WHERE id = 1', [version]);
+      if (task.slowCommitMs > 0) {
+        await db.query('BEGIN');
+        await db.query('UPDATE race SET version = $1 WHERE id = 1', [version]);
+        await sleep(task.slowCommitMs);
+        await db.query('COMMIT');
+      } else {
+        await db.query('UPDATE race SET version = $1 WHERE id = 1', [version]);
+      }
+      commits.push(now());
     }
-    commits.push(now());
     await client.after();
   }
   process.stdout.write(`${JSON.stringify({ commits })}\n`);

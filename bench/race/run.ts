@@ -68,7 +68,8 @@ function start(task: RaceTask): Child {
       else queued.push(text);
     }
   });
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`a ${task.role} of ${task.contender} exited with ${code}`))));
+  // 'close', not 'exit': a child's last line (its figures) can arrive after its exit event.
+  const exited = new Promise<never>((_, reject) => child.once('close', (code) => reject(new Error(`a ${task.role} of ${task.contender} exited with ${code}`))));
   exited.catch(() => undefined);
   return {
     process: child,

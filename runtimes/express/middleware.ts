@@ -1,11 +1,11 @@
-import { OutgoingMessage, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { openHttpCache } from '../../src/http/http-cache.ts';
-import type { BytesAnswer, HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
-import { ResponseCapture } from './capture.ts';
-import { RealResponse } from './real-response.ts';
-import { applyForwarded, restoreRequest, toFetchRequest, type ExpressRequest } from './request.ts';
-import { isRefetch, refetch } from './retry.ts';
-import { sendBytes, sendResponse } from './send-response.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
+import { exchange } from '../node-http/exchange.ts';
+import { RealResponse } from '../node-http/real-response.ts';
+import { refetchCapture, serverOf } from '../node-http/refetch.ts';
+import { failResponse } from '../node-http/send-response.ts';
+import { expressFetchRequest, type ExpressRequest } from './request.ts';
 
 /** Express's `next`: called with nothing to go on to the next handler, or with an error. */
 export type ExpressNext = (error?: unknown) => void;
@@ -25,8 +25,6 @@ export interface ExpressCacheMiddleware {
   /** The policy object behind the middleware. */
   readonly httpCache: HttpCache;
 }
-
-const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, 'headersSent')!.get!;
 
 /**
  * Express middleware (Express 5 and 4; Connect and plain node:http too): an RFC 9111 shared
@@ -68,7 +66,7 @@ export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
     const real = new RealResponse(res);
     answer(policy, req, real, next).catch((error: unknown) => {
       onError(error);
-      fail(real, error);
+      failResponse(real, error);
     });
   };
   return Object.assign(middleware, {
@@ -79,62 +77,19 @@ export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
   });
 }
 
-async function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse, next: ExpressNext): Promise<void> {
-  const request = isRefetch(req) ? undefined : toFetchRequest(req);
+function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse, next: ExpressNext): Promise<void> {
+  const again = refetchCapture(req);
+  if (again) {
+    // A request this middleware sent through the server again: what upstream middleware set
+    // on its response is the request's own, and the handlers after it answer uncached.
+    again.requestHeaders(real.res.getHeaders());
+    next();
+    return Promise.resolve();
+  }
+  const request = expressFetchRequest(req);
   if (!request) {
     next();
-    return;
+    return Promise.resolve();
   }
-  let capture: ResponseCapture | undefined;
-  let background = false;
-  // The handlers after the middleware run at most once per request: `next` cannot be called
-  // twice. The one retry the policy may need goes through the server as a request of its own.
-  const runHandlers = (forwarded: Request, inBackground: boolean): Promise<Response> => {
-    if (capture) return refetch(req, forwarded) ?? Promise.resolve(cannotRetry());
-    background = inBackground;
-    const saved = applyForwarded(req, request, forwarded);
-    capture = new ResponseCapture(req, real, { method: forwarded.method, abandonOnDisconnect: !inBackground });
-    capture.install();
-    void capture.settled.then(() => restoreRequest(req, saved));
-    next();
-    return capture.response;
-  };
-  let response: Response | BytesAnswer;
-  try {
-    // A hit comes as bytes, written as they are: no fetch Response is built for it.
-    response = await policy.handleBytes(request, (forwarded) => runHandlers(forwarded, false), { revalidate: (forwarded) => runHandlers(forwarded, true) });
-  } catch (error) {
-    // Before the handlers ran (a strict engine's store error), Express's error handling takes it.
-    if (!capture) {
-      next(error);
-      return;
-    }
-    throw error;
-  }
-  if (response instanceof Response) await sendResponse(real, response, { keepHandlerStatus: background });
-  else sendBytes(real, response, { keepHandlerStatus: background });
-}
-
-/**
- * The answer when the retry RFC 9111 §4.3.4 asks for (after a 304 that matches no stored
- * response) is impossible: the handlers already ran in this request, and there is no server to
- * send a new request through.
- */
-function cannotRetry(): Response {
-  return new Response("Bad Gateway: the handler answered the cache's conditional request with a 304 that matches no stored response\n", {
-    status: 502,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-  });
-}
-
-/** Nothing may be left hanging: a 502 when nothing was sent yet, else the connection is closed. */
-function fail(real: RealResponse, error: unknown): void {
-  const res = real.res;
-  if (res.destroyed) return;
-  if (realHeadersSent.call(res)) {
-    res.destroy(error instanceof Error ? error : undefined);
-    return;
-  }
-  real.call('writeHead', 502, { 'content-type': 'text/plain; charset=utf-8' });
-  real.call('end', 'Bad Gateway: the cache could not answer\n');
+  return exchange({ policy, req, real, request, proceed: () => next(), reject: (error) => next(error), server: serverOf(req), routedBeforeCache: false });
 }

@@ -34,6 +34,7 @@ export const SECTIONS: readonly ReferenceSection[] = [
   },
   { title: 'Hono', call: "cache(options) — 'cachette/hono'", file: 'src/hono/middleware.ts', type: 'HonoCacheOptions', plus: 'withCache and @cachedResponse' },
   { title: 'Express', call: "cache(options) — 'cachette/express'", file: 'runtimes/express/middleware.ts', type: 'ExpressCacheOptions', plus: 'withCache and @cachedResponse' },
+  { title: 'Fastify', call: "app.register(cache, options) — 'cachette/fastify'", file: 'runtimes/fastify/plugin.ts', type: 'FastifyCacheOptions', plus: 'withCache and @cachedResponse' },
   { title: 'serve', call: "serve(handler, options) — 'cachette/node', 'cachette/bun', 'cachette/deno'", file: 'runtimes/server-cache.ts', type: 'ServeOptions' },
   {
     title: 'serve({ cache }) and withCache',

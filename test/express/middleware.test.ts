@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { ResponseCapture } from '../../runtimes/express/capture.ts';
+import { ResponseCapture } from '../../runtimes/node-http/capture.ts';
 import { cache, type ExpressCacheMiddleware, type ExpressCacheOptions } from '../../runtimes/express/index.ts';
-import { RealResponse } from '../../runtimes/express/real-response.ts';
+import { RealResponse } from '../../runtimes/node-http/real-response.ts';
 
 const store = memoryStore();
 afterAll(() => store.close());
@@ -492,6 +492,37 @@ describe('cachette/express', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await middleware.close();
+    }
+  });
+
+  it('sends a request again through the server after a 304 that matches nothing stored, and stores none of its upstream headers', async () => {
+    let now = Math.floor(Date.now() / 1000) * 1000;
+    let requests = 0;
+    const answers = ['first', 'mismatched 304', 'second'];
+    const app = await start({ now: () => now }, (a, m) => {
+      a.use((_req, res, next) => {
+        res.setHeader('x-request', String(++requests));
+        next();
+      });
+      a.use(m);
+      a.get('/again', (_req, res) => {
+        const answer = answers.shift();
+        if (answer === 'mismatched 304') return void res.status(304).set({ etag: '"b"', 'cache-control': 'max-age=10' }).end();
+        res.set({ etag: answer === 'first' ? '"a"' : '"c"', 'cache-control': 'max-age=10' }).send(answer);
+      });
+    });
+    try {
+      assert.equal((await app.get('/again')).body, 'first');
+      now += 20_000;
+      const retried = await app.get('/again');
+      assert.equal(retried.body, 'second', 'the unconditional request went through the server');
+      assert.equal(retried.headers.get('x-request'), '2', "the client's own upstream header");
+      assert.match(retried.cs, /stored/);
+      const hit = await app.get('/again');
+      assert.match(hit.cs, /; hit/);
+      assert.equal(hit.headers.get('x-request'), '4', 'the upstream header of the hit, not the one the retry had');
+    } finally {
+      await app.close();
     }
   });
 

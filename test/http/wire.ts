@@ -3,7 +3,8 @@
  * does: each message ends where its own framing says (Content-Length, chunked, or nothing for
  * bodiless statuses), so a forged length shows as the next response being something else.
  */
-import { rawExchange } from '../proxy/support.ts';
+import assert from 'node:assert/strict';
+import { rawExchange, rawGet } from '../proxy/support.ts';
 
 /** One response as a client on the connection would delimit it. */
 export interface WireResponse {
@@ -85,4 +86,12 @@ export function parseResponses(text: string, headRequests: ReadonlySet<number> =
 export async function pipelinedGets(port: number, host: string, paths: readonly string[]): Promise<{ responses: WireResponse[]; rest: string }> {
   const bytes = paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
   return parseResponses((await rawExchange(port, bytes, 1000)).text);
+}
+
+/** The response to `GET target` with this Host over a raw socket: fetch would normalise the very bytes a routing test sends. */
+export async function rawAnswer(port: number, target: string, host: string): Promise<WireResponse> {
+  const reply = await rawGet(port, target, { host });
+  const [response] = parseResponses(reply.text).responses;
+  assert.ok(response, `no response to ${target}: ${JSON.stringify(reply.text.slice(0, 200))}`);
+  return response;
 }

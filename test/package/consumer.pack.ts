@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
 const repoModules = join(root, 'node_modules');
 /** What the consumer installs besides the tarball: the peers and types its sources use, linked from this checkout so no network is needed. */
-const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', '@types/node', '@opentelemetry/api', 'tsx'];
+const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', 'fastify', '@types/node', '@opentelemetry/api', 'tsx'];
 
 let work: string;
 let consumer: string;

@@ -27,11 +27,12 @@ const LOWEST: Record<string, string> = {
   iovalkey: '0.1.0',
   '@upstash/redis': '1.28.1',
   '@opentelemetry/api': '1.3.0',
+  fastify: '4.1.0',
 };
 /** better-sqlite3 builds a native addon, which needs more than the npm registry: its range (12) is the one the repository tests. */
 const UNTESTED_HERE = ['better-sqlite3'];
-/** The lowest Express 4 and 5, under aliases so that both install side by side. */
-const EXPRESS = { express4: 'npm:express@4.0.0', express5: 'npm:express@5.0.0' };
+/** The lowest Express 4 and 5, under aliases so that both install side by side; and the lowest Fastify 5 beside the lowest Fastify (4). */
+const ALIASED = { express4: 'npm:express@4.0.0', express5: 'npm:express@5.0.0', fastify5: 'npm:fastify@5.0.0' };
 
 /** The smallest x.y.z a range names (the ranges here are unions of carets, or >= … <). */
 function lowestOf(range: string): string {
@@ -50,7 +51,7 @@ describe('the packed package with the lowest version of every peer', () => {
     work = mkdtempSync(join(tmpdir(), 'cachette-lowest-'));
     app = join(work, 'app');
     mkdirSync(app);
-    const dependencies = { cachette: `file:${inject('packed').path}`, ...LOWEST, ...EXPRESS };
+    const dependencies = { cachette: `file:${inject('packed').path}`, ...LOWEST, ...ALIASED };
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'lowest-peers-app', private: true, type: 'module', dependencies }));
     cpSync(join(import.meta.dirname, 'lowest', 'app.mjs'), join(app, 'app.mjs'));
     // From the registry, in one install: npm would refuse it (ERESOLVE) if a range left a lowest version out.
@@ -70,13 +71,15 @@ describe('the packed package with the lowest version of every peer', () => {
     }
   });
 
-  it('runs Hono (with @hono/node-server), Express 4 and 5, Valkey, Upstash and OpenTelemetry on them', async () => {
+  it('runs Hono (with @hono/node-server), Express 4 and 5, Fastify 4 and 5, Valkey, Upstash and OpenTelemetry on them', async () => {
     const { stdout } = await run(process.execPath, ['app.mjs'], { cwd: app, env: { ...process.env, REDIS_URL: redis.url }, timeout: 60_000 });
     assert.deepEqual(stdout.trim().split('\n'), [
       'ok hono@4.0.0',
       'ok @hono/node-server@1.0.2',
       'ok express4@4.0.0',
       'ok express5@5.0.0',
+      'ok fastify@4.1.0',
+      'ok fastify5@5.0.0',
       'ok iovalkey@0.1.0',
       'ok @upstash/redis@1.28.1',
       'ok @opentelemetry/api@1.3.0',

@@ -43,10 +43,14 @@ export function packPackage(root: string, work: string): PackedTarball {
  * checkout's node_modules: nothing comes from the network, and a peer left out is missing, as
  * it would be for a user who did not install it. Returns where the package was installed.
  */
-export function installPacked(tarball: string, app: string, root: string, linked: readonly string[]): string {
+export function installPacked(tarball: string, app: string, root: string, linked: ReadonlyArray<string | { name: string; from: string }>): string {
   mkdirSync(app, { recursive: true });
   const dependencies: Record<string, string> = { cachette: `file:${tarball}` };
-  for (const name of linked) dependencies[name] = `file:${join(root, 'node_modules', name)}`;
+  // `{ name, from }`: the checkout's package `from` (an npm: alias, e.g. an older version) installed as `name`.
+  for (const entry of linked) {
+    const { name, from } = typeof entry === 'string' ? { name: entry, from: entry } : entry;
+    dependencies[name] = `file:${join(root, 'node_modules', from)}`;
+  }
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-app', private: true, type: 'module', dependencies }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
   return join(app, 'node_modules', 'cachette');

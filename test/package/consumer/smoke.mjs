@@ -1,10 +1,12 @@
 // Runs against the installed tarball, as an app would: every entry point loads, the cache,
-// wrap, the Express middleware and serve() work, and the process exits by itself.
+// wrap, the Express middleware, the Fastify plugin and serve() work, and the process exits by itself.
 import assert from 'node:assert/strict';
 import express from 'express';
+import Fastify from 'fastify';
 import { createCache } from 'cachette';
 import { memoryStore } from 'cachette/adapters/memory';
 import { cache } from 'cachette/express';
+import fastifyCache from 'cachette/fastify';
 import { serve } from 'cachette/node';
 
 for (const entry of [
@@ -49,6 +51,17 @@ assert.match(hit.headers.get('cache-status'), /; hit/);
 server.closeAllConnections();
 await new Promise((resolve) => server.close(resolve));
 await responses.close();
+
+const fastify = Fastify();
+await fastify.register(fastifyCache, { store, ttl: '30s' });
+fastify.get('/', async () => ({ calls: ++calls }));
+const injected = () => fastify.inject({ url: '/', headers: { host: 'smoke.test' } });
+assert.equal((await injected()).body, '{"calls":3}');
+await fastify.cache.idle();
+const fastifyHit = await injected();
+assert.equal(fastifyHit.body, '{"calls":3}');
+assert.match(fastifyHit.headers['cache-status'], /; hit/);
+await fastify.close();
 
 const served = await serve(async () => new Response('hi', { headers: { 'cache-control': 'max-age=60' } }), { port: 0, cache: { log: false } });
 await (await fetch(served.url)).text();

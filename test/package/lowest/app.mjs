@@ -6,12 +6,15 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import express4 from 'express4';
 import express5 from 'express5';
+import fastify4 from 'fastify';
+import fastify5 from 'fastify5';
 import { Hono } from 'hono';
 import { createCache } from 'cachette';
 import { valkeyStore } from 'cachette/adapters/valkey';
 import { memoryStore } from 'cachette/adapters/memory';
 import { upstashStore } from 'cachette/adapters/upstash';
 import { cache as expressCache, storeFromEnv } from 'cachette/express';
+import fastifyCache, { storeFromEnv as fastifyStoreFromEnv } from 'cachette/fastify';
 import { cache as honoCache } from 'cachette/hono';
 import { serve } from 'cachette/node';
 import { startBridge } from 'cachette/node/bridge';
@@ -76,6 +79,26 @@ for (const [name, express] of [
     await missThenHit(`http://127.0.0.1:${server.address().port}/api/items?q=1`, () => calls);
   } finally {
     await new Promise((resolve) => server.close(resolve));
+  }
+  ok(name);
+}
+
+// The Fastify plugin on the lowest Fastify 4 and 5, with storeFromEnv from cachette/fastify.
+for (const [name, Fastify] of [
+  ['fastify', fastify4],
+  ['fastify5', fastify5],
+]) {
+  let calls = 0;
+  const app = Fastify();
+  await app.register(fastifyCache, { store: await fastifyStoreFromEnv({ store: 'memory', log: false }), ttl: '30s' });
+  app.get('/api/items', async (request) => ({ n: ++calls, query: request.query.q ?? null }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const url = `http://127.0.0.1:${app.server.address().port}/api/items?q=1`;
+    await missThenHit(url, () => calls);
+    assert.equal(await app.cache.purge({ url }), 1);
+  } finally {
+    await app.close();
   }
   ok(name);
 }

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import { OutgoingMessage, type IncomingMessage, type OutgoingHttpHeader } from 'node:http';
 import type { Readable } from 'node:stream';
-import { CAPTURED_METHODS, headerList, type RealResponse, type CapturedMethod } from './real-response.ts';
+import { CAPTURED_METHODS, headerList, type CapturedMethod, type HeaderFields, type RealResponse } from './real-response.ts';
 
 /** Statuses whose responses carry no body (RFC 9110 §6.4.1, §15.3.5, §15.3.6, §15.4.5). */
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
@@ -38,15 +38,19 @@ export interface CaptureOptions {
 /**
  * The response the downstream handlers write, kept off the wire: the cache decides what the
  * client gets. Installing it replaces the response's header, write and `drain` methods on the
- * instance, so everything Express does (`res.json`, `res.send`, `res.sendFile`, `res.write`
+ * instance, so everything a framework writes (Express's `res.json`, `res.send`, `res.sendFile`;
+ * Fastify's `reply.send` of strings, Buffers, serialised objects and streams; `res.write`
  * streaming, `pipe`) lands here: status and headers become a fetch Response, written bytes its
  * body stream, with back-pressure (`write` returns false while the cache has not read what came
- * before, and `drain` follows). `res.headersSent` tells the handlers about their own response.
- * The client's answer goes around it, through {@link RealResponse}.
+ * before, and `drain` follows). `res.headersSent` and `res.writableEnded` tell the handlers
+ * about their own response. The client's answer goes around it, through {@link RealResponse}.
  *
- * Headers that upstream middleware set before the cache ran (CORS, security headers, a
- * session cookie) belong to this request, not to the cached response: the handlers see them,
- * but only the fields they set or changed are part of the response the cache gets.
+ * Headers that upstream middleware or hooks set before the cache ran (CORS, security headers,
+ * a session cookie) belong to this request, not to the cached response: the handlers see them,
+ * but only the fields they set or changed are part of the response the cache gets. Those set
+ * on the response itself are taken when the capture is installed; a framework that keeps its
+ * own (Fastify's reply headers, written with the head) names them with
+ * {@link ResponseCapture.requestHeaders}.
  */
 export class ResponseCapture {
   /** The handlers' response once its head is known; rejects when the capture is abandoned first. */
@@ -75,7 +79,7 @@ export class ResponseCapture {
   #resolve!: (response: Response) => void;
   #reject!: (error: Error) => void;
   #settle!: () => void;
-  readonly #onDisconnect = () => this.abandon(new Error('cachette/express: the client closed the connection before the response ended'));
+  readonly #onDisconnect = () => this.abandon(new Error('cachette: the client closed the connection before the response ended'));
   readonly #onPipe = (source: Readable) => this.#watch(source);
 
   constructor(req: IncomingMessage, real: RealResponse, options: CaptureOptions) {
@@ -110,8 +114,23 @@ export class ResponseCapture {
       };
     }
     Object.defineProperty(res, 'headersSent', { configurable: true, get: () => this.#committed });
+    // Fastify's `reply.sent` and Node's stream.finished read it: the handlers' response has
+    // ended when they ended it, whatever the client's answer is doing.
+    Object.defineProperty(res, 'writableEnded', { configurable: true, get: () => this.#finished });
     this.#real.call('on', 'pipe', this.#onPipe);
     if (this.#options.abandonOnDisconnect) this.#req.socket?.once('close', this.#onDisconnect);
+  }
+
+  /**
+   * Names header fields that belong to this request, not to the response the handlers write:
+   * written with the head unchanged, they are left out of the Response the cache gets (a
+   * Set-Cookie value among them is left out once). Call it before the handlers commit their
+   * head: for fields a framework keeps apart from the response until then (Fastify's reply
+   * headers set by earlier hooks), and for a request dispatched again whose upstream
+   * middleware wrote into the capture already.
+   */
+  requestHeaders(fields: HeaderFields): void {
+    for (const [name, value] of Object.entries(fields)) if (value !== undefined) this.#entry.set(name.toLowerCase(), headerList(value));
   }
 
   /**
@@ -314,7 +333,7 @@ export class ResponseCapture {
     source.once('end', () => void (ended = true));
     source.once('close', () => {
       this.#sources.delete(source);
-      if (!ended) this.abandon(new Error('cachette/express: the stream piped into the response closed before it ended'));
+      if (!ended) this.abandon(new Error('cachette: the stream piped into the response closed before it ended'));
     });
   }
 }

@@ -68,7 +68,7 @@ export class RealResponse {
   /** Calls the real method on the response. */
   call(name: CapturedMethod, ...args: unknown[]): unknown {
     const method = this.#method(name);
-    if (typeof method !== 'function') throw new TypeError(`cachette/express: the response has no ${name}()`);
+    if (typeof method !== 'function') throw new TypeError(`cachette: the response has no ${name}()`);
     this.#depth++;
     try {
       return method.apply(this.res, args);
@@ -81,6 +81,9 @@ export class RealResponse {
     return this.#methods ? this.#methods.get(name) : (this.res as unknown as Record<CapturedMethod, AnyMethod | undefined>)[name];
   }
 }
+
+/** Header fields by name, with values as Node holds them (Fastify's reply headers have this shape). */
+export type HeaderFields = Record<string, OutgoingHttpHeader | undefined>;
 
 /** A header value as Node holds it (a number, a string or a list) as a list of strings. */
 export function headerList(value: OutgoingHttpHeader | undefined): string[] {

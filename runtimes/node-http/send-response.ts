@@ -1,6 +1,6 @@
-import type { OutgoingHttpHeader } from 'node:http';
+import { OutgoingMessage, type OutgoingHttpHeader } from 'node:http';
 import type { BytesAnswer } from '../../src/http/index.ts';
-import { headerList, type RealResponse } from './real-response.ts';
+import { headerList, type HeaderFields, type RealResponse } from './real-response.ts';
 
 /** Options of {@link sendResponse}. */
 export interface SendOptions {
@@ -9,6 +9,11 @@ export interface SendOptions {
    * writing their own response (a background revalidation), and Node's writeHead overwrites both.
    */
   keepHandlerStatus: boolean;
+  /**
+   * Fields that belong to this request and are not on the response yet (Fastify's reply
+   * headers set by hooks before the cache): written first, under the answer's.
+   */
+  requestHeaders?: HeaderFields;
 }
 
 /**
@@ -62,6 +67,7 @@ export function sendBytes(real: RealResponse, answer: BytesAnswer, options: Send
 /** The head of either kind of answer: its fields on top of upstream's (the answer's win, Set-Cookie adds), then its status. */
 function writeHead(real: RealResponse, status: number, statusText: string, fields: Iterable<[string, string]>, cookies: readonly string[], options: SendOptions): void {
   const res = real.res;
+  for (const [name, value] of Object.entries(options.requestHeaders ?? {})) if (value !== undefined) real.call('setHeader', name, value);
   for (const [name, value] of fields) if (name !== 'set-cookie') real.call('setHeader', name, value);
   if (cookies.length > 0) real.call('setHeader', 'set-cookie', [...headerList(real.call('getHeader', 'set-cookie') as OutgoingHttpHeader | undefined), ...cookies]);
   const handlerStatus = res.statusCode;
@@ -85,4 +91,34 @@ function drained(real: RealResponse): Promise<void> {
     real.call('on', 'drain', done);
     real.call('on', 'close', done);
   });
+}
+
+const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototype, 'headersSent')!.get!;
+
+/**
+ * The answer when the retry RFC 9111 §4.3.4 asks for (after a 304 that matches no stored
+ * response) is impossible: the handlers already ran in this request, and there is no server to
+ * send a new request through.
+ */
+export function cannotRetry(): Response {
+  return new Response("Bad Gateway: the handler answered the cache's conditional request with a 304 that matches no stored response\n", {
+    status: 502,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+  });
+}
+
+/**
+ * Nothing may be left hanging when the cache failed to answer: a 502 when nothing was sent
+ * yet, else the connection is closed (the only way left to tell the client its answer is
+ * incomplete). Reads the response's own state, not what a capture tells the handlers.
+ */
+export function failResponse(real: RealResponse, error: unknown): void {
+  const res = real.res;
+  if (res.destroyed) return;
+  if (realHeadersSent.call(res)) {
+    res.destroy(error instanceof Error ? error : undefined);
+    return;
+  }
+  real.call('writeHead', 502, { 'content-type': 'text/plain; charset=utf-8' });
+  real.call('end', 'Bad Gateway: the cache could not answer\n');
 }

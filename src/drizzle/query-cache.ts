@@ -1,0 +1,137 @@
+/**
+ * Drizzle's queries on the cachette engine: a cached select is one `getOrSet` tagged by the
+ * tables it reads (the tags' generations are read before the query runs, and concurrent
+ * identical selects share one database query, in this process and, through the fill lease,
+ * across processes); a write is a fence (`beginWrite` before the statement, `commit` after it
+ * committed) on the tags of the tables it writes. A store that fails never fails a query: the
+ * database answers, and the cache's `error` event says what happened.
+ */
+import { hashQuery } from 'drizzle-orm/cache/core';
+import type { Cache } from '../cache/types.ts';
+import type { WriteFence } from '../cache/tags/write-fences.ts';
+import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
+import type { QueryCacheConfig } from './drizzle-internals.ts';
+import { plainResult } from './plain-result.ts';
+import { queryTtlMs } from './query-ttl.ts';
+
+/** Runs the statement as Drizzle runs an uncached one (its errors are DrizzleQueryErrors). */
+export type RunQuery = () => Promise<unknown>;
+
+/** The database's own failure, carried through `getOrSet` so that every caller sharing the query rethrows it. */
+class QueryFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+/** One select as the engine caches it. */
+export interface CachedRead {
+  queryString: string;
+  params: unknown[];
+  tables: readonly string[];
+  config: QueryCacheConfig;
+}
+
+/** Keys and tags of one cachette/drizzle cache, and what it does with queries. */
+export class QueryCache {
+  constructor(
+    readonly cache: Cache,
+    private readonly namespace: string,
+    private readonly ttlMs: number | undefined,
+  ) {}
+
+  /** The tag of a table (as Drizzle names it: `schema.table`, or `table` in the default schema). */
+  tableTag(table: string): string {
+    return `${this.namespace}:table:${table}`;
+  }
+
+  /** The tag of a `$withCache({ tag })` name. */
+  customTag(tag: string): string {
+    return `${this.namespace}:tag:${tag}`;
+  }
+
+  /** The result of a cached select: from the cache, or from the database and stored. */
+  async read(read: CachedRead, run: RunQuery): Promise<unknown> {
+    const { config } = read;
+    const ttl = queryTtlMs(config.config, Date.now()) ?? this.ttlMs;
+    const tags = config.autoInvalidate === false ? [] : read.tables.map((table) => this.tableTag(table));
+    if (config.tag !== undefined) tags.push(this.customTag(config.tag));
+    // An entry already expired, or naming more tags than one entry records: not cached.
+    if ((ttl !== undefined && ttl <= 0) || tags.length > MAX_TAGS) return run();
+    // Drizzle's own key: a named query (`tag`) is one entry, others the hash of SQL and parameters.
+    const key = config.tag !== undefined ? `${this.namespace}:named:${config.tag}` : `${this.namespace}:q:${await hashQuery(read.queryString, read.params)}`;
+    let produced: { value: unknown } | undefined;
+    try {
+      return await this.cache.getOrSet(
+        key,
+        async () => {
+          let value: unknown;
+          try {
+            value = plainResult(await run());
+          } catch (error) {
+            throw new QueryFailure(error);
+          }
+          produced = { value };
+          return value;
+        },
+        { tags, ...(ttl === undefined ? {} : { ttl }) },
+      );
+    } catch (error) {
+      if (error instanceof QueryFailure) throw error.cause;
+      // The cache failed (a strict cache's store error, a value its serializer cannot encode,
+      // a factory timeout): the result already read is served, else the database answers.
+      return produced ? produced.value : run();
+    }
+  }
+
+  /** A write outside any transaction: fenced from before the statement until after it committed. */
+  async write(tables: readonly string[], run: RunQuery): Promise<unknown> {
+    const fence = await this.begin(tables.map((table) => this.tableTag(table)));
+    try {
+      return await run();
+    } finally {
+      // Also when the statement failed: it may have committed before the error reached us.
+      await this.end(fence);
+    }
+  }
+
+  /** Takes the write leases on `tags` and bumps them (in slices of what one call takes). */
+  async begin(tags: readonly string[]): Promise<HeldFence> {
+    const slices = slicesOf(tags);
+    const fences = await Promise.all(
+      slices.map((slice) =>
+        // A strict cache whose store is down refuses: the write goes on, and `end` invalidates.
+        this.cache.beginWrite(slice).catch(() => undefined),
+      ),
+    );
+    return { slices, fences };
+  }
+
+  /** Commits what `begin` took (bumps again, releases); invalidates the slices it could not take. */
+  async end(held: HeldFence): Promise<void> {
+    await Promise.all(
+      held.slices.map((slice, i) => {
+        const fence = held.fences[i];
+        // Failures are reported by the cache's `error` event; a write never fails because the cache did.
+        return (fence ? fence.commit() : this.cache.invalidateTags(slice)).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Invalidates tables and named queries at once (`db.$cache.invalidate`). */
+  async invalidate(tables: readonly string[], tags: readonly string[]): Promise<void> {
+    const all = [...tables.map((table) => this.tableTag(table)), ...tags.map((tag) => this.customTag(tag))];
+    await Promise.all(slicesOf(all).map((slice) => this.cache.invalidateTags(slice).catch(() => undefined)));
+  }
+}
+
+/** Write leases taken by {@link QueryCache.begin}, one fence per slice (undefined where refused). */
+export interface HeldFence {
+  slices: ReadonlyArray<readonly string[]>;
+  fences: ReadonlyArray<WriteFence | undefined>;
+}
+
+/** `tags` in slices of at most {@link MAX_TAGS}, the most one engine call takes. */
+function slicesOf(tags: readonly string[]): Array<readonly string[]> {
+  const slices: Array<readonly string[]> = [];
+  for (let at = 0; at < tags.length; at += MAX_TAGS) slices.push(tags.slice(at, at + MAX_TAGS));
+  return slices;
+}
