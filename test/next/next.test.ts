@@ -1,0 +1,147 @@
+/**
+ * Issue 22, item 1: examples/next, built from the packed tarball with `next build`, served by two
+ * `next start` instances over one real redis-server, checked over HTTP. Both instances serve a
+ * cached page from the store (the same generated value); a revalidation on one is seen by the
+ * other on its next request (tag generations: no pub/sub, no clock); `updateTag` in a server
+ * action reads its own write; a stopped Redis gives pages, not errors, and no request hangs.
+ *
+ * The build runs with CACHETTE_STORE=memory (as a CI build without the production store would),
+ * the instances with REDIS_URL. Every process is killed when the test ends, and by a watchdog if
+ * the test runner dies first.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { mustRunAll } from '../support/redis-env.ts';
+import { findRedisServer, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
+import { buildApp, nextEnv, Output, prepareApp, startServer, type NextServer } from './next-app.ts';
+
+const bin = process.env.REDIS_SERVER_BIN || findRedisServer();
+/** No request may take longer than this, whatever the store does. */
+const REQUEST_BOUND_MS = 15_000;
+
+let work: string;
+let redis: RedisServer | undefined;
+let watch: ChildWatch | undefined;
+const servers: NextServer[] = [];
+const output = new Output();
+
+/** GET `path` from `server`: its status and the id the page shows in `#<field>`. */
+async function read(server: NextServer, path: string, field: string): Promise<{ status: number; id: string | undefined; html: string }> {
+  const response = await fetch(server.url + path, { signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
+  const html = await response.text();
+  return { status: response.status, id: new RegExp(`id="${field}">([^<]+)<`).exec(html)?.[1], html };
+}
+
+const greeting = async (server: NextServer) => {
+  const page = await read(server, '/', 'greeting');
+  assert.equal(page.status, 200, output.toString());
+  assert.ok(page.id, `no greeting on the page:\n${page.html.slice(0, 500)}`);
+  return page.id;
+};
+
+async function revalidate(server: NextServer, query: string): Promise<void> {
+  const response = await fetch(`${server.url}/api/revalidate?${query}`, { method: 'POST', signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
+  assert.equal(response.status, 200, output.toString());
+}
+
+/**
+ * Reads the greeting from both instances until they agree twice in a row: after a revalidation
+ * that fences its tags, entries are stored again once the fence is committed (writeFence, 1 s).
+ */
+async function settledGreeting(a: NextServer, b: NextServer): Promise<string> {
+  const until = Date.now() + 20_000;
+  let previous: string | undefined;
+  for (;;) {
+    const [first, second] = [await greeting(a), await greeting(b)];
+    if (first === second && first === previous) return first;
+    previous = first === second ? first : undefined;
+    assert.ok(Date.now() < until, `the instances never served one greeting from the store:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instances over one Redis', () => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'cachette-next-'));
+    const app = prepareApp(work);
+    await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
+    redis = await startRedis({ bin });
+    const env = nextEnv({ REDIS_URL: redis.url });
+    servers.push(...(await Promise.all([startServer(app, env, output, '[a]'), startServer(app, env, output, '[b]')])));
+    watch = watchChildren([redis.pid!, ...servers.map((server) => server.child.pid!)]);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await redis?.stop();
+    watch?.release();
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, 30_000);
+
+  it('serves a cached page from the store on both instances: the same generated value', async () => {
+    const [a, b] = servers as [NextServer, NextServer];
+    const first = await greeting(a);
+    assert.equal(await greeting(b), first, 'b rendered the page again instead of reading a’s entry');
+    assert.equal(await greeting(a), first);
+    const isr = await read(a, '/isr', 'isr');
+    assert.equal(isr.status, 200);
+    assert.ok(isr.id);
+    assert.equal((await read(b, '/isr', 'isr')).id, isr.id, 'the ISR page was rendered twice');
+  });
+
+  it('sees a revalidateTag made on one instance on the other’s next request', async () => {
+    const [a, b] = servers as [NextServer, NextServer];
+    const before = await settledGreeting(a, b);
+    await revalidate(a, 'tag=greeting');
+    const after = await greeting(b);
+    assert.notEqual(after, before, 'b served the entry a had revalidated');
+    const settled = await settledGreeting(a, b);
+    assert.notEqual(settled, before);
+  });
+
+  it('revalidates with a profile (stale-while-revalidate) within one stale read', async () => {
+    const [a, b] = servers as [NextServer, NextServer];
+    const before = await settledGreeting(a, b);
+    await revalidate(b, 'tag=greeting&profile=max');
+    // Next may serve the stale entry once while it regenerates; the one after must be new.
+    const reads = [await greeting(a), await greeting(a)];
+    assert.ok(
+      reads.some((id) => id !== before),
+      `a kept serving ${before} after the revalidation`,
+    );
+  });
+
+  it('reads its own write after updateTag in a server action, and so does the other instance', async () => {
+    const [a, b] = servers as [NextServer, NextServer];
+    const before = await settledGreeting(a, b);
+    const page = await read(a, '/', 'greeting');
+    const action = /name="(\$ACTION_ID_[^"]+)"/.exec(page.html)?.[1];
+    assert.ok(action, 'the page has no server action form');
+    // The form as a browser without JavaScript posts it: Next runs the action, then renders the page.
+    const form = new FormData();
+    form.set(action, '');
+    const response = await fetch(`${a.url}/`, { method: 'POST', body: form, signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
+    assert.equal(response.status, 200, output.toString());
+    const rendered = /id="greeting">([^<]+)</.exec(await response.text())?.[1];
+    assert.ok(rendered && rendered !== before, `the action's render showed ${rendered}, the value before updateTag`);
+    assert.notEqual(await greeting(b), before, 'b served the entry updateTag had expired');
+  });
+
+  it('gives pages, not errors, when Redis is stopped, and no request hangs', async () => {
+    await redis!.stop();
+    redis = undefined;
+    for (const server of servers) {
+      for (let i = 0; i < 3; i++) {
+        assert.ok(await greeting(server));
+        const isr = await read(server, '/isr', 'isr');
+        assert.equal(isr.status, 200, output.toString());
+        assert.ok(isr.id);
+      }
+      await revalidate(server, 'tag=greeting');
+    }
+  }, 120_000);
+});
