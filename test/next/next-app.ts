@@ -26,20 +26,25 @@ export function nextEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Packs the package, and makes a fresh app of examples/next with the tarball installed; returns the app's folder. */
-export function prepareApp(work: string): string {
+export function prepareExample(work: string): string {
   const packed = packPackage(root, work);
   const app = join(work, 'app');
   installPacked(packed.path, app, root, ['cbor-x', 'fflate', 'iovalkey']);
-  for (const name of readdirSync(example)) {
-    if (name === 'package.json' || name === 'node_modules' || name === '.next') continue;
-    cpSync(join(example, name), join(app, name), { recursive: true });
-  }
+  copyAppFiles(example, app);
   for (const name of dependencyClosure(['next', 'react', 'react-dom'])) {
     const target = join(app, 'node_modules', name);
     mkdirSync(dirname(target), { recursive: true });
     execFileSync('cp', ['-al', join(repoModules, name), target]);
   }
   return app;
+}
+
+/** Copies an app's sources (not its package.json, dependencies or build) into `app`. */
+export function copyAppFiles(from: string, app: string): void {
+  for (const name of readdirSync(from)) {
+    if (name === 'package.json' || name === 'node_modules' || name === '.next') continue;
+    cpSync(join(from, name), join(app, name), { recursive: true });
+  }
 }
 
 /** `names` and every package they depend on (optional ones when installed), as hoisted in the checkout. */

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { mustRunAll } from '../support/redis-env.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
-import { buildApp, nextEnv, Output, prepareApp, startServer, type NextServer } from './next-app.ts';
+import { buildApp, nextEnv, Output, prepareExample, startServer, type NextServer } from './next-app.ts';
 
 const bin = process.env.REDIS_SERVER_BIN || findRedisServer();
 /** No request may take longer than this, whatever the store does. */
@@ -67,7 +67,7 @@ async function settledGreeting(a: NextServer, b: NextServer): Promise<string> {
 describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instances over one Redis', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cachette-next-'));
-    const app = prepareApp(work);
+    const app = prepareExample(work);
     await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
     redis = await startRedis({ bin });
     const env = nextEnv({ REDIS_URL: redis.url });
