@@ -11,6 +11,6 @@ export default {
   },
   // The incremental cache (pages, route handlers, ISR, fetch) through cachette too.
   cacheHandler: fileURLToPath(new URL('./cache-handler.mjs', import.meta.url)),
-  // Every read goes to the shared store, so that no instance serves its own older copy.
+  // No per-instance copy in memory in front of the shared store (as Next advises with custom handlers).
   cacheMaxMemorySize: 0,
 };

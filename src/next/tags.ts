@@ -17,7 +17,7 @@ import type { TagDurations } from './next-types.ts';
 const REMEMBERED_KEYS = 4096;
 
 /** A Map that forgets its oldest keys beyond `limit`. */
-export class BoundedMap<K, V> {
+class BoundedMap<K, V> {
   readonly #entries = new Map<K, V>();
   constructor(private readonly limit: number) {}
 
@@ -99,7 +99,8 @@ function nowOnNextClock(): number {
  * in the foreground). When the engine offers soft invalidation, that call goes here, and reads
  * report such entries stale (`revalidate: -1`, or an ISR `lastModified` past its revalidate).
  *
- * Never rejects: a store that fails is reported by the cache (an `error` event, its logger).
+ * A store that fails does not make it reject (the cache reports it: an `error` event, its
+ * logger); only a store that cannot be opened at all does.
  */
 export async function revalidateTags(context: HandlerContext, tags: readonly unknown[], durations: TagDurations | undefined): Promise<void> {
   const names = uniqueTags(tags);

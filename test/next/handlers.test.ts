@@ -272,7 +272,7 @@ describe('createIncrementalCacheHandler: pages, route handlers and fetch', () =>
 
   it('deletes on a null value, and takes a malformed or foreign entry for a miss', async () => {
     const shared = createCache({ store: memoryStore(), logger: false });
-    const Incremental = createIncrementalCacheHandler({ cache: shared });
+    const Incremental = createIncrementalCacheHandler({ cache: shared, logger: false });
     await new Incremental().set('/index', appPage('v1', ''), pageSet);
     await new Incremental().set('/index', null, pageSet);
     assert.equal(await new Incremental().get('/index', pageContext), null);
