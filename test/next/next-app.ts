@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { installPacked, packPackage } from '../support/packed-package.ts';
 import { freePort } from '../support/redis-server.ts';
+import { watchChildren } from '../support/watchdog.ts';
 
 const root = join(import.meta.dirname, '../..');
 const example = join(root, 'examples', 'next');
@@ -88,11 +89,12 @@ const nextBin = (app: string) => join(app, 'node_modules', 'next', 'dist', 'bin'
 /** `next build` in `app`, with `env`; rejects with its output when it fails or runs past `timeoutMs`. */
 export function buildApp(app: string, env: NodeJS.ProcessEnv, output: Output, timeoutMs: number): Promise<void> {
   const child = spawn(process.execPath, [nextBin(app), 'build'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+  const watch = watchChildren([child.pid!]);
   output.collect(child, '[build]');
-  return new Promise((resolve, reject) => {
+  return new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`next build failed (${signal ?? code}):\n${output}`))));
-  });
+  }).finally(() => watch.release());
 }
 
 /** One `next start` instance. */
@@ -102,22 +104,30 @@ export interface NextServer {
   stop(): Promise<void>;
 }
 
-/** Starts `next start` on a free loopback port; resolves once it answers HTTP. */
-export async function startServer(app: string, env: NodeJS.ProcessEnv, output: Output, label: string): Promise<NextServer> {
+/**
+ * Starts `next start` on a free loopback port and adds it to `servers` at once (so that the
+ * caller stops it even when it never answers); resolves once it answers HTTP. A watchdog kills
+ * it if this process dies first.
+ */
+export async function startServer(app: string, env: NodeJS.ProcessEnv, output: Output, label: string, servers: NextServer[]): Promise<NextServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [nextBin(app), 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const watch = watchChildren([child.pid!]);
   output.collect(child, label);
   const url = `http://127.0.0.1:${port}`;
   const server: NextServer = {
     url,
     child,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      watch.release();
     },
   };
+  servers.push(server);
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${label} exited (${child.exitCode}) before answering:\n${output}`);
@@ -127,10 +137,7 @@ export async function startServer(app: string, env: NodeJS.ProcessEnv, output: O
       () => false,
     );
     if (answered) return server;
-    if (Date.now() > until) {
-      await server.stop();
-      throw new Error(`${label} did not answer within 60 s:\n${output}`);
-    }
+    if (Date.now() > until) throw new Error(`${label} did not answer within 60 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -70,9 +70,9 @@ describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instan
     const app = prepareExample(work);
     await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
     redis = await startRedis({ bin });
+    watch = watchChildren([redis.pid!]);
     const env = nextEnv({ REDIS_URL: redis.url });
-    servers.push(...(await Promise.all([startServer(app, env, output, '[a]'), startServer(app, env, output, '[b]')])));
-    watch = watchChildren([redis.pid!, ...servers.map((server) => server.child.pid!)]);
+    await Promise.all([startServer(app, env, output, '[a]', servers), startServer(app, env, output, '[b]', servers)]);
   }, 240_000);
 
   afterAll(async () => {

@@ -51,9 +51,9 @@ describe(`cachette/next on the lowest Next the peer range allows (${LOWEST_NEXT}
     copyAppFiles(join(import.meta.dirname, 'next-lowest'), app);
     await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
     redis = await startRedis();
+    watch = watchChildren([redis.pid!]);
     const env = nextEnv({ REDIS_URL: redis.url });
-    servers.push(...(await Promise.all([startServer(app, env, output, '[a]'), startServer(app, env, output, '[b]')])));
-    watch = watchChildren([redis.pid!, ...servers.map((server) => server.child.pid!)]);
+    await Promise.all([startServer(app, env, output, '[a]', servers), startServer(app, env, output, '[b]', servers)]);
   }, 420_000);
 
   afterAll(async () => {
