@@ -1,7 +1,7 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
  * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite; VALKEY_URL /
- * REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
+ * REDIS_URL → Valkey, through the valkey store by default — `bunRedisStore` from
  * cachette/adapters/bun-redis uses Bun's built-in client; UPSTASH_REDIS_REST_URL + _TOKEN →
  * Upstash; otherwise memory).
  *
@@ -89,7 +89,7 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
  * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
  * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
  * than whole responses. To choose the Valkey client yourself, pass `bunRedisStore(url)`
- * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (iovalkey) to
+ * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (cachette/adapters/valkey) to
  * `createCache` instead.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {

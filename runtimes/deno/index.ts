@@ -1,7 +1,7 @@
 /**
  * cachette/deno: the HTTP cache for `Deno.serve`, with the store picked from `Deno.env`
  * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through node:sqlite, which needs
- * `--allow-read --allow-write` on it; VALKEY_URL / REDIS_URL → Valkey over iovalkey,
+ * `--allow-read --allow-write` on it; VALKEY_URL / REDIS_URL → Valkey (the valkey store),
  * UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory). Reading the environment needs
  * `--allow-env`, or pass `env` / `store`.
  *
