@@ -117,7 +117,9 @@ export async function revalidateTags(context: HandlerContext, tags: readonly unk
       }
       const fence = await cache.beginWrite(chunk);
       if (context.fenceMs === 0) return fence.commit();
-      const timer = setTimeout(() => void fence.commit(), context.fenceMs);
+      // A commit that fails was reported by the cache (an error event; thrown only by a strict
+      // cache): the lease then expires by itself, and no timer may reject unhandled.
+      const timer = setTimeout(() => void fence.commit().catch(() => {}), context.fenceMs);
       // A pending commit must not keep a process (next build, a script) alive: if it exits first, the lease expires by itself.
       (timer as { unref?: () => void }).unref?.();
     }),

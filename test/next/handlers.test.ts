@@ -1,8 +1,10 @@
 /**
  * cachette/next's handlers against Next's contracts (next/dist/server/lib/cache-handlers/types.d.ts
- * and the incremental cache's CacheHandler), without Next: entries as Next hands them over, two
- * "instances" as two handlers over one store, and the failures Next must never see. The real
- * Next server runs them in next.test.ts.
+ * and the incremental cache's CacheHandler), without Next: the suite every store passes
+ * (handler-suite.ts; over a real redis-server in handlers-valkey.test.ts) on process memory, then
+ * what memory alone can show (lifetimes on an injected clock, warnings said once), the options,
+ * and the failures Next must never see (a store that refuses connections, one that never
+ * answers). The real Next server runs them in next.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -13,44 +15,15 @@ import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import * as native from '../../runtimes/native/next.ts';
-import { createCache, type CacheLogger } from '../../src/index.ts';
-import { createCacheHandler, createIncrementalCacheHandler, type NextCacheOptions, type UseCacheEntry } from '../../src/next/index.ts';
-import type { Store } from '../../src/store/types.ts';
+import { createCache } from '../../src/index.ts';
+import { createCacheHandler, createIncrementalCacheHandler, type NextCacheOptions } from '../../src/next/index.ts';
+import type { GenerationWrite, Store } from '../../src/store/types.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { FailingStore } from '../support/wrapped-stores.ts';
+import { appPage, entry, pageContext, pageSet, recordingLogger, text } from './handler-fixtures.ts';
+import { handlerSuite } from './handler-suite.ts';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** A logger that keeps what it is told. */
-function recordingLogger(): CacheLogger & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, info: (line) => void lines.push(line), warn: (line) => void lines.push(line) };
-}
-
-/** A stream of `chunks`, noting whether it was cancelled. */
-function chunked(chunks: readonly string[], state: { cancelled?: boolean } = {}): ReadableStream<Uint8Array> {
-  let next = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (next < chunks.length) controller.enqueue(encoder.encode(chunks[next++]));
-      else controller.close();
-    },
-    cancel() {
-      state.cancelled = true;
-    },
-  });
-}
-
-/** An entry as Next's "use cache" wrapper hands it to `set`. */
-function entry(body: string | readonly string[], overrides: Partial<UseCacheEntry> = {}): UseCacheEntry {
-  return { value: chunked(typeof body === 'string' ? [body] : body), tags: [], stale: 300, timestamp: performance.timeOrigin + performance.now(), expire: 3600, revalidate: 900, ...overrides };
-}
-
-async function text(entry: UseCacheEntry | undefined): Promise<string | undefined> {
-  return entry && decoder.decode(await new Response(entry.value).arrayBuffer());
-}
-
-/** Two instances of an app: two handlers of each kind over one store, as two servers over one Redis. */
+/** Two instances of an app over one memory store (the clock- and warning-bound tests below). */
 function instances(options: NextCacheOptions = {}) {
   const store = memoryStore();
   const make = () => ({
@@ -60,101 +33,12 @@ function instances(options: NextCacheOptions = {}) {
   return { store, a: make(), b: make() };
 }
 
-describe('createCacheHandler: "use cache" entries', () => {
-  it('stores what the stream delivered and gives every read a new stream of it, on any instance', async () => {
-    const { a, b } = instances();
-    const created = entry(['<div>', 'hello', '</div>'], { tags: ['greeting'] });
-    await a.useCache.set('key', Promise.resolve(created));
-    const [first, second] = [await b.useCache.get('key', []), await b.useCache.get('key', [])];
-    assert.equal(await text(first), '<div>hello</div>');
-    assert.equal(await text(second), '<div>hello</div>');
-    assert.notEqual(first!.value, second!.value);
-    const { value: _value, ...metadata } = first!;
-    assert.deepEqual(metadata, { tags: ['greeting'], stale: 300, timestamp: created.timestamp, expire: 3600, revalidate: 900 });
-  });
+handlerSuite('process memory', () => {
+  const store = memoryStore();
+  return { connect: () => store, close: () => store.close() };
+});
 
-  it('makes a read wait for a write of the same key still in progress', async () => {
-    const { a } = instances();
-    let resolve!: (entry: UseCacheEntry) => void;
-    const writing = a.useCache.set('key', new Promise((r) => (resolve = r)));
-    const reading = a.useCache.get('key', []);
-    resolve(entry('late'));
-    await writing;
-    assert.equal(await text(await reading), 'late');
-  });
-
-  it('misses on every instance once a tag the entry records is revalidated there', async () => {
-    const { a, b } = instances();
-    await a.useCache.set('key', Promise.resolve(entry('v1', { tags: ['posts'] })));
-    assert.equal(await text(await a.useCache.get('key', [])), 'v1');
-    await b.useCache.updateTags(['posts']);
-    assert.equal(await a.useCache.get('key', []), undefined);
-    assert.equal(await a.useCache.getExpiration(['posts']), Infinity);
-  });
-
-  it('stores an entry under the soft tags it was read under, so that revalidatePath reaches it', async () => {
-    const { a, b } = instances();
-    assert.equal(await a.useCache.get('key', ['_N_T_/layout', '_N_T_/blog']), undefined);
-    await a.useCache.set('key', Promise.resolve(entry('v1', { tags: ['posts'] })));
-    const hit = await b.useCache.get('key', ['_N_T_/other']);
-    assert.deepEqual(hit?.tags, ['posts'], 'soft tags are not the entry’s own tags');
-    await b.useCache.updateTags(['_N_T_/blog']);
-    assert.equal(await a.useCache.get('key', ['_N_T_/blog']), undefined);
-  });
-
-  it('stores no dynamic entry (expire 0) and deletes on the eviction mark (expire < 0), cancelling their streams', async () => {
-    const { a } = instances();
-    const dynamic = { cancelled: false };
-    await a.useCache.set('dynamic', Promise.resolve(entry('x', { expire: 0, value: chunked(['x'], dynamic) })));
-    assert.equal(await a.useCache.get('dynamic', []), undefined);
-    assert.equal(dynamic.cancelled, true);
-    await a.useCache.set('evicted', Promise.resolve(entry('kept')));
-    assert.equal(await text(await a.useCache.get('evicted', [])), 'kept');
-    await a.useCache.set('evicted', Promise.resolve(entry('mark', { expire: -1 })));
-    assert.equal(await a.useCache.get('evicted', []), undefined);
-  });
-
-  it('stores nothing for a generation that failed, a stream that errors halfway or one past maxValueBytes', async () => {
-    const { a } = instances({ maxValueBytes: 8 });
-    await a.useCache.set('rejected', Promise.reject(new Error('render failed')));
-    const broken = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode('half'));
-        controller.error(new Error('connection reset'));
-      },
-    });
-    await a.useCache.set('broken', Promise.resolve(entry('', { value: broken })));
-    const big = { cancelled: false };
-    await a.useCache.set('big', Promise.resolve(entry('', { value: chunked(['12345', '67890', 'never read'], big) })));
-    for (const key of ['rejected', 'broken', 'big']) assert.equal(await a.useCache.get(key, []), undefined, key);
-    assert.equal(big.cancelled, true, 'the rest of a stream too large to store is cancelled');
-  });
-
-  it('after updateTag, stores no entry of its tags on any instance until the fence is committed', async () => {
-    const store = memoryStore();
-    const writer = createCacheHandler({ store, writeFence: '1h', logger: false });
-    const other = createCacheHandler({ store, writeFence: 0, logger: false });
-    await writer.updateTags(['cart']); // no durations: updateTag, expiring at once
-    await other.set('during', Promise.resolve(entry('read before the write', { tags: ['cart'] })));
-    assert.equal(await other.get('during', []), undefined);
-    await other.set('untagged', Promise.resolve(entry('unrelated', { tags: ['other'] })));
-    assert.equal(await text(await other.get('untagged', [])), 'unrelated');
-    // A revalidation with a profile is no write fence: entries are stored again at once.
-    await other.updateTags(['feed'], { expire: 3600 });
-    await other.set('feed', Promise.resolve(entry('new', { tags: ['feed'] })));
-    assert.equal(await text(await other.get('feed', [])), 'new');
-  });
-
-  it('does not store an entry whose generation began before this process revalidated one of its tags', async () => {
-    const { a } = instances();
-    const began = performance.timeOrigin + performance.now() - 1000;
-    await a.useCache.updateTags(['posts']);
-    await a.useCache.set('raced', Promise.resolve(entry('old rows', { tags: ['posts'], timestamp: began })));
-    assert.equal(await a.useCache.get('raced', []), undefined);
-    await a.useCache.set('later', Promise.resolve(entry('new rows', { tags: ['posts'] })));
-    assert.equal(await text(await a.useCache.get('later', [])), 'new rows');
-  });
-
+describe('createCacheHandler over memory: lifetimes, warnings and the shape Next loads', () => {
   it('serves but does not store an entry with more tags than an entry can record, and says so once', async () => {
     const logger = recordingLogger();
     const handler = createCacheHandler({ store: memoryStore(), logger });
@@ -163,14 +47,6 @@ describe('createCacheHandler: "use cache" entries', () => {
     await handler.set('b', Promise.resolve(entry('x', { tags })));
     assert.equal(await handler.get('a', []), undefined);
     assert.equal(logger.lines.filter((line) => line.includes('65 tags')).length, 1);
-  });
-
-  it('reads a key of any length (long keys are stored by their digest)', async () => {
-    const { a, b } = instances();
-    const key = JSON.stringify(['fn', ['x'.repeat(10_000)]]);
-    await a.useCache.set(key, Promise.resolve(entry('long')));
-    assert.equal(await text(await b.useCache.get(key, [])), 'long');
-    assert.equal(await b.useCache.get(`${key}!`, []), undefined);
   });
 
   it('treats what is not its record as a miss, and a cache that cannot store bytes as a warning', async () => {
@@ -186,16 +62,6 @@ describe('createCacheHandler: "use cache" entries', () => {
       assert.equal(await handler.get('key', []), undefined, serializer);
     }
     assert.match(logger.lines.join('\n'), /serializer 'auto' or 'cbor'/);
-  });
-
-  it('answers the calls of Next 15 (variadic getExpiration, expireTags, receiveExpiredTags)', async () => {
-    const { a, b } = instances();
-    await a.useCache.set('key', Promise.resolve(entry('v', { tags: ['x'] })));
-    assert.equal(await a.useCache.getExpiration('x', 'y'), Infinity);
-    await b.useCache.receiveExpiredTags('x');
-    assert.equal(await text(await a.useCache.get('key', [])), 'v');
-    await b.useCache.expireTags('x');
-    assert.equal(await a.useCache.get('key', []), undefined);
   });
 
   it('keeps an entry for its expire, not longer', async () => {
@@ -214,74 +80,7 @@ describe('createCacheHandler: "use cache" entries', () => {
   });
 });
 
-/** A rendered App Router page as Next stores it: HTML, RSC bytes, segments, and its tags in a header. */
-function appPage(html: string, tags: string) {
-  return {
-    kind: 'APP_PAGE',
-    html,
-    rscData: Buffer.from(`rsc:${html}`),
-    segmentData: new Map([['/_index', Buffer.from('segment')]]),
-    postponed: undefined,
-    status: 200,
-    headers: { 'x-next-cache-tags': tags, 'x-nextjs-stale-time': '300' },
-  };
-}
-
-const pageContext = { kind: 'APP_PAGE', isRoutePPREnabled: true, isFallback: false };
-const pageSet = { cacheControl: { revalidate: 3600, expire: 86_400 }, isRoutePPREnabled: true, isFallback: false };
-
-describe('createIncrementalCacheHandler: pages, route handlers and fetch', () => {
-  it('shares a page between instances, with its bytes, segments and lifetime', async () => {
-    const store = memoryStore();
-    const a = native.createIncrementalCacheHandler({ store, logger: false });
-    const b = native.createIncrementalCacheHandler({ store, logger: false });
-    await new a().set('/index', appPage('<p>hi</p>', '_N_T_/layout,_N_T_/,greeting'), pageSet);
-    const read = await new b().get('/index', pageContext);
-    assert.ok(read);
-    assert.equal(read.value?.html, '<p>hi</p>');
-    assert.ok(Buffer.isBuffer(read.value?.rscData), 'RSC bytes come back as a Buffer, from a store that keeps Uint8Arrays');
-    assert.ok([...(read.value!.segmentData as Map<string, Uint8Array>).values()].every((bytes) => Buffer.isBuffer(bytes)));
-    assert.deepEqual(read.value?.segmentData, new Map([['/_index', Buffer.from('segment')]]));
-    assert.deepEqual(read.cacheControl, { revalidate: 3600, expire: 86_400 });
-    assert.ok(Math.abs(read.lastModified - Date.now()) < 60_000);
-  });
-
-  it('misses on every instance once a tag of the page (from x-next-cache-tags) is revalidated, with or without a profile', async () => {
-    const { a, b } = instances();
-    await new a.Incremental().set('/index', appPage('v1', '_N_T_/,greeting'), pageSet);
-    await new b.Incremental().revalidateTag('greeting');
-    assert.equal(await new a.Incremental().get('/index', pageContext), null);
-    await new a.Incremental().set('/index', appPage('v2', '_N_T_/,greeting'), pageSet);
-    await new b.Incremental().revalidateTag(['_N_T_/'], { expire: 31_536_000 });
-    assert.equal(await new a.Incremental().get('/index', pageContext), null);
-  });
-
-  it('checks a fetch against the tags of the call and the soft tags of the page it ran in', async () => {
-    const { a, b } = instances();
-    const fetched = { kind: 'FETCH', data: { headers: {}, body: 'e30=', url: 'https://api.example/x', status: 200 }, revalidate: 60, tags: ['api'] };
-    const getContext = { kind: 'FETCH', tags: ['api'], softTags: ['_N_T_/blog'] };
-    const setContext = { fetchCache: true, tags: ['api'] };
-    assert.equal(await new a.Incremental().get('fetch-key', getContext), null);
-    await new a.Incremental().set('fetch-key', fetched, setContext);
-    assert.equal((await new b.Incremental().get('fetch-key', getContext))?.value?.kind, 'FETCH');
-    assert.equal(await new b.Incremental().get('fetch-key', { ...getContext, tags: ['api', 'new'] }), null, 'a tag the entry did not record');
-    assert.equal(await new b.Incremental().get('fetch-key', pageContext), null, 'a fetch read back under a page’s kind');
-    await new b.Incremental().revalidateTag('_N_T_/blog');
-    assert.equal(await new a.Incremental().get('fetch-key', getContext), null);
-  });
-
-  it('deletes on a null value, and takes a malformed or foreign entry for a miss', async () => {
-    const shared = createCache({ store: memoryStore(), logger: false });
-    const Incremental = createIncrementalCacheHandler({ cache: shared, logger: false });
-    await new Incremental().set('/index', appPage('v1', ''), pageSet);
-    await new Incremental().set('/index', null, pageSet);
-    assert.equal(await new Incremental().get('/index', pageContext), null);
-    for (const value of [{ kind: 'APP_PAGE', html: 42 }, { kind: 'IMAGE', buffer: Buffer.from('x') }, 'text', { kind: 'PAGES', html: '<p/>', pageData: null }]) {
-      await shared.set('next/isr:/bad', { lastModified: Date.now(), value, tags: [] });
-      assert.equal(await new Incremental().get('/bad', { kind: 'PAGES' }), null, JSON.stringify(value));
-    }
-  });
-
+describe('createIncrementalCacheHandler over memory: lifetimes and the class Next loads', () => {
   it('keeps a page for its expire, and a year when Next gives none', async () => {
     const clock = new FakeClock();
     const { a } = instances({ clock });
@@ -359,6 +158,32 @@ describe('cachette/next when the store is down', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return (server.address() as { port: number }).port;
   }
+
+  it('lets no fence commit reject unhandled when the store goes down during the fence (a strict cache)', async () => {
+    /** Fails generation writes too once its writes fail (FailingStore passes them on). */
+    class FencedStore extends FailingStore {
+      override writeGenerations(write: GenerationWrite) {
+        return this.writes === 'fail' ? Promise.reject(this.error()) : super.writeGenerations(write);
+      }
+    }
+    const store = new FencedStore(memoryStore());
+    const cache = createCache({ store, strict: true, logger: false });
+    const handler = createCacheHandler({ cache, writeFence: '5ms', logger: false });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const commitFailed = new Promise((resolve) => cache.events.addEventListener('error', resolve, { once: true }));
+      await handler.updateTags(['cart']);
+      store.writes = 'fail';
+      await commitFailed;
+      // A rejection nobody handles is reported after the microtasks of the turn it happened in.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 
   for (const [name, url] of [
     ['refuses connections', async () => 'redis://127.0.0.1:1'],
