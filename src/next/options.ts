@@ -102,7 +102,10 @@ export function handlerContext(options: NextCacheOptions | undefined, pick: Stor
   let opened: Promise<Cache> | undefined;
   const cacheOptions: Omit<CacheOptions, 'store'> = { ...creation, logger: loggerOption };
   // Checked now, against a store that stands for the real one, so that a bad option fails where it was written.
-  resolveOptions({ ...cacheOptions, store: optionsProbe });
+  const { writeLeaseTtlMs } = resolveOptions({ ...cacheOptions, store: optionsProbe });
+  if (fenceMs > writeLeaseTtlMs) {
+    throw new RangeError(`${where}: writeFence (${fenceMs} ms) is longer than writeLeaseTtl (${writeLeaseTtlMs} ms): the fence's lease would lapse first; raise writeLeaseTtl too`);
+  }
   return {
     cache: () => (opened ??= open().then((opened) => createCache({ ...cacheOptions, store: opened }))),
     fenceMs,

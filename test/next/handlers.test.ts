@@ -114,6 +114,8 @@ describe('cachette/next options', () => {
     assert.throws(() => createCacheHandler({ store, cache: createCache({ store }) }), /"store" or "cache", not both/);
     assert.throws(() => createIncrementalCacheHandler({ cache: createCache({ store }), prefix: 'x' }), /"prefix" is an option of the cache; with "cache", give it to createCache\(\)/);
     assert.throws(() => createCacheHandler({ store, writeFence: Infinity }), RangeError);
+    assert.throws(() => createCacheHandler({ store, writeFence: '30s' }), /writeFence \(30000 ms\) is longer than writeLeaseTtl \(10000 ms\)/);
+    assert.doesNotThrow(() => createCacheHandler({ store, writeFence: '30s', writeLeaseTtl: '30s' }));
     assert.throws(() => createCacheHandler({ store, timeout: -1 }), RangeError);
     assert.throws(() => createCacheHandler({ store, l1: { consistency: 'sometimes' } } as unknown as NextCacheOptions), /l1.consistency/);
     assert.throws(() => createCacheHandler({ cache: {} as never }), /"cache" must be a cache/);
@@ -163,7 +165,7 @@ describe('cachette/next when the store is down', () => {
     /** Fails generation writes too once its writes fail (FailingStore passes them on). */
     class FencedStore extends FailingStore {
       override writeGenerations(write: GenerationWrite) {
-        return this.writes === 'fail' ? Promise.reject(this.error()) : super.writeGenerations(write);
+        return this.writes === 'fail' ? Promise.reject(this.error()) : super.writeGenerations!(write);
       }
     }
     const store = new FencedStore(memoryStore());

@@ -9,8 +9,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { installPacked, packPackage } from '../support/packed-package.ts';
-import { freePort } from '../support/redis-server.ts';
-import { watchChildren } from '../support/watchdog.ts';
+import { freePort, startRedis, type RedisServer } from '../support/redis-server.ts';
+import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
 
 const root = join(import.meta.dirname, '../..');
 const example = join(root, 'examples', 'next');
@@ -139,5 +139,49 @@ export async function startServer(app: string, env: NodeJS.ProcessEnv, output: O
     if (answered) return server;
     if (Date.now() > until) throw new Error(`${label} did not answer within 60 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A built app served as two instances of one deployment: `next build` with CACHETTE_STORE=memory
+ * (as a CI build without the production store would), then a redis-server of its own and two
+ * `next start` over it. Made before `start()` so that whatever started is stopped by `stop()`,
+ * even when starting failed halfway.
+ */
+export class TwoInstances {
+  /** The instances started so far ([a], [b] once both answer). */
+  readonly servers: NextServer[] = [];
+  readonly output = new Output();
+  #redis: RedisServer | undefined;
+  #watch: ChildWatch | undefined;
+
+  constructor(readonly app: string) {}
+
+  async start(redisBin?: string): Promise<void> {
+    await buildApp(this.app, nextEnv({ CACHETTE_STORE: 'memory' }), this.output, 150_000);
+    this.#redis = await startRedis({ bin: redisBin });
+    this.#watch = watchChildren([this.#redis.pid!]);
+    const env = nextEnv({ REDIS_URL: this.#redis.url });
+    await Promise.all([startServer(this.app, env, this.output, '[a]', this.servers), startServer(this.app, env, this.output, '[b]', this.servers)]);
+  }
+
+  /** Both instances, once started. */
+  get pair(): [NextServer, NextServer] {
+    const [a, b] = this.servers;
+    if (!a || !b) throw new Error(`the instances did not start:\n${this.output}`);
+    return [a, b];
+  }
+
+  /** Stops the redis-server alone: the instances keep running without their store. */
+  async stopRedis(): Promise<void> {
+    await this.#redis?.stop();
+    this.#redis = undefined;
+    this.#watch?.release();
+  }
+
+  /** Stops the instances, then the redis-server. */
+  async stop(): Promise<void> {
+    await Promise.all(this.servers.map((server) => server.stop()));
+    await this.stopRedis();
   }
 }

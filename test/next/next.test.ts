@@ -1,9 +1,11 @@
 /**
  * Issue 22, item 1: examples/next, built from the packed tarball with `next build`, served by two
  * `next start` instances over one real redis-server, checked over HTTP. Both instances serve a
- * cached page from the store (the same generated value); a revalidation on one is seen by the
- * other on its next request (tag generations: no pub/sub, no clock); `updateTag` in a server
- * action reads its own write; a stopped Redis gives pages, not errors, and no request hangs.
+ * cached page from the store (the same generated value), a `"use cache"` page and a Pages Router
+ * ISR page alike; an on-demand ISR regeneration on one is served by the other; a revalidation on
+ * one is seen by the other on its next request (tag generations: no pub/sub, no clock);
+ * `updateTag` in a server action reads its own write; a stopped Redis gives pages, not errors,
+ * and no request hangs.
  *
  * The build runs with CACHETTE_STORE=memory (as a CI build without the production store would),
  * the instances with REDIS_URL. Every process is killed when the test ends, and by a watchdog if
@@ -15,19 +17,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { mustRunAll } from '../support/redis-env.ts';
-import { findRedisServer, startRedis, type RedisServer } from '../support/redis-server.ts';
-import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
-import { buildApp, nextEnv, Output, prepareExample, startServer, type NextServer } from './next-app.ts';
+import { findRedisServer } from '../support/redis-server.ts';
+import { prepareExample, TwoInstances, type NextServer } from './next-app.ts';
 
 const bin = process.env.REDIS_SERVER_BIN || findRedisServer();
 /** No request may take longer than this, whatever the store does. */
 const REQUEST_BOUND_MS = 15_000;
 
 let work: string;
-let redis: RedisServer | undefined;
-let watch: ChildWatch | undefined;
-const servers: NextServer[] = [];
-const output = new Output();
+let deployment: TwoInstances | undefined;
+/** What the Next processes printed, for the messages of failed assertions. */
+const output = { toString: () => String(deployment?.output ?? '') };
 
 /** GET `path` from `server`: its status and the id the page shows in `#<field>`. */
 async function read(server: NextServer, path: string, field: string): Promise<{ status: number; id: string | undefined; html: string }> {
@@ -67,23 +67,17 @@ async function settledGreeting(a: NextServer, b: NextServer): Promise<string> {
 describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instances over one Redis', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cachette-next-'));
-    const app = prepareExample(work);
-    await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
-    redis = await startRedis({ bin });
-    watch = watchChildren([redis.pid!]);
-    const env = nextEnv({ REDIS_URL: redis.url });
-    await Promise.all([startServer(app, env, output, '[a]', servers), startServer(app, env, output, '[b]', servers)]);
+    deployment = new TwoInstances(prepareExample(work));
+    await deployment.start(bin);
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    await redis?.stop();
-    watch?.release();
+    await deployment?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
 
   it('serves a cached page from the store on both instances: the same generated value', async () => {
-    const [a, b] = servers as [NextServer, NextServer];
+    const [a, b] = deployment!.pair;
     const first = await greeting(a);
     assert.equal(await greeting(b), first, 'b rendered the page again instead of reading a’s entry');
     assert.equal(await greeting(a), first);
@@ -93,8 +87,19 @@ describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instan
     assert.equal((await read(b, '/isr', 'isr')).id, isr.id, 'the ISR page was rendered twice');
   });
 
+  it('regenerates the ISR page on demand on one instance (res.revalidate), and the other serves the new page', async () => {
+    const [a, b] = deployment!.pair;
+    const before = (await read(b, '/isr', 'isr')).id;
+    const response = await fetch(`${a.url}/api/isr-revalidate`, { method: 'POST', signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
+    assert.equal(response.status, 200, output.toString());
+    const after = await read(b, '/isr', 'isr');
+    assert.equal(after.status, 200);
+    assert.ok(after.id && after.id !== before, `b served the ISR page ${before} that a had regenerated`);
+    assert.equal((await read(a, '/isr', 'isr')).id, after.id);
+  });
+
   it('sees a revalidateTag made on one instance on the other’s next request', async () => {
-    const [a, b] = servers as [NextServer, NextServer];
+    const [a, b] = deployment!.pair;
     const before = await settledGreeting(a, b);
     await revalidate(a, 'tag=greeting');
     const after = await greeting(b);
@@ -104,7 +109,7 @@ describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instan
   });
 
   it('revalidates with a profile (stale-while-revalidate) within one stale read', async () => {
-    const [a, b] = servers as [NextServer, NextServer];
+    const [a, b] = deployment!.pair;
     const before = await settledGreeting(a, b);
     await revalidate(b, 'tag=greeting&profile=max');
     // Next may serve the stale entry once while it regenerates; the one after must be new.
@@ -116,7 +121,7 @@ describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instan
   });
 
   it('reads its own write after updateTag in a server action, and so does the other instance', async () => {
-    const [a, b] = servers as [NextServer, NextServer];
+    const [a, b] = deployment!.pair;
     const before = await settledGreeting(a, b);
     const page = await read(a, '/', 'greeting');
     const action = /name="(\$ACTION_ID_[^"]+)"/.exec(page.html)?.[1];
@@ -132,9 +137,8 @@ describe.skipIf(!bin && !mustRunAll)('cachette/next: examples/next on two instan
   });
 
   it('gives pages, not errors, when Redis is stopped, and no request hangs', async () => {
-    await redis!.stop();
-    redis = undefined;
-    for (const server of servers) {
+    await deployment!.stopRedis();
+    for (const server of deployment!.pair) {
       for (let i = 0; i < 3; i++) {
         assert.ok(await greeting(server));
         const isr = await read(server, '/isr', 'isr');

@@ -13,9 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { buildApp, copyAppFiles, nextEnv, Output, startServer, type NextServer } from '../next/next-app.ts';
-import { startRedis, type RedisServer } from '../support/redis-server.ts';
-import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
+import { copyAppFiles, nextEnv, TwoInstances, type NextServer } from '../next/next-app.ts';
 
 const root = join(import.meta.dirname, '../..');
 const LOWEST_NEXT = '15.0.0';
@@ -25,15 +23,12 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 let work: string;
 let app: string;
-let redis: RedisServer | undefined;
-let watch: ChildWatch | undefined;
-const servers: NextServer[] = [];
-const output = new Output();
+let deployment: TwoInstances;
 
 async function read(server: NextServer, path: string, field: string): Promise<string> {
   const response = await fetch(server.url + path, { signal: AbortSignal.timeout(15_000) });
   const html = await response.text();
-  assert.equal(response.status, 200, output.toString());
+  assert.equal(response.status, 200, deployment.output.toString());
   const id = new RegExp(`id="${field}">([^<]+)<`).exec(html)?.[1];
   assert.ok(id, `no ${field} on ${path}:\n${html.slice(0, 400)}`);
   return id;
@@ -44,22 +39,17 @@ describe(`cachette/next on the lowest Next the peer range allows (${LOWEST_NEXT}
     work = mkdtempSync(join(tmpdir(), 'cachette-next-lowest-'));
     app = join(work, 'app');
     mkdirSync(app);
+    deployment = new TwoInstances(app);
     const linked = Object.fromEntries(['cbor-x', 'fflate', 'iovalkey'].map((name) => [name, `file:${join(root, 'node_modules', name)}`]));
     const dependencies = { cachette: `file:${inject('packed').path}`, ...linked, next: LOWEST_NEXT, react: REACT, 'react-dom': REACT };
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'next-lowest-app', private: true, type: 'module', dependencies }));
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
     copyAppFiles(join(import.meta.dirname, 'next-lowest'), app);
-    await buildApp(app, nextEnv({ CACHETTE_STORE: 'memory' }), output, 150_000);
-    redis = await startRedis();
-    watch = watchChildren([redis.pid!]);
-    const env = nextEnv({ REDIS_URL: redis.url });
-    await Promise.all([startServer(app, env, output, '[a]', servers), startServer(app, env, output, '[b]', servers)]);
+    await deployment.start();
   }, 420_000);
 
   afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    await redis?.stop();
-    watch?.release();
+    await deployment.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
 
@@ -68,14 +58,26 @@ describe(`cachette/next on the lowest Next the peer range allows (${LOWEST_NEXT}
     assert.equal((JSON.parse(readFileSync(join(app, 'node_modules', 'next', 'package.json'), 'utf8')) as { version: string }).version, LOWEST_NEXT);
   });
 
+  it('names a missing peer and the command that installs it, when the environment picks a store that needs one', () => {
+    // The app has neither better-sqlite3 nor @upstash/redis: the peers are optional.
+    const script = [
+      "const { createIncrementalCacheHandler } = await import('cachette/next');",
+      'const Handler = createIncrementalCacheHandler({ log: false, logger: false });',
+      "try { await new Handler().get('/', { kind: 'APP_PAGE' }); console.log('read'); } catch (error) { console.log(error.name + ': ' + error.message); }",
+    ].join('\n');
+    const run = (env: Record<string, string>) => execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env: nextEnv(env), encoding: 'utf8' });
+    assert.match(run({ CACHETTE_STORE: `sqlite:${join(work, 'cache.db')}` }), /^MissingPeerError: .*better-sqlite3.*npm install better-sqlite3/m);
+    assert.match(run({ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1', UPSTASH_REDIS_REST_TOKEN: 'token' }), /^MissingPeerError: .*@upstash\/redis.*npm install @upstash\/redis/m);
+  });
+
   it('shares pages between two instances, and a revalidateTag on one reaches the other', async () => {
-    const [a, b] = servers as [NextServer, NextServer];
+    const [a, b] = deployment.pair;
     const first = await read(a, '/', 'greeting');
     assert.equal(await read(b, '/', 'greeting'), first, 'b rendered the page again instead of reading a’s entry');
     const isr = await read(a, '/isr', 'isr');
     assert.equal(await read(b, '/isr', 'isr'), isr);
     const revalidated = await fetch(`${a.url}/api/revalidate?tag=greeting`, { method: 'POST', signal: AbortSignal.timeout(15_000) });
-    assert.equal(revalidated.status, 200, output.toString());
+    assert.equal(revalidated.status, 200, deployment.output.toString());
     assert.notEqual(await read(b, '/', 'greeting'), first, 'b served the page a had revalidated');
   });
 });
