@@ -1,5 +1,6 @@
-// Loaded by Next for "use cache": the store comes from the environment (REDIS_URL, VALKEY_URL,
-// UPSTASH_REDIS_REST_URL + _TOKEN, CACHETTE_STORE=sqlite:PATH; otherwise process memory).
+// Loaded by Next for "use cache" (next.config's cacheHandlers). With no options, the store comes
+// from the environment: VALKEY_URL or REDIS_URL, UPSTASH_REDIS_REST_URL + _TOKEN,
+// CACHETTE_STORE=sqlite:PATH, otherwise process memory (one instance).
 import { createCacheHandler } from 'cachette/next';
 
-export default createCacheHandler({ prefix: 'next-example', timeout: '500ms' });
+export default createCacheHandler();
