@@ -1,3 +1,3 @@
 import { createIncrementalCacheHandler } from 'cachette/next';
 
-export default createIncrementalCacheHandler({ prefix: 'next-lowest', timeout: '500ms' });
+export default createIncrementalCacheHandler();
