@@ -1,0 +1,9 @@
+export const metadata = { title: 'cachette/next example' };
+
+export default function RootLayout({ children }) {
+  return (
+    <html lang="en">
+      <body>{children}</body>
+    </html>
+  );
+}

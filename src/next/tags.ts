@@ -1,0 +1,127 @@
+/**
+ * Next's tags on cachette's tag generations (docs/tags.md). An entry records the generations of
+ * its tags when it is stored; `revalidateTag` on any instance moves them on in the store, and
+ * every instance's next read of an entry that recorded an older one is a miss: no pub/sub, no
+ * tags manifest to refresh, no clock to compare.
+ *
+ * Soft tags are the implicit tags of the page being rendered (`_N_T_/…`, what `revalidatePath`
+ * revalidates). Next passes them to `get`, not to `set`; the handlers remember the soft tags of
+ * each key's last read in this process and store the entry under them too, so that a
+ * `revalidatePath` of the page that wrote an entry reaches it on every instance.
+ */
+import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
+import type { HandlerContext } from './options.ts';
+import type { TagDurations } from './next-types.ts';
+
+/** The most keys whose soft tags are remembered between a read and the write that follows it. */
+const REMEMBERED_KEYS = 4096;
+
+/** A Map that forgets its oldest keys beyond `limit`. */
+class BoundedMap<K, V> {
+  readonly #entries = new Map<K, V>();
+  constructor(private readonly limit: number) {}
+
+  get(key: K): V | undefined {
+    return this.#entries.get(key);
+  }
+
+  set(key: K, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.limit) this.#entries.delete(this.#entries.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+}
+
+/** The soft tags each key was last read under in this process (strings only: Next asks handlers to keep no request state). */
+export class SoftTagMemory {
+  readonly #byKey = new BoundedMap<string, readonly string[]>(REMEMBERED_KEYS);
+
+  /** Notes the soft tags `key` is being read under. */
+  read(key: string, softTags: readonly string[] | undefined): void {
+    if (softTags && softTags.length > 0) this.#byKey.set(key, softTags);
+  }
+
+  /** The tags to store `key` under: its own, and the soft tags of its last read. */
+  tagsFor(key: string, own: readonly string[]): string[] {
+    const soft = this.#byKey.get(key);
+    this.#byKey.delete(key);
+    return uniqueTags(soft ? [...own, ...soft] : own);
+  }
+}
+
+/** `tags` without duplicates and without what cannot be a tag (empty strings, non-strings). */
+export function uniqueTags(tags: readonly unknown[]): string[] {
+  return [...new Set(tags.filter((tag): tag is string => typeof tag === 'string' && tag.length > 0))];
+}
+
+/** True when an entry may record `tags`; otherwise it is not stored, and that is said once. */
+export function storableTags(tags: readonly string[], key: string, context: HandlerContext): boolean {
+  if (tags.length <= MAX_TAGS) return true;
+  context.warn('tags', `an entry with ${tags.length} tags (more than ${MAX_TAGS}) is served but not stored, first seen for ${key.slice(0, 120)}`);
+  return false;
+}
+
+/**
+ * The revalidations this process made, by tag, on the clock Next stamps entries with in this
+ * process: a `"use cache"` entry whose generation began before one of its tags was revalidated
+ * here read data older than that revalidation, and is not stored.
+ */
+export class LocalRevalidations {
+  readonly #at = new BoundedMap<string, number>(REMEMBERED_KEYS);
+
+  note(tags: readonly string[]): void {
+    const now = nowOnNextClock();
+    for (const tag of tags) this.#at.set(tag, now);
+  }
+
+  /** True when one of `tags` was revalidated here after `timestamp`. */
+  after(tags: readonly string[], timestamp: number): boolean {
+    return tags.some((tag) => (this.#at.get(tag) ?? -Infinity) >= timestamp);
+  }
+}
+
+/** The clock Next stamps `"use cache"` entries with (`performance.timeOrigin + performance.now()`). */
+function nowOnNextClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Revalidates `tags` in the store, for every instance. Without durations (`updateTag`, a
+ * one-argument `revalidateTag`, `revalidatePath`) or with `expire: 0`, the tags expire at once and
+ * a write fence holds them for `fenceMs`: no instance stores an entry of those tags meanwhile,
+ * so a render that read the data before the write cannot cache it after. With a profile
+ * (`revalidateTag(tag, 'max')`), Next asks for stale-while-revalidate; the engine's generations
+ * are hard, so those tags expire at once too (a miss is within Next's contract: it regenerates
+ * in the foreground). When the engine offers soft invalidation, that call goes here, and reads
+ * report such entries stale (`revalidate: -1`, or an ISR `lastModified` past its revalidate).
+ *
+ * A store that fails does not make it reject (the cache reports it: an `error` event, its
+ * logger); only a store that cannot be opened at all does.
+ */
+export async function revalidateTags(context: HandlerContext, tags: readonly unknown[], durations: TagDurations | undefined): Promise<void> {
+  const names = uniqueTags(tags);
+  if (names.length === 0) return;
+  const cache = await context.cache();
+  const immediate = durations === undefined || durations.expire === 0;
+  const chunks: string[][] = [];
+  for (let i = 0; i < names.length; i += MAX_TAGS) chunks.push(names.slice(i, i + MAX_TAGS));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      if (!immediate) {
+        await cache.invalidateTags(chunk);
+        return;
+      }
+      const fence = await cache.beginWrite(chunk);
+      if (context.fenceMs === 0) return fence.commit();
+      // A commit that fails was reported by the cache (an error event; thrown only by a strict
+      // cache): the lease then expires by itself, and no timer may reject unhandled.
+      const timer = setTimeout(() => void fence.commit().catch(() => {}), context.fenceMs);
+      // A pending commit must not keep a process (next build, a script) alive: if it exits first, the lease expires by itself.
+      (timer as { unref?: () => void }).unref?.();
+    }),
+  );
+}

@@ -1,0 +1,87 @@
+import { storeKey } from './keys.ts';
+import type { NextUseCacheHandler, TagDurations, UseCacheEntry } from './next-types.ts';
+import type { HandlerContext } from './options.ts';
+import { readUseCacheRecord, type UseCacheRecord } from './records.ts';
+import { readStream, streamOf } from './stream-bytes.ts';
+import { LocalRevalidations, revalidateTags, SoftTagMemory, storableTags, uniqueTags } from './tags.ts';
+
+const SPACE = 'next/use-cache';
+
+/**
+ * The `"use cache"` handler over a cachette cache (Next's `cacheHandlers`). Entries are stored
+ * with Next's metadata and the bytes of their stream, under their tags and the soft tags they
+ * were read under, for `expire` seconds; tags are checked by the engine on every read (one round
+ * trip for the entry, one more for the generations of the tags it records).
+ */
+export function directiveCacheHandler(context: HandlerContext): NextUseCacheHandler {
+  /** Writes in progress in this process, by key: a read of the key waits for them (Next requires it). */
+  const writing = new Map<string, Promise<void>>();
+  const softTags = new SoftTagMemory();
+  const local = new LocalRevalidations();
+
+  const store = async (key: string, pendingEntry: Promise<UseCacheEntry>): Promise<void> => {
+    let entry: UseCacheEntry;
+    try {
+      entry = await pendingEntry;
+    } catch {
+      return; // the generation failed: there is nothing to store
+    }
+    if (!(entry.expire > 0)) {
+      // 0: a dynamic entry, regenerated on every read (Next skips storing it too); below 0: the
+      // eviction mark of Next's development tiers, since the interface has no delete.
+      await entry.value.cancel().catch(() => {});
+      if (entry.expire < 0) await (await context.cache()).delete(storeKey(SPACE, key));
+      return;
+    }
+    const body = await readStream(entry.value, context.maxEntryBytes);
+    const own = uniqueTags(entry.tags);
+    const tags = softTags.tagsFor(key, own);
+    if (body === undefined || !storableTags(tags, key, context) || local.after(tags, entry.timestamp)) return;
+    const record: UseCacheRecord = { tags: own, stale: entry.stale, timestamp: entry.timestamp, expire: entry.expire, revalidate: entry.revalidate, body };
+    const cache = await context.cache();
+    try {
+      await cache.set(storeKey(SPACE, key), record, { ttl: entry.expire * 1000, tags });
+    } catch (error) {
+      // The cache's serializer cannot encode bytes (a cache created with serializer: 'json' or 'raw').
+      context.warn('serializer', `entries are not stored: ${(error as Error).message} (give the handlers a cache with serializer 'auto' or 'cbor')`);
+    }
+  };
+
+  const expire = (tags: readonly unknown[], durations?: TagDurations) => {
+    local.note(uniqueTags(tags));
+    return revalidateTags(context, tags, durations);
+  };
+
+  return {
+    async get(cacheKey, soft) {
+      await writing.get(cacheKey);
+      softTags.read(cacheKey, soft);
+      const cache = await context.cache();
+      const stored = await cache.get(storeKey(SPACE, cacheKey));
+      if (stored === undefined) return undefined;
+      const record = readUseCacheRecord(stored);
+      if (record === undefined) {
+        context.warn('foreign', `an entry that is not a "use cache" record was read back and ignored (is another program writing under this prefix?), first for ${cacheKey.slice(0, 120)}`);
+        return undefined;
+      }
+      const { body, ...metadata } = record;
+      return { ...metadata, value: streamOf(body) };
+    },
+
+    async set(cacheKey, pendingEntry) {
+      const done = store(cacheKey, pendingEntry);
+      writing.set(cacheKey, done);
+      try {
+        await done;
+      } finally {
+        if (writing.get(cacheKey) === done) writing.delete(cacheKey);
+      }
+    },
+
+    refreshTags: () => Promise.resolve(),
+    getExpiration: () => Promise.resolve(Infinity),
+    updateTags: (tags, durations) => expire(tags, durations),
+    expireTags: (...tags) => expire(tags),
+    receiveExpiredTags: () => Promise.resolve(),
+  };
+}

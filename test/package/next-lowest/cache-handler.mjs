@@ -1,0 +1,3 @@
+import { createIncrementalCacheHandler } from 'cachette/next';
+
+export default createIncrementalCacheHandler();
