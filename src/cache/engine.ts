@@ -7,6 +7,7 @@ import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HealthChange } from './path/breaker.ts';
@@ -452,7 +453,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   #full(key: string): string {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
-    return this.#o.keyPrefix + key;
+    return entryKey(this.#o.keyPrefix, key);
   }
 
   #lifetimes(options: SetOptions | undefined): Lifetimes {

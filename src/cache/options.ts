@@ -4,6 +4,7 @@ import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { reservedSegment } from './key-space.ts';
 import { MissingCapabilityError } from './errors.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
@@ -168,6 +169,8 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
     ['namespace', o.namespace],
   ] as const) {
     if (value !== undefined && typeof value !== 'string') throw new TypeError(`createCache: "${name}" must be a string`);
+    const reserved = value === undefined ? undefined : reservedSegment(value);
+    if (reserved) throw new RangeError(`createCache: "${name}" ${reserved}, got ${JSON.stringify(value)}`);
   }
   if (o.circuitBreaker !== undefined) checkKnownOptions(o.circuitBreaker, ['threshold', 'cooldownMs'], 'createCache: circuitBreaker');
   const threshold = o.circuitBreaker?.threshold ?? 5;

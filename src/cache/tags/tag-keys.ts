@@ -1,32 +1,7 @@
-/**
- * Where the engine keeps what tags and leases need on the store, next to the cache's entries
- * and under the same prefix (so `clear()` removes them too):
- *
- *   <prefix>#{tag:<tag>}:gen     the tag's generation, a decimal counter
- *   <prefix>#{tag:<tag>}:fence   the write leases held on the tag
- *   <prefix>#lease:<key>         the fill lease of one entry
- *
- * The two keys of a tag share the hash tag `{tag:<tag>}`, so on a Valkey/Redis cluster they
- * live in one slot and one script reads or writes them together. The `tag:` inside the braces
- * keeps the hash tag non-empty whatever the tag starts with (`{}` would hash the whole key).
- * Entry keys keep no hash tag: entries spread over the cluster; a hot tag's two keys live on
- * one node, as any hot key does. User keys starting with `#{tag:` or `#lease:` are reserved.
- */
-import type { TagKeys } from '../../store/types.ts';
+/** Tag names, epochs and tokens: the values behind the tag and lease keys of key-space.ts. */
 
 /** The most tags one entry may carry: each costs its generation on every read of the entry. */
 export const MAX_TAGS = 64;
-
-/** The store keys of `tag` under `prefix`. */
-export function tagKeys(prefix: string, tag: string): TagKeys {
-  const base = `${prefix}#{tag:${tag}}`;
-  return { generation: `${base}:gen`, fence: `${base}:fence` };
-}
-
-/** The fill lease key of the entry `key` (unprefixed) under `prefix`. */
-export function fillLeaseKey(prefix: string, key: string): string {
-  return `${prefix}#lease:${key}`;
-}
 
 /** No tags, shared so that untagged calls allocate nothing. */
 export const NO_TAGS: readonly string[] = Object.freeze([]);

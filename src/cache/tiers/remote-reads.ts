@@ -1,7 +1,8 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
 import type { GenerationReadResult, Store, TagKeys } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
-import { newEpoch, tagKeys } from '../tags/tag-keys.ts';
+import { tagKeys } from '../key-space.ts';
+import { newEpoch } from '../tags/tag-keys.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
 
 /** A copy the caller already holds: its first stored bytes, and what they decoded to. */
