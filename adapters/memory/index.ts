@@ -59,8 +59,24 @@ export class MemoryStore implements Store {
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    return this.#readMany(keys);
+  }
+
+  /** {@link get} without the promise: every call of this store takes effect when it is made. */
+  getSync(key: string): Uint8Array | undefined {
+    return this.#read(key, Date.now());
+  }
+
+  /** {@link getMany} without the promise. */
+  getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    return this.#readMany(keys);
+  }
+
+  #readMany(keys: readonly string[]): Array<Uint8Array | undefined> {
     const now = Date.now();
-    return keys.map((k) => this.#read(k, now));
+    const values = new Array<Uint8Array | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++) values[i] = this.#read(keys[i]!, now);
+    return values;
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
@@ -123,6 +139,15 @@ export class MemoryStore implements Store {
   }
 
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    return this.#readGenerations(read);
+  }
+
+  /** {@link readWithGenerations} without the promise. */
+  readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    return this.#readGenerations(read);
+  }
+
+  #readGenerations(read: GenerationRead): GenerationReadResult {
     const now = Date.now();
     return readGenerationsIn(this.#cells(now), read, now);
   }

@@ -20,7 +20,7 @@ import { L1Copies } from './tiers/l1-copies.ts';
 import { RemoteReads } from './tiers/remote-reads.ts';
 import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
-import type { TagSnapshot, Tier, TierHost } from './tiers/tier.ts';
+import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
 import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
@@ -89,11 +89,12 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
       tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
     });
+    if (this.#tier.readNow) this.lookupNow = this.#lookupNow.bind(this);
     this.#fills = new FillHandler(this);
   }
 
   get<T>(key: string): Promise<T | undefined> {
-    // The hot path: one promise chain, no async frame.
+    // The hot path: one promise chain, no async frame; none at all on a store that answers synchronously.
     let full: string;
     try {
       full = this.#full(key);
@@ -101,23 +102,36 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       return Promise.reject(error);
     }
     const started = this.#timing() ? performance.now() : 0;
-    return this.#tier.read(key, full, NO_TAGS).then(
-      ({ entry }) => {
-        if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
-          this.hit(key, started);
-          return entry.value as T;
-        }
-        this.miss(key, started);
-        return undefined;
-      },
+    const tier = this.#tier;
+    if (tier.readNow) {
+      let entry: DecodedEntry | undefined;
+      try {
+        entry = tier.readNow(key, full, NO_TAGS).entry;
+      } catch (error) {
+        return this.#settle(() => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined));
+      }
+      return Promise.resolve(this.#served<T>(key, entry, started));
+    }
+    return tier.read(key, full, NO_TAGS).then(
+      ({ entry }) => this.#served<T>(key, entry, started),
       (error: unknown) => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined),
     );
+  }
+
+  /** The value of a fresh entry (a hit), or undefined (a miss). */
+  #served<T>(key: string, entry: DecodedEntry | undefined, started: number): T | undefined {
+    if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
+      this.hit(key, started);
+      return entry.value as T;
+    }
+    this.miss(key, started);
+    return undefined;
   }
 
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
     let fulls: string[];
     try {
-      fulls = keys.map((k) => this.#full(k));
+      fulls = keys.map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -140,7 +154,17 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       }
       return values;
     };
-    return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+    const tier = this.#tier;
+    if (tier.readManyNow) {
+      let found: Array<DecodedEntry | undefined>;
+      try {
+        found = tier.readManyNow(keys, fulls);
+      } catch (error) {
+        return this.#settle(() => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+      }
+      return Promise.resolve(answer(found));
+    }
+    return tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
 
   set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
@@ -278,7 +302,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async has(key: string): Promise<boolean> {
-    return (await this.lookup(key, this.#full(key), NO_TAGS)).found?.state === 'fresh';
+    const full = this.#full(key);
+    const found = this.lookupNow ? this.lookupNow(key, full, NO_TAGS) : await this.lookup(key, full, NO_TAGS);
+    return found.found?.state === 'fresh';
   }
 
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
@@ -294,7 +320,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#fills.getOrSet(key, full, factory, lifetimes, tags, this.#timing() ? performance.now() : 0);
+    return this.#fills.getOrSet({ key, full, factory, lifetimes, tags, started: this.#timing() ? performance.now() : 0 });
   }
 
   invalidateTags(tags: readonly string[]): Promise<boolean> {
@@ -357,17 +383,32 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {
     return this.#tier.read(key, full, tags).then(
-      ({ entry, snapshot }): TaggedLookup<T> => {
-        let found: Lookup<T>;
-        if (entry) {
-          const now = this.#clock.now();
-          if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
-          else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
-        }
-        return { found, snapshot };
-      },
+      (read) => this.#lookupOf<T>(read),
       (error: unknown) => this.#fallback(error, 'get', full, undefined, NOTHING_FOUND),
     );
+  }
+
+  /** Set in the constructor when the tier reads synchronously (see {@link FillHost.lookupNow}). */
+  readonly lookupNow?: <T>(key: string, full: string, tags: readonly string[]) => TaggedLookup<T>;
+
+  #lookupNow<T>(key: string, full: string, tags: readonly string[]): TaggedLookup<T> {
+    let read: TierRead;
+    try {
+      read = this.#tier.readNow!(key, full, tags);
+    } catch (error) {
+      return this.#fallback(error, 'get', full, undefined, NOTHING_FOUND);
+    }
+    return this.#lookupOf<T>(read);
+  }
+
+  #lookupOf<T>({ entry, snapshot }: TierRead): TaggedLookup<T> {
+    let found: Lookup<T>;
+    if (entry) {
+      const now = this.#clock.now();
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
+      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+    }
+    return { found, snapshot };
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined> {
@@ -486,6 +527,15 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       this.counters.corrupt++;
       this.events.emit('corrupt', { key, reason: errorMessage(error) });
       return undefined;
+    }
+  }
+
+  /** `compute()` as a promise: its value, or its throw as a rejection. */
+  #settle<T>(compute: () => T): Promise<T> {
+    try {
+      return Promise.resolve(compute());
+    } catch (error) {
+      return Promise.reject(error);
     }
   }
 

@@ -104,7 +104,16 @@ describe.each(engineTargets)('tags, fenced writes and fill leases on $name', ({ 
     // Callers arriving while nothing moved still share one factory run.
     const shared = gate<string>();
     let sharedRuns = 0;
-    const calls = Array.from({ length: 5 }, () => cache.getOrSet('joined-2', () => (sharedRuns++, shared.promise), { tags: ['joins'] }));
+    const calls = Array.from({ length: 5 }, () =>
+      cache.getOrSet(
+        'joined-2',
+        () => {
+          sharedRuns++;
+          return shared.promise;
+        },
+        { tags: ['joins'] },
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     shared.open('one');
     expect(await Promise.all(calls)).toEqual(Array(5).fill('one'));
@@ -219,16 +228,19 @@ describe('round trips of tagged reads', () => {
     await cache.close();
   });
 
-  it('a tagged hit costs one store call, and 50 concurrent tagged hits cost one together', async () => {
+  it('a tagged hit costs one round trip, and 50 concurrent tagged hits cost one together', async () => {
+    // On one ordered connection the entries go as a plain getMany beside the script that reads
+    // the tags, both in the same round trip; elsewhere the one script reads both.
+    const oneRoundTrip = counting.ordered ? ['getMany', 'readWithGenerations'] : ['readWithGenerations'];
     await cache.getOrSet('hot', () => 'v', { tags: ['a', 'b'] });
     await cache.idle();
     counting.reset();
     expect(await cache.getOrSet('hot', () => 'never', { tags: ['a', 'b'] })).toBe('v');
-    expect(counting.calls.map((c) => c.method)).toEqual(['readWithGenerations']);
+    expect(counting.calls.map((c) => c.method)).toEqual(oneRoundTrip);
     counting.reset();
     const all = await Promise.all(Array.from({ length: 50 }, () => cache.getOrSet('hot', () => 'never', { tags: ['a', 'b'] })));
     expect(all).toEqual(Array(50).fill('v'));
-    expect(counting.calls.map((c) => c.method)).toEqual(['readWithGenerations']);
+    expect(counting.calls.map((c) => c.method)).toEqual(oneRoundTrip);
   });
 
   it('an untagged get of an untagged entry stays one plain get', async () => {

@@ -38,6 +38,8 @@ export class BatchLayer extends StoreLayer {
 
   constructor(next: Store) {
     super(next);
+    // No synchronous reads (StoreLayer offers none unless asked): one would overtake the writes
+    // waiting in the queue.
     this.#lead = next.ordered === true;
   }
 

@@ -16,8 +16,18 @@ const decoder = new TextDecoder();
  * Above it, every store offers {@link Store.readWithGenerations} and {@link Store.writeGenerations}:
  *
  * - on a store that has them (a script on Valkey and Upstash, a transaction on SQLite, one
- *   synchronous step in memory), the tagged reads of one tick are merged into one call: fifty
- *   concurrent tagged gets cost one script run, each key and each tag read once;
+ *   synchronous step in memory), the tagged reads issued before the next microtask checkpoint
+ *   are merged into one read: fifty concurrent tagged gets read each key and each tag once.
+ *   On a store that keeps the order of calls in flight (one connection), the merged read goes
+ *   out as a plain getMany of the entries beside a script that reads only the tags, both in
+ *   the same round trip: the server then runs its native MGET for the entries instead of one
+ *   GET per entry inside the script (~1.2 µs each there), and the script reads two counters
+ *   where it used to read fifty entries. Elsewhere (a pool of HTTP requests, where two calls
+ *   cost two requests) it goes out as the one script. Either is safe: an entry is current only
+ *   when every generation it recorded equals the one read, so an invalidation between the two
+ *   reads can only make it a miss, and a fill records what was read before its factory ran.
+ *   Entries read with a known prefix (an L1 copy to confirm) stay in the script, which compares
+ *   them server-side;
  * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
  *   entries and the counters (plus a set-if-absent for a counter that is missing), and writes
  *   become increments. Such a store has no write leases: {@link fences} is false and fenced
@@ -27,15 +37,21 @@ export class GenerationLayer extends StoreLayer {
   /** True when the store below holds write leases itself, so that fills can be fenced. */
   readonly fences: boolean;
   readonly #native: boolean;
+  /** Entries read apart from the tags (see above): the store keeps the order of calls in flight. */
+  readonly #apart: boolean;
   #pending: PendingRead[] = [];
 
   constructor(next: Store) {
     super(next);
     this.#native = typeof next.readWithGenerations === 'function' && typeof next.writeGenerations === 'function';
     this.fences = this.#native;
+    this.#apart = next.ordered === true;
     // Offered whatever the store below has (StoreLayer hid them when it lacks them).
     this.readWithGenerations = GenerationLayer.prototype.readWithGenerations;
     this.writeGenerations = GenerationLayer.prototype.writeGenerations;
+    this.forwardSyncReads();
+    // A synchronous tagged read needs the store's own one; the fallback reads in several steps.
+    if (!this.#native) this.readWithGenerationsSync = undefined;
   }
 
   override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
@@ -107,10 +123,43 @@ export class GenerationLayer extends StoreLayer {
 
   #send(read: GenerationRead): Promise<GenerationReadResult> {
     try {
-      return this.#native ? this.next.readWithGenerations!(read) : this.#readByGetMany(read);
+      if (!this.#native) return this.#readByGetMany(read);
+      return this.#apart && read.keys.length > 0 ? this.#readApart(read) : this.next.readWithGenerations!(read);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** The entries without a known prefix by a plain getMany, everything else by the script, in one round trip. */
+  #readApart(read: GenerationRead): Promise<GenerationReadResult> {
+    const plain: string[] = [];
+    const plainAt: number[] = [];
+    const scripted: string[] = [];
+    const scriptedPrefixes: Array<Uint8Array | undefined> = [];
+    const scriptedAt: number[] = [];
+    read.keys.forEach((key, i) => {
+      const prefix = read.knownPrefixes?.[i];
+      if (prefix === undefined) {
+        plain.push(key);
+        plainAt.push(i);
+      } else {
+        scripted.push(key);
+        scriptedPrefixes.push(prefix);
+        scriptedAt.push(i);
+      }
+    });
+    if (plain.length === 0) return this.next.readWithGenerations!(read);
+    const entries = this.next.getMany(plain);
+    const states =
+      scripted.length > 0 || read.tags.length > 0
+        ? this.next.readWithGenerations!({ keys: scripted, knownPrefixes: scripted.length > 0 ? scriptedPrefixes : undefined, tags: read.tags, epoch: read.epoch })
+        : undefined;
+    return Promise.all([entries, states]).then(([values, result]) => {
+      const merged = new Array<Uint8Array | 'unchanged' | undefined>(read.keys.length);
+      for (let j = 0; j < plainAt.length; j++) merged[plainAt[j]!] = values[j];
+      for (let j = 0; j < scriptedAt.length; j++) merged[scriptedAt[j]!] = result!.values[j];
+      return { values: merged, tags: result?.tags ?? [] };
+    });
   }
 
   /** Without the capability: one getMany of entries and counters; a missing counter is created at the epoch. */
@@ -132,7 +181,7 @@ export class GenerationLayer extends StoreLayer {
       const lost = missing.filter((_, j) => !created[j]);
       const reread = lost.length > 0 ? await this.next.getMany(lost.map((i) => counterKeys[i]!)) : [];
       for (const i of missing) counters[i] = epoch;
-      lost.forEach((i, j) => (counters[i] = reread[j]));
+      for (let j = 0; j < lost.length; j++) counters[lost[j]!] = reread[j];
     }
     const tags = counters.map((bytes, i): TagState => ({ generation: parseGeneration(bytes, counterKeys[i]!), fenced: false }));
     return { values, tags };

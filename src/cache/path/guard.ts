@@ -51,6 +51,7 @@ export class GuardLayer extends StoreLayer {
     this.#deadlines = Number.isFinite(options.timeoutMs) ? new Deadlines(options.timeoutMs, options.clock) : undefined;
     this.#reporter = options.reporter;
     this.#storeLabel = next.address ? `${next.name} ${next.address}` : next.name;
+    this.forwardSyncReads();
   }
 
   /** True while reads, or writes, are held as down. */
@@ -169,6 +170,38 @@ export class GuardLayer extends StoreLayer {
     );
   }
 
+  override getSync(key: string): Uint8Array | undefined {
+    return this.#readNow('get', key, getNow, key);
+  }
+
+  override getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    return this.#readNow('getMany', keys, getManyNow, keys);
+  }
+
+  override readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    return this.#readNow('readWithGenerations', read.keys, readWithGenerationsNow, read);
+  }
+
+  /**
+   * A synchronous read through the read breaker: it cannot hang, so it has no deadline, and a
+   * failure is reported and thrown like an asynchronous one is rejected.
+   */
+  #readNow<A, R>(operation: string, keys: string | readonly string[], call: (store: Store, argument: A) => R, argument: A): R {
+    if (!this.#reads.admit()) {
+      this.#reporter.skipped(operation);
+      throw this.#circuitOpen(operation);
+    }
+    let result: R;
+    try {
+      result = call(this.next, argument);
+    } catch (error) {
+      this.#report(this.#reads, operation, keys, error);
+      throw error;
+    }
+    this.#reads.success();
+    return result;
+  }
+
   /**
    * A pipeline mixes reads and writes: each op goes through the breaker of its kind, so reads
    * still reach a store that refuses writes. Ops a breaker holds back get a CircuitOpenError in
@@ -241,7 +274,10 @@ export class GuardLayer extends StoreLayer {
     const deadlines = this.#deadlines;
     if (deadlines === undefined) {
       return promise.then(
-        (value) => (succeed(breaker), value),
+        (value) => {
+          succeed(breaker);
+          return value;
+        },
         (error: unknown) => {
           this.#report(breaker, operation, keys, error);
           throw error;
@@ -288,6 +324,11 @@ export class GuardLayer extends StoreLayer {
     this.#reporter.failed(operation, typeof keys === 'function' ? keys() : keys, error);
   }
 }
+
+// The synchronous reads, as functions of the store, so that a call allocates no closure.
+const getNow = (store: Store, key: string) => store.getSync!(key);
+const getManyNow = (store: Store, keys: readonly string[]) => store.getManySync!(keys);
+const readWithGenerationsNow = (store: Store, read: GenerationRead) => store.readWithGenerationsSync!(read);
 
 /** Calls a store method; a store that throws instead of rejecting still fails only its own call. */
 function send<T>(call: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
-import type { GenerationReadResult, Store, TagKeys } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, Store, TagKeys } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
 import { tagKeys } from '../key-space.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
@@ -29,15 +29,32 @@ export interface RemoteRead extends TierRead {
  * recorded, so an evicted counter can only cause misses.
  */
 export class RemoteReads {
+  /**
+   * True when the path answers reads synchronously (a local store offering getSync, getManySync
+   * and readWithGenerationsSync): the `*Now` methods may then be used instead of the promises.
+   */
+  readonly synchronous: boolean;
+  /** Tag keys by tag, so that a hot tag's two key strings are built once, not on every read. */
+  readonly #tagKeys = new Map<string, TagKeys>();
+
   constructor(
     private readonly path: Store,
     private readonly prefix: string,
     private readonly host: TierHost,
-  ) {}
+  ) {
+    this.synchronous = typeof path.getSync === 'function' && typeof path.getManySync === 'function' && typeof path.readWithGenerationsSync === 'function';
+  }
 
   /** The store keys of `tag`. */
   keysOf(tag: string): TagKeys {
-    return tagKeys(this.prefix, tag);
+    let keys = this.#tagKeys.get(tag);
+    if (keys === undefined) {
+      // Bounded: a cache naming tags without end (one per user, say) rebuilds the strings instead.
+      if (this.#tagKeys.size >= MAX_KEPT_TAG_KEYS) this.#tagKeys.clear();
+      keys = tagKeys(this.prefix, tag);
+      this.#tagKeys.set(tag, keys);
+    }
+    return keys;
   }
 
   /**
@@ -50,56 +67,112 @@ export class RemoteReads {
     return this.path.get(full).then((bytes) => {
       const entry = bytes === undefined ? undefined : this.host.decode(key, bytes);
       if (entry === undefined || entry.tags.length === 0) return { entry, snapshot: undefined, bytes, counters: NONE };
-      return this.#checkRecorded(key, entry, undefined).then((checked) => ({ entry: checked.entry, snapshot: undefined, bytes, counters: checked.counters }));
+      return this.#checkRecorded(key, { entry, snapshot: undefined, bytes, counters: NONE, current: undefined });
     });
   }
 
-  async #readTagged(key: string, full: string, tags: readonly string[], known: KnownCopy | undefined, alsoCheck: readonly string[] | undefined): Promise<RemoteRead> {
-    const names = alsoCheck && alsoCheck.length > 0 ? [...new Set([...tags, ...alsoCheck])] : tags;
-    const tagKeyList = names.map((tag) => this.keysOf(tag));
-    const result = await this.path.readWithGenerations!({ keys: [full], knownPrefixes: known ? [known.prefix] : undefined, tags: tagKeyList, epoch: newEpoch() });
-    const slot = result.values[0];
-    const bytes = slot === 'unchanged' ? undefined : slot;
-    const entry = slot === 'unchanged' ? known!.entry : bytes === undefined ? undefined : this.host.decode(key, bytes);
-    const current = currentOf(names, result);
-    const snapshot = tags.length === 0 ? undefined : snapshotOf(tags, current);
-    const counters = tagKeyList.map((k) => k.generation);
-    if (entry === undefined) return { entry, snapshot, bytes, counters };
-    const checked = await this.#checkRecorded(key, entry, current);
-    return { entry: checked.entry, snapshot, bytes, counters: checked.counters.length > 0 ? [...counters, ...checked.counters] : counters };
+  /** {@link read} of the caller's tags, synchronously (only when {@link synchronous}). */
+  readNow(key: string, full: string, tags: readonly string[]): RemoteRead {
+    if (tags.length === 0) {
+      const bytes = this.path.getSync!(full);
+      const entry = bytes === undefined ? undefined : this.host.decode(key, bytes);
+      if (entry === undefined || entry.tags.length === 0) return { entry, snapshot: undefined, bytes, counters: NONE };
+      return this.#checkRecordedNow(key, { entry, snapshot: undefined, bytes, counters: NONE, current: undefined });
+    }
+    const request = this.#entryRequest(full, tags, undefined, undefined);
+    const found = this.#found(key, tags, undefined, request, this.path.readWithGenerationsSync!(request));
+    return found.entry === undefined ? found : this.#checkRecordedNow(key, found);
+  }
+
+  #readTagged(key: string, full: string, tags: readonly string[], known: KnownCopy | undefined, alsoCheck: readonly string[] | undefined): Promise<RemoteRead> {
+    const request = this.#entryRequest(full, tags, known, alsoCheck);
+    return this.path.readWithGenerations!(request).then((result) => {
+      const found = this.#found(key, tags, known, request, result);
+      return found.entry === undefined ? found : this.#checkRecorded(key, found);
+    });
   }
 
   /** Several entries in one round trip, and the tags they record in one more (only when some do). */
   async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
-    const raw = await this.path.getMany(fulls);
-    const entries = keys.map((key, i) => {
-      const bytes = raw[i];
-      return bytes === undefined ? undefined : this.host.decode(key, bytes);
-    });
-    const recorded = [...new Set(entries.flatMap((e) => (e ? e.tags.map((t) => t.tag) : [])))];
+    const entries = this.#decodeAll(keys, await this.path.getMany(fulls));
+    const recorded = recordedTags(entries);
     if (recorded.length === 0) return entries;
-    const current = currentOf(recorded, await this.#readTags(recorded));
-    return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, current));
+    return this.#validateAll(keys, entries, currentOf(recorded, await this.path.readWithGenerations!(this.#tagRequest(recorded))));
+  }
+
+  /** {@link readMany}, synchronously (only when {@link synchronous}). */
+  readManyNow(keys: readonly string[], fulls: readonly string[]): Array<DecodedEntry | undefined> {
+    const entries = this.#decodeAll(keys, this.path.getManySync!(fulls));
+    const recorded = recordedTags(entries);
+    if (recorded.length === 0) return entries;
+    return this.#validateAll(keys, entries, currentOf(recorded, this.path.readWithGenerationsSync!(this.#tagRequest(recorded))));
   }
 
   /** The current state of `tags` alone. */
   async snapshot(tags: readonly string[]): Promise<TagSnapshot> {
-    return snapshotOf(tags, currentOf(tags, await this.#readTags(tags)));
+    return snapshotOf(tags, currentOf(tags, await this.path.readWithGenerations!(this.#tagRequest(tags))));
   }
 
-  #readTags(tags: readonly string[]): Promise<GenerationReadResult> {
-    return this.path.readWithGenerations!({ keys: NONE, tags: tags.map((tag) => this.keysOf(tag)), epoch: newEpoch() });
+  /** The read of one entry with the state of `tags` (and of `alsoCheck`, for a known copy). */
+  #entryRequest(full: string, tags: readonly string[], known: KnownCopy | undefined, alsoCheck: readonly string[] | undefined): EntryRequest {
+    const names = alsoCheck && alsoCheck.length > 0 ? [...new Set([...tags, ...alsoCheck])] : tags;
+    const tagKeyList = names.map((tag) => this.keysOf(tag));
+    return { keys: [full], knownPrefixes: known ? [known.prefix] : undefined, tags: tagKeyList, epoch: newEpoch(), names };
   }
 
-  /** Validates an entry's recorded tags against `current`, reading those it lacks first. */
-  async #checkRecorded(key: string, entry: DecodedEntry, current: Map<string, CurrentTag> | undefined): Promise<{ entry: DecodedEntry | undefined; counters: readonly string[] }> {
-    const lacking = entry.tags.filter((t) => !current?.has(t.tag)).map((t) => t.tag);
-    let all = current;
-    if (lacking.length > 0) {
-      const more = currentOf(lacking, await this.#readTags(lacking));
-      all = current ? new Map([...current, ...more]) : more;
+  #tagRequest(tags: readonly string[]): GenerationRead {
+    return { keys: NONE, tags: tags.map((tag) => this.keysOf(tag)), epoch: newEpoch() };
+  }
+
+  /** What an entry request found: the entry (its own recorded tags not checked yet) and the state of the tags read. */
+  #found(key: string, tags: readonly string[], known: KnownCopy | undefined, request: EntryRequest, result: GenerationReadResult): Found {
+    const slot = result.values[0];
+    const bytes = slot === 'unchanged' ? undefined : slot;
+    const entry = slot === 'unchanged' ? known!.entry : bytes === undefined ? undefined : this.host.decode(key, bytes);
+    const current = currentOf(request.names, result);
+    const snapshot = tags.length === 0 ? undefined : snapshotOf(tags, current);
+    return { entry, snapshot, bytes, counters: request.tags.map((keys) => keys.generation), current };
+  }
+
+  /**
+   * Validates the entry of `found` against every tag it records, reading those not read yet
+   * (a promise only then: the common entry records just the tags it was read with).
+   */
+  #checkRecorded(key: string, found: Found): RemoteRead | Promise<RemoteRead> {
+    const lacking = lackingTags(found);
+    if (lacking.length === 0) return this.#checked(key, found, lacking, undefined);
+    return this.path.readWithGenerations!(this.#tagRequest(lacking)).then((more) => this.#checked(key, found, lacking, more));
+  }
+
+  #checkRecordedNow(key: string, found: Found): RemoteRead {
+    const lacking = lackingTags(found);
+    const more = lacking.length === 0 ? undefined : this.path.readWithGenerationsSync!(this.#tagRequest(lacking));
+    return this.#checked(key, found, lacking, more);
+  }
+
+  /** `found` with its entry validated, given the state of the `lacking` tags read afterwards. */
+  #checked(key: string, found: Found, lacking: readonly string[], more: GenerationReadResult | undefined): RemoteRead {
+    let all = found.current;
+    let counters = found.counters;
+    if (more !== undefined) {
+      const extra = currentOf(lacking, more);
+      all = all ? new Map([...all, ...extra]) : extra;
+      counters = [...counters, ...lacking.map((tag) => this.keysOf(tag).generation)];
     }
-    return { entry: this.#validate(key, entry, all!), counters: lacking.map((tag) => this.keysOf(tag).generation) };
+    return { entry: this.#validate(key, found.entry!, all!), snapshot: found.snapshot, bytes: found.bytes, counters };
+  }
+
+  #decodeAll(keys: readonly string[], raw: ReadonlyArray<Uint8Array | undefined>): Array<DecodedEntry | undefined> {
+    const entries = new Array<DecodedEntry | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const bytes = raw[i];
+      entries[i] = bytes === undefined ? undefined : this.host.decode(keys[i]!, bytes);
+    }
+    return entries;
+  }
+
+  #validateAll(keys: readonly string[], entries: Array<DecodedEntry | undefined>, current: Map<string, CurrentTag>): Array<DecodedEntry | undefined> {
+    return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, current));
   }
 
   #validate(key: string, entry: DecodedEntry, current: Map<string, CurrentTag>): DecodedEntry | undefined {
@@ -113,6 +186,33 @@ export class RemoteReads {
   }
 }
 
+/** Tag keys kept by {@link RemoteReads.keysOf} before it starts over. */
+const MAX_KEPT_TAG_KEYS = 4096;
+
+/** A read of one entry and tags, with the names of those tags. */
+interface EntryRequest extends GenerationRead {
+  readonly names: readonly string[];
+}
+
+/** A read before the entry's own recorded tags are checked: the state of the tags read so far. */
+interface Found extends RemoteRead {
+  readonly current: Map<string, CurrentTag> | undefined;
+}
+
+/** The tags `found`'s entry records that were not read with it. */
+function lackingTags(found: Found): string[] {
+  const lacking: string[] = [];
+  for (const recorded of found.entry!.tags) if (!found.current?.has(recorded.tag)) lacking.push(recorded.tag);
+  return lacking;
+}
+
+/** Every tag the entries record, once. */
+function recordedTags(entries: ReadonlyArray<DecodedEntry | undefined>): string[] {
+  const recorded = new Set<string>();
+  for (const entry of entries) if (entry) for (const { tag } of entry.tags) recorded.add(tag);
+  return [...recorded];
+}
+
 /** A tag's state, by name. */
 interface CurrentTag {
   generation: number;
@@ -123,7 +223,7 @@ const NONE: readonly string[] = Object.freeze([]);
 
 function currentOf(names: readonly string[], result: GenerationReadResult): Map<string, CurrentTag> {
   const current = new Map<string, CurrentTag>();
-  names.forEach((name, i) => current.set(name, result.tags[i]!));
+  for (let i = 0; i < names.length; i++) current.set(names[i]!, result.tags[i]!);
   return current;
 }
 

@@ -75,7 +75,7 @@ export class TrackingTier implements Tier, InvalidationListener {
       missing.map((i) => keys[i]!),
       missing.map((i) => fulls[i]!),
     );
-    missing.forEach((i, j) => (entries[i] = read[j]));
+    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
     return entries;
   }
 
