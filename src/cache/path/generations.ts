@@ -84,8 +84,13 @@ export class GenerationLayer extends StoreLayer {
     const keySlots = new Map<string, number>();
     const tags: TagKeys[] = [];
     const tagSlots = new Map<string, number>();
-    const layout = pending.map(({ read }) => {
-      const keyAt = read.keys.map((key, i) => {
+    let anyPrefix = false;
+    // Where each read's keys and tags sit in the merged read, all reads' slots in two flat lists.
+    const keyAt: number[] = [];
+    const tagAt: number[] = [];
+    for (const { read } of pending) {
+      for (let i = 0; i < read.keys.length; i++) {
+        const key = read.keys[i]!;
         const prefix = read.knownPrefixes?.[i];
         // Keys read with different known prefixes keep their own slots: one may want the value back.
         const id = prefix === undefined ? key : `${key}\u0000${String.fromCharCode(...prefix)}`;
@@ -94,29 +99,34 @@ export class GenerationLayer extends StoreLayer {
           at = keys.push(key) - 1;
           prefixes.push(prefix);
           keySlots.set(id, at);
+          if (prefix !== undefined) anyPrefix = true;
         }
-        return at;
-      });
-      const tagAt = read.tags.map((tag) => {
+        keyAt.push(at);
+      }
+      for (const tag of read.tags) {
         let at = tagSlots.get(tag.generation);
         if (at === undefined) {
           at = tags.push(tag) - 1;
           tagSlots.set(tag.generation, at);
         }
-        return at;
-      });
-      return { keyAt, tagAt };
-    });
-    const merged: GenerationRead = { keys, knownPrefixes: prefixes.some((p) => p !== undefined) ? prefixes : undefined, tags, epoch: pending[0]!.read.epoch };
+        tagAt.push(at);
+      }
+    }
+    const merged: GenerationRead = { keys, knownPrefixes: anyPrefix ? prefixes : undefined, tags, epoch: pending[0]!.read.epoch };
     this.#send(merged).then(
       (result) => {
-        pending.forEach((p, i) => {
-          const { keyAt, tagAt } = layout[i]!;
-          p.resolve({ values: keyAt.map((at) => result.values[at]), tags: tagAt.map((at) => result.tags[at]!) });
-        });
+        let keyFrom = 0;
+        let tagFrom = 0;
+        for (const { read, resolve } of pending) {
+          const values = new Array<Uint8Array | 'unchanged' | undefined>(read.keys.length);
+          for (let i = 0; i < values.length; i++) values[i] = result.values[keyAt[keyFrom++]!];
+          const states = new Array<TagState>(read.tags.length);
+          for (let i = 0; i < states.length; i++) states[i] = result.tags[tagAt[tagFrom++]!]!;
+          resolve({ values, tags: states });
+        }
       },
       (error: unknown) => {
-        for (const p of pending) p.reject(error);
+        for (const { reject } of pending) reject(error);
       },
     );
   }

@@ -16,8 +16,16 @@ export function checkTags(tags: unknown, where: string): readonly string[] {
   for (const tag of tags) {
     if (typeof tag !== 'string' || tag.length === 0) throw new TypeError(`cachette: ${where}: every tag must be a non-empty string, got ${JSON.stringify(tag)}`);
   }
-  const unique = tags.length < 2 ? (tags as string[]) : [...new Set(tags as string[])];
+  const unique = tags.length < 2 ? (tags as string[]) : withoutDuplicates(tags as string[]);
   if (unique.length > MAX_TAGS) throw new RangeError(`cachette: ${where}: at most ${MAX_TAGS} tags per entry, got ${unique.length}`);
+  return unique;
+}
+
+/** `tags` without repeats, in order; a few tags are compared pairwise, which costs less than a Set. */
+function withoutDuplicates(tags: readonly string[]): string[] {
+  if (tags.length > 16) return [...new Set(tags)];
+  const unique: string[] = [];
+  for (const tag of tags) if (!unique.includes(tag)) unique.push(tag);
   return unique;
 }
 
