@@ -258,6 +258,29 @@ export function storeContract(t: SuiteApi, target: ContractTarget): void {
       assert.equal((await store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH })).tags[0]!.fenced, false);
     });
 
+    t.it('synchronous reads (getSync, getManySync, readWithGenerationsSync) come together, on a local store, and answer what the promises do', async () => {
+      if (!store.getSync) {
+        assertNoCapability(store, 'getManySync');
+        return assertNoCapability(store, 'readWithGenerationsSync');
+      }
+      assert.equal(store.local, true, 'synchronous reads are for local stores');
+      assert.equal(typeof store.getManySync, 'function');
+      assert.equal(typeof store.readWithGenerationsSync, 'function');
+      await store.set(k('sync:a'), bytes('A'));
+      assert.equal(text(store.getSync(k('sync:a'))), 'A');
+      assert.equal(store.getSync(k('sync:none')), undefined);
+      assert.deepEqual(store.getManySync!([k('sync:a'), k('sync:none')]).map(text), ['A', undefined]);
+      const read = { keys: [k('sync:a')], tags: [tagOf('sync')], epoch: EPOCH };
+      assert.deepEqual(store.readWithGenerationsSync!(read), await store.readWithGenerations!(read));
+      // A write issued just before, and not awaited, is seen: the engine relies on it.
+      const written = store.set(k('sync:a'), bytes('B'));
+      assert.equal(text(store.getSync(k('sync:a'))), 'B');
+      await written;
+      const deleted = store.delete([k('sync:a')]);
+      assert.equal(store.getSync(k('sync:a')), undefined);
+      await deleted;
+    });
+
     t.it('readWithGenerations refuses a generation counter that is not an integer', async () => {
       if (!store.readWithGenerations) return assertNoCapability(store, 'readWithGenerations');
       const tag = tagOf('garbage');

@@ -1,5 +1,5 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
-import type { GenerationRead, GenerationReadResult, Store, TagKeys } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, Store, TagKeys, TagState } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
 import { tagKeys } from '../key-space.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
@@ -62,34 +62,24 @@ export class RemoteReads {
    * more tags read only to validate a known copy; `known` lets the server answer "unchanged".
    */
   read(key: string, full: string, tags: readonly string[], known?: KnownCopy, alsoCheck?: readonly string[]): Promise<RemoteRead> {
-    if (tags.length > 0 || known !== undefined) return this.#readTagged(key, full, tags, known, alsoCheck);
-    // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
-    return this.path.get(full).then((bytes) => {
-      const entry = bytes === undefined ? undefined : this.host.decode(key, bytes);
-      if (entry === undefined || entry.tags.length === 0) return { entry, snapshot: undefined, bytes, counters: NONE };
-      return this.#checkRecorded(key, { entry, snapshot: undefined, bytes, counters: NONE, current: undefined });
-    });
+    if (tags.length === 0 && known === undefined) {
+      // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
+      return this.path.get(full).then((bytes) => this.#checkRecorded(key, this.#plain(key, bytes)));
+    }
+    const request = this.#entryRequest(full, tags, known, alsoCheck);
+    return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, this.#tagged(key, tags.length, known, request, result)));
   }
 
   /** {@link read} of the caller's tags, synchronously (only when {@link synchronous}). */
   readNow(key: string, full: string, tags: readonly string[]): RemoteRead {
-    if (tags.length === 0) {
-      const bytes = this.path.getSync!(full);
-      const entry = bytes === undefined ? undefined : this.host.decode(key, bytes);
-      if (entry === undefined || entry.tags.length === 0) return { entry, snapshot: undefined, bytes, counters: NONE };
-      return this.#checkRecordedNow(key, { entry, snapshot: undefined, bytes, counters: NONE, current: undefined });
+    let found: Found;
+    if (tags.length === 0) found = this.#plain(key, this.path.getSync!(full));
+    else {
+      const request = this.#entryRequest(full, tags, undefined, undefined);
+      found = this.#tagged(key, tags.length, undefined, request, this.path.readWithGenerationsSync!(request));
     }
-    const request = this.#entryRequest(full, tags, undefined, undefined);
-    const found = this.#found(key, tags, undefined, request, this.path.readWithGenerationsSync!(request));
-    return found.entry === undefined ? found : this.#checkRecordedNow(key, found);
-  }
-
-  #readTagged(key: string, full: string, tags: readonly string[], known: KnownCopy | undefined, alsoCheck: readonly string[] | undefined): Promise<RemoteRead> {
-    const request = this.#entryRequest(full, tags, known, alsoCheck);
-    return this.path.readWithGenerations!(request).then((result) => {
-      const found = this.#found(key, tags, known, request, result);
-      return found.entry === undefined ? found : this.#checkRecorded(key, found);
-    });
+    const lacking = lackingTags(found);
+    return this.#checked(key, found, lacking, lacking.length === 0 ? undefined : this.path.readWithGenerationsSync!(this.#tagRequest(lacking)));
   }
 
   /** Several entries in one round trip, and the tags they record in one more (only when some do). */
@@ -97,7 +87,7 @@ export class RemoteReads {
     const entries = this.#decodeAll(keys, await this.path.getMany(fulls));
     const recorded = recordedTags(entries);
     if (recorded.length === 0) return entries;
-    return this.#validateAll(keys, entries, currentOf(recorded, await this.path.readWithGenerations!(this.#tagRequest(recorded))));
+    return this.#validateAll(keys, entries, recorded, await this.path.readWithGenerations!(this.#tagRequest(recorded)));
   }
 
   /** {@link readMany}, synchronously (only when {@link synchronous}). */
@@ -105,33 +95,42 @@ export class RemoteReads {
     const entries = this.#decodeAll(keys, this.path.getManySync!(fulls));
     const recorded = recordedTags(entries);
     if (recorded.length === 0) return entries;
-    return this.#validateAll(keys, entries, currentOf(recorded, this.path.readWithGenerationsSync!(this.#tagRequest(recorded))));
+    return this.#validateAll(keys, entries, recorded, this.path.readWithGenerationsSync!(this.#tagRequest(recorded)));
   }
 
   /** The current state of `tags` alone. */
   async snapshot(tags: readonly string[]): Promise<TagSnapshot> {
-    return snapshotOf(tags, currentOf(tags, await this.path.readWithGenerations!(this.#tagRequest(tags))));
+    const request = this.#tagRequest(tags);
+    return snapshotOf(new TagStates(tags, (await this.path.readWithGenerations!(request)).tags, request.tags), tags.length);
   }
 
-  /** The read of one entry with the state of `tags` (and of `alsoCheck`, for a known copy). */
+  /** The read of one entry with the state of `tags` (and of `alsoCheck`, for a known copy): the caller's tags come first. */
   #entryRequest(full: string, tags: readonly string[], known: KnownCopy | undefined, alsoCheck: readonly string[] | undefined): EntryRequest {
     const names = alsoCheck && alsoCheck.length > 0 ? [...new Set([...tags, ...alsoCheck])] : tags;
-    const tagKeyList = names.map((tag) => this.keysOf(tag));
-    return { keys: [full], knownPrefixes: known ? [known.prefix] : undefined, tags: tagKeyList, epoch: newEpoch(), names };
+    return { keys: [full], knownPrefixes: known ? [known.prefix] : undefined, tags: this.#keysOfAll(names), epoch: newEpoch(), names };
   }
 
   #tagRequest(tags: readonly string[]): GenerationRead {
-    return { keys: NONE, tags: tags.map((tag) => this.keysOf(tag)), epoch: newEpoch() };
+    return { keys: NONE, tags: this.#keysOfAll(tags), epoch: newEpoch() };
+  }
+
+  #keysOfAll(tags: readonly string[]): TagKeys[] {
+    const keys = new Array<TagKeys>(tags.length);
+    for (let i = 0; i < tags.length; i++) keys[i] = this.keysOf(tags[i]!);
+    return keys;
+  }
+
+  /** What a plain get found. */
+  #plain(key: string, bytes: Uint8Array | undefined): Found {
+    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, 0, undefined, undefined);
   }
 
   /** What an entry request found: the entry (its own recorded tags not checked yet) and the state of the tags read. */
-  #found(key: string, tags: readonly string[], known: KnownCopy | undefined, request: EntryRequest, result: GenerationReadResult): Found {
+  #tagged(key: string, requested: number, known: KnownCopy | undefined, request: EntryRequest, result: GenerationReadResult): Found {
     const slot = result.values[0];
     const bytes = slot === 'unchanged' ? undefined : slot;
     const entry = slot === 'unchanged' ? known!.entry : bytes === undefined ? undefined : this.host.decode(key, bytes);
-    const current = currentOf(request.names, result);
-    const snapshot = tags.length === 0 ? undefined : snapshotOf(tags, current);
-    return { entry, snapshot, bytes, counters: request.tags.map((keys) => keys.generation), current };
+    return new Found(entry, bytes, requested, new TagStates(request.names, result.tags, request.tags), undefined);
   }
 
   /**
@@ -144,22 +143,11 @@ export class RemoteReads {
     return this.path.readWithGenerations!(this.#tagRequest(lacking)).then((more) => this.#checked(key, found, lacking, more));
   }
 
-  #checkRecordedNow(key: string, found: Found): RemoteRead {
-    const lacking = lackingTags(found);
-    const more = lacking.length === 0 ? undefined : this.path.readWithGenerationsSync!(this.#tagRequest(lacking));
-    return this.#checked(key, found, lacking, more);
-  }
-
   /** `found` with its entry validated, given the state of the `lacking` tags read afterwards. */
-  #checked(key: string, found: Found, lacking: readonly string[], more: GenerationReadResult | undefined): RemoteRead {
-    let all = found.current;
-    let counters = found.counters;
-    if (more !== undefined) {
-      const extra = currentOf(lacking, more);
-      all = all ? new Map([...all, ...extra]) : extra;
-      counters = [...counters, ...lacking.map((tag) => this.keysOf(tag).generation)];
-    }
-    return { entry: this.#validate(key, found.entry!, all!), snapshot: found.snapshot, bytes: found.bytes, counters };
+  #checked(key: string, found: Found, lacking: readonly string[], more: GenerationReadResult | undefined): Found {
+    const extra = more === undefined ? undefined : new TagStates(lacking, more.tags, this.#keysOfAll(lacking));
+    const entry = found.entry === undefined ? undefined : this.#validate(key, found.entry, found.read, extra);
+    return entry === found.entry && extra === undefined ? found : new Found(entry, found.bytes, found.requested, found.read, extra);
   }
 
   #decodeAll(keys: readonly string[], raw: ReadonlyArray<Uint8Array | undefined>): Array<DecodedEntry | undefined> {
@@ -171,14 +159,18 @@ export class RemoteReads {
     return entries;
   }
 
-  #validateAll(keys: readonly string[], entries: Array<DecodedEntry | undefined>, current: Map<string, CurrentTag>): Array<DecodedEntry | undefined> {
-    return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, current));
+  #validateAll(keys: readonly string[], entries: Array<DecodedEntry | undefined>, recorded: readonly string[], result: GenerationReadResult): Array<DecodedEntry | undefined> {
+    const states = new TagStates(recorded, result.tags, NO_KEYS);
+    return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, states, undefined));
   }
 
-  #validate(key: string, entry: DecodedEntry, current: Map<string, CurrentTag>): DecodedEntry | undefined {
+  /** The entry when every generation it recorded is the current one; else undefined, reported as outdated. */
+  #validate(key: string, entry: DecodedEntry, read: TagStates | undefined, extra: TagStates | undefined): DecodedEntry | undefined {
     let moved: string[] | undefined;
-    for (const recorded of entry.tags) {
-      if (current.get(recorded.tag)?.generation !== recorded.generation) (moved ??= []).push(recorded.tag);
+    for (let i = 0; i < entry.tags.length; i++) {
+      const recorded = entry.tags[i]!;
+      const state = read?.stateOf(recorded.tag, i) ?? extra?.stateOf(recorded.tag, 0);
+      if (state?.generation !== recorded.generation) (moved ??= []).push(recorded.tag);
     }
     if (moved === undefined) return entry;
     this.host.outdated(key, moved);
@@ -188,21 +180,75 @@ export class RemoteReads {
 
 /** Tag keys kept by {@link RemoteReads.keysOf} before it starts over. */
 const MAX_KEPT_TAG_KEYS = 4096;
+/** Past this many tags, {@link TagStates} looks names up in a Map instead of the list. */
+const LINEAR_LOOKUP_TAGS = 8;
+
+const NONE: readonly string[] = Object.freeze([]);
+const NO_KEYS: readonly TagKeys[] = Object.freeze([]);
 
 /** A read of one entry and tags, with the names of those tags. */
 interface EntryRequest extends GenerationRead {
   readonly names: readonly string[];
 }
 
-/** A read before the entry's own recorded tags are checked: the state of the tags read so far. */
-interface Found extends RemoteRead {
-  readonly current: Map<string, CurrentTag> | undefined;
+/** The state of some tags as one read found them: names, states and store keys side by side. */
+class TagStates {
+  #index: Map<string, number> | undefined;
+
+  constructor(
+    readonly names: readonly string[],
+    readonly states: readonly TagState[],
+    readonly keys: readonly TagKeys[],
+  ) {}
+
+  /** The state of `name`, or undefined when it was not read; `at` is where to look first. */
+  stateOf(name: string, at: number): TagState | undefined {
+    const { names } = this;
+    if (names[at] === name) return this.states[at];
+    let index: number | undefined;
+    if (names.length <= LINEAR_LOOKUP_TAGS) index = names.indexOf(name);
+    else {
+      this.#index ??= new Map(names.map((n, i) => [n, i]));
+      index = this.#index.get(name);
+    }
+    return index === undefined || index < 0 ? undefined : this.states[index];
+  }
+}
+
+/**
+ * What a read found: the entry, its bytes, and the state of the tags read with it (the caller's
+ * `requested` first) and after it (`extra`, tags the entry records that the caller did not
+ * name). The snapshot and the counters are built only when asked for: a hit needs neither.
+ */
+class Found implements RemoteRead {
+  #snapshot: TagSnapshot | undefined;
+
+  constructor(
+    readonly entry: DecodedEntry | undefined,
+    readonly bytes: Uint8Array | undefined,
+    readonly requested: number,
+    readonly read: TagStates | undefined,
+    readonly extra: TagStates | undefined,
+  ) {}
+
+  get snapshot(): TagSnapshot | undefined {
+    if (this.requested === 0) return undefined;
+    this.#snapshot ??= snapshotOf(this.read!, this.requested);
+    return this.#snapshot;
+  }
+
+  get counters(): readonly string[] {
+    if (this.read === undefined && this.extra === undefined) return NONE;
+    return [...(this.read?.keys ?? NO_KEYS), ...(this.extra?.keys ?? NO_KEYS)].map((keys) => keys.generation);
+  }
 }
 
 /** The tags `found`'s entry records that were not read with it. */
 function lackingTags(found: Found): string[] {
   const lacking: string[] = [];
-  for (const recorded of found.entry!.tags) if (!found.current?.has(recorded.tag)) lacking.push(recorded.tag);
+  const tags = found.entry?.tags;
+  if (tags === undefined) return lacking;
+  for (let i = 0; i < tags.length; i++) if (found.read?.stateOf(tags[i]!.tag, i) === undefined) lacking.push(tags[i]!.tag);
   return lacking;
 }
 
@@ -213,25 +259,13 @@ function recordedTags(entries: ReadonlyArray<DecodedEntry | undefined>): string[
   return [...recorded];
 }
 
-/** A tag's state, by name. */
-interface CurrentTag {
-  generation: number;
-  fenced: boolean;
-}
-
-const NONE: readonly string[] = Object.freeze([]);
-
-function currentOf(names: readonly string[], result: GenerationReadResult): Map<string, CurrentTag> {
-  const current = new Map<string, CurrentTag>();
-  for (let i = 0; i < names.length; i++) current.set(names[i]!, result.tags[i]!);
-  return current;
-}
-
-function snapshotOf(tags: readonly string[], current: Map<string, CurrentTag>): TagSnapshot {
+/** The state of the first `count` tags of `read`, as a fill records it. */
+function snapshotOf(read: TagStates, count: number): TagSnapshot {
   const generations: TagGeneration[] = [];
   const fenced: string[] = [];
-  for (const tag of tags) {
-    const state = current.get(tag)!;
+  for (let i = 0; i < count; i++) {
+    const tag = read.names[i]!;
+    const state = read.states[i]!;
     generations.push({ tag, generation: state.generation });
     if (state.fenced) fenced.push(tag);
   }
