@@ -45,7 +45,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly factoryTimeoutMs: number;
   readonly lockTimeoutMs: number;
   readonly leases: FillLeases | undefined;
-  readonly #o: ResolvedOptions;
+  readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #codec: EntryCodec;
   readonly #path: GenerationLayer;
@@ -60,32 +60,32 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #defaults: Lifetimes;
   #closed: Promise<void> | undefined;
 
-  constructor(o: ResolvedOptions) {
-    this.#o = o;
-    this.#clock = o.clock;
-    this.factoryTimeoutMs = o.factoryTimeoutMs;
-    this.#defaults = { freshFor: o.ttlMs, staleFor: o.graceMs };
-    this.#codec = new EntryCodec(o.serializer, o.compression, o.maxValueBytes);
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+    this.#clock = options.clock;
+    this.factoryTimeoutMs = options.factoryTimeoutMs;
+    this.#defaults = { freshFor: options.ttlMs, staleFor: options.graceMs };
+    this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
     const path = buildPath({
-      store: o.store,
-      closeStore: o.closeStore,
-      batch: o.batch,
-      timeoutMs: o.timeoutMs,
-      threshold: o.breaker.threshold,
-      cooldownMs: o.breaker.cooldownMs,
-      clock: o.clock,
+      store: options.store,
+      closeStore: options.closeStore,
+      batch: options.batch,
+      timeoutMs: options.timeoutMs,
+      threshold: options.breaker.threshold,
+      cooldownMs: options.breaker.cooldownMs,
+      clock: options.clock,
       reporter: this,
     });
     this.#path = path.top;
     this.#guard = path.guard;
-    this.lockTimeoutMs = o.lockTimeoutMs;
-    const prefix = o.keyPrefix;
+    this.lockTimeoutMs = options.lockTimeoutMs;
+    const prefix = options.keyPrefix;
     const remote = new RemoteReads(this.#path, prefix, this);
-    const copies = o.l1 && new L1Copies(o.l1.maxEntries, o.l1.maxBytes);
+    const copies = options.l1 && new L1Copies(options.l1.maxEntries, options.l1.maxBytes);
     if (!copies) this.#tier = new SingleTier(remote);
-    else this.#tier = o.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
-    this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, o.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
-    this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), o.writeLeaseTtlMs, {
+    else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
+    this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
+    this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
       tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
     });
@@ -219,13 +219,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
-    const prepared = entries.map((e) => ({ full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) }));
+    const prepared = entries.map((entry) => ({ full: this.#full(entry.key), lifetimes: this.#lifetimes(entry), tags: checkTags(entry.tags, `setMany("${entry.key}")`) }));
     // Tagged entries record the generations current now: one read for every tag of the batch.
-    const allTags = [...new Set(prepared.flatMap((p) => p.tags))];
+    const allTags = [...new Set(prepared.flatMap((one) => one.tags))];
     const snapshot = allTags.length > 0 ? await this.snapshot(allTags) : undefined;
-    const current = new Map(snapshot?.generations.map((g) => [g.tag, g]));
+    const current = new Map(snapshot?.generations.map((recorded) => [recorded.tag, recorded]));
     const fenced = new Set(snapshot?.fenced);
-    this.#tier.forget(prepared.map((p) => p.full));
+    this.#tier.forget(prepared.map((one) => one.full));
     let stored = true;
     const sends: Array<Promise<boolean>> = [];
     for (let start = 0; start < entries.length; start += SET_MANY_SLICE) {
@@ -261,7 +261,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
             this.#fallback(
               error,
               'setMany',
-              slice.map((e) => e.key),
+              slice.map((entry) => entry.key),
               undefined,
               false,
             ),
@@ -292,7 +292,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   delete(keys: string | readonly string[]): Promise<number> {
     let fulls: string[];
     try {
-      fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -340,8 +340,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async clear(): Promise<void> {
-    if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#o.store.name}" store cannot clear by prefix`);
-    const prefix = this.#o.keyPrefix;
+    if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#options.store.name}" store cannot clear by prefix`);
+    const prefix = this.#options.keyPrefix;
     this.#tier.cleared();
     await this.#path.clear(prefix).catch((error: unknown) => this.#fallback(error, 'clear', prefix, undefined, undefined));
   }
@@ -474,14 +474,14 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   healthChanged(change: HealthChange): void {
-    const store = this.#o.store;
+    const store = this.#options.store;
     const label = store.address ? `${store.name} ${store.address}` : store.name;
     const what = change.kind === 'read' ? 'reads' : 'writes';
     if (change.state === 'down') {
-      this.#o.logger?.warn(`cachette: ${label} ${what} down: ${change.cause} (${change.failures} consecutive failures); skipping them, one probe every ${this.#o.breaker.cooldownMs} ms`);
+      this.#options.logger?.warn(`cachette: ${label} ${what} down: ${change.cause} (${change.failures} consecutive failures); skipping them, one probe every ${this.#options.breaker.cooldownMs} ms`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'down', cause: change.cause, failures: change.failures });
     } else {
-      this.#o.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
+      this.#options.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'up', downForMs: change.downForMs, skipped: change.skipped });
     }
   }
@@ -494,13 +494,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   #full(key: string): string {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
-    return entryKey(this.#o.keyPrefix, key);
+    return entryKey(this.#options.keyPrefix, key);
   }
 
   #lifetimes(options: SetOptions | undefined): Lifetimes {
     if (options === undefined || (options.ttl === undefined && options.grace === undefined)) return this.#defaults;
-    const freshFor = options.ttl === undefined ? this.#o.ttlMs : toMs(options.ttl, 'ttl');
-    const staleFor = options.grace === undefined ? this.#o.graceMs : toMs(options.grace, 'grace');
+    const freshFor = options.ttl === undefined ? this.#options.ttlMs : toMs(options.ttl, 'ttl');
+    const staleFor = options.grace === undefined ? this.#options.graceMs : toMs(options.grace, 'grace');
     if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
     return { freshFor, staleFor };
   }
@@ -513,7 +513,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       if (!(error instanceof ValueTooLargeError)) throw error;
       this.counters.tooLarge++;
       this.events.emit('error', { source: 'encode', operation: 'set', keys: [key], error });
-      if (this.#o.strict) throw error;
+      if (this.#options.strict) throw error;
       return undefined;
     }
   }
@@ -545,7 +545,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
     this.#report(error, operation, keys);
-    if (this.#o.strict) throw error;
+    if (this.#options.strict) throw error;
     onMiss?.();
     return fallback;
   }

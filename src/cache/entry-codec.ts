@@ -55,13 +55,13 @@ export class EntryCodec {
    * above `maxValueBytes` before inflating any of it (the engine counts it as corrupt).
    */
   decode(bytes: Uint8Array): DecodedEntry {
-    const e = decodeEnvelope(bytes);
-    if (e.size > this.maxValueBytes) throw new RangeError(`the entry declares ${e.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
-    const serializer = serializerById(e.serializerId, this.serializer);
-    if (!serializer) throw new Error(`unknown serializer id ${e.serializerId}`);
-    const value = serializer.decode(decompress(e.payload, e.compressionId, e.size, this.compression));
-    const freshUntil = e.createdAt + e.freshFor;
-    return { value, freshUntil, staleUntil: freshUntil + e.staleFor, tags: e.tags };
+    const envelope = decodeEnvelope(bytes);
+    if (envelope.size > this.maxValueBytes) throw new RangeError(`the entry declares ${envelope.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
+    const serializer = serializerById(envelope.serializerId, this.serializer);
+    if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
+    const value = serializer.decode(decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression));
+    const freshUntil = envelope.createdAt + envelope.freshFor;
+    return { value, freshUntil, staleUntil: freshUntil + envelope.staleFor, tags: envelope.tags };
   }
 }
 

@@ -147,11 +147,11 @@ function writeHeader(out: Uint8Array, header: EnvelopeHeader, names: Uint8Array[
 }
 
 /** Writes an envelope into one fresh buffer. */
-export function encodeEnvelope(e: EnvelopeInput): Uint8Array {
-  const { names, length } = headerLayout(e);
-  const out = allocBytes(length + e.payload.length);
-  writeHeader(out, e, names, e.size ?? e.payload.length);
-  out.set(e.payload, length);
+export function encodeEnvelope(input: EnvelopeInput): Uint8Array {
+  const { names, length } = headerLayout(input);
+  const out = allocBytes(length + input.payload.length);
+  writeHeader(out, input, names, input.size ?? input.payload.length);
+  out.set(input.payload, length);
   return out;
 }
 

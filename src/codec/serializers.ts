@@ -136,7 +136,7 @@ function isPlainJson(value: unknown, depth: number): boolean {
 /** Names accepted by the `serializer` option. */
 export type SerializerName = 'auto' | 'cbor' | 'json' | 'raw';
 
-const byId = new Map<number, Serializer>([cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer].map((s) => [s.id, s]));
+const byId = new Map<number, Serializer>([cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer].map((serializer) => [serializer.id, serializer]));
 
 /** Registers a custom serializer so that entries it wrote can be read back. */
 export function serializerById(id: number, custom?: Serializer): Serializer | undefined {

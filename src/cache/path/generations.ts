@@ -174,7 +174,7 @@ export class GenerationLayer extends StoreLayer {
 
   /** Without the capability: one getMany of entries and counters; a missing counter is created at the epoch. */
   async #readByGetMany(read: GenerationRead): Promise<GenerationReadResult> {
-    const counterKeys = read.tags.map((t) => t.generation);
+    const counterKeys = read.tags.map((tag) => tag.generation);
     const got = await this.next.getMany([...read.keys, ...counterKeys]);
     const values = read.keys.map((_, i): Uint8Array | 'unchanged' | undefined => {
       const value = got[i];
@@ -220,7 +220,7 @@ function startsWith(value: Uint8Array, prefix: Uint8Array): boolean {
 /** A counter read back: anything but a safe integer is an error, never a guess. */
 function parseGeneration(bytes: Uint8Array | undefined, key: string): number {
   const text = bytes === undefined ? '' : decoder.decode(bytes);
-  const n = Number(text);
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(n)) throw new TypeError(`the generation counter "${key}" holds "${text.slice(0, 40)}", not an integer`);
-  return n;
+  const generation = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new TypeError(`the generation counter "${key}" holds "${text.slice(0, 40)}", not an integer`);
+  return generation;
 }

@@ -94,7 +94,7 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#writes,
       'setMany',
-      entries.map((e) => e.key),
+      entries.map((entry) => entry.key),
       send(() => this.next.setMany(entries)),
     );
   }
@@ -155,7 +155,7 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#reads,
       'readWithGenerations',
-      () => [...read.keys, ...read.tags.map((t) => t.generation)],
+      () => [...read.keys, ...read.tags.map((tag) => tag.generation)],
       send(() => this.next.readWithGenerations!(read)),
     );
   }
@@ -165,7 +165,7 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#writes,
       'writeGenerations',
-      () => write.tags.map((t) => t.generation),
+      () => write.tags.map((tag) => tag.generation),
       send(() => this.next.writeGenerations!(write)),
     );
   }
@@ -319,7 +319,7 @@ export class GuardLayer extends StoreLayer {
     else {
       const cause = errorMessage(error);
       if (breaker instanceof Breaker) breaker.failure(cause);
-      else for (const b of breaker) b.failure(cause);
+      else for (const each of breaker) each.failure(cause);
     }
     this.#reporter.failed(operation, typeof keys === 'function' ? keys() : keys, error);
   }
@@ -341,7 +341,7 @@ function send<T>(call: () => Promise<T>): Promise<T> {
 
 function succeed(breaker: Breaker | readonly Breaker[]): void {
   if (breaker instanceof Breaker) breaker.success();
-  else for (const b of breaker) b.success();
+  else for (const each of breaker) each.success();
 }
 
 /** The keys an op touches, for error events. */
@@ -355,6 +355,6 @@ export function keysOf(op: StoreOp): readonly string[] {
     case 'delete':
       return op.keys;
     case 'setMany':
-      return op.entries.map((e) => e.key);
+      return op.entries.map((entry) => entry.key);
   }
 }
