@@ -243,6 +243,21 @@ describe('round trips of tagged reads', () => {
     expect(counting.calls.map((c) => c.method)).toEqual(oneRoundTrip);
   });
 
+  it('tagged reads of one tick fold into one round trip even when their callers awaited more or less before', async () => {
+    const oneRoundTrip = counting.ordered ? ['getMany', 'readWithGenerations'] : ['readWithGenerations'];
+    for (let i = 0; i < 10; i++) await cache.set(`deep:${i}`, i, { tags: ['a'] });
+    counting.reset();
+    const step = async () => {
+      await Promise.resolve();
+    };
+    const reads = Array.from({ length: 10 }, async (_, i) => {
+      for (let depth = 0; depth < i % 5; depth++) await step();
+      return cache.getOrSet(`deep:${i}`, () => -1, { tags: ['a'] });
+    });
+    expect(await Promise.all(reads)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(counting.calls.map((c) => c.method)).toEqual(oneRoundTrip);
+  });
+
   it('an untagged get of an untagged entry stays one plain get', async () => {
     await cache.set('plain', 1);
     counting.reset();

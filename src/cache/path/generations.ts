@@ -8,6 +8,11 @@ interface PendingRead {
   reject(error: unknown): void;
 }
 
+/** Hops without a new read after which the pending reads go (see GenerationLayer's flush). */
+const QUIET_HOPS = 3;
+/** The most hops a read waits, so that a steady stream of reads cannot hold the first one back. */
+const MAX_HOPS = 24;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -40,6 +45,11 @@ export class GenerationLayer extends StoreLayer {
   /** Entries read apart from the tags (see above): the store keeps the order of calls in flight. */
   readonly #apart: boolean;
   #pending: PendingRead[] = [];
+  /** Microtask hops the pending reads waited so far, and how many of the last ones added none. */
+  #hops = 0;
+  #quietHops = 0;
+  /** Reads pending at the last hop. */
+  #seen = 0;
 
   constructor(next: Store) {
     super(next);
@@ -56,7 +66,12 @@ export class GenerationLayer extends StoreLayer {
 
   override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
     return new Promise<GenerationReadResult>((resolve, reject) => {
-      if (this.#pending.length === 0) queueMicrotask(this.#flush);
+      if (this.#pending.length === 0) {
+        this.#hops = 0;
+        this.#quietHops = 0;
+        this.#seen = 0;
+        queueMicrotask(this.#flush);
+      }
       this.#pending.push({ read, resolve, reject });
     });
   }
@@ -66,7 +81,22 @@ export class GenerationLayer extends StoreLayer {
     return this.#bumpByIncrement(write);
   }
 
+  /**
+   * Sends the reads gathered so far once the microtask queue has gone quiet. Reads of one tick
+   * arrive at different depths of their callers' promise chains (a handler that awaited twice
+   * before reading arrives two hops after one that awaited once), so a flush on the first hop
+   * would split one tick into several scripts. The flush waits, one microtask hop at a time,
+   * until {@link QUIET_HOPS} hops pass with no new read, and never longer than {@link MAX_HOPS}:
+   * a lone read costs a few hops (tens of nanoseconds), a tick's reads one store call.
+   */
   readonly #flush = (): void => {
+    const arrived = this.#pending.length > this.#seen;
+    this.#seen = this.#pending.length;
+    this.#quietHops = arrived ? 0 : this.#quietHops + 1;
+    if (++this.#hops < MAX_HOPS && this.#quietHops < QUIET_HOPS) {
+      queueMicrotask(this.#flush);
+      return;
+    }
     const pending = this.#pending;
     this.#pending = [];
     if (pending.length === 1) {
