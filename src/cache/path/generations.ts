@@ -1,5 +1,24 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
+import { newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
+import { TickFlush } from './tick-flush.ts';
+
+/**
+ * A read of tags alone shared by the reads of one tick ({@link GenerationLayer.readTagStates}).
+ * `answer` or `failure` is set the moment the store answers, before any callback of a caller
+ * runs, so a caller whose entry arrived first can use it without waiting one more microtask.
+ */
+export interface SharedTagRead {
+  promise: Promise<GenerationReadResult>;
+  answer: GenerationReadResult | undefined;
+  failure: { readonly error: unknown } | undefined;
+}
+
+/** One node of the trie of shared reads of tags: the read of the tags up to here, and longer tag sets. */
+interface SharedRead {
+  read: SharedTagRead | undefined;
+  longer: Map<TagKeys, SharedRead> | undefined;
+}
 
 /** A read waiting for the end of the tick, with its caller's promise. */
 interface PendingRead {
@@ -8,10 +27,8 @@ interface PendingRead {
   reject(error: unknown): void;
 }
 
-/** Hops without a new read after which the pending reads go (see GenerationLayer's flush). */
-const QUIET_HOPS = 3;
-/** The most hops a read waits, so that a steady stream of reads cannot hold the first one back. */
-const MAX_HOPS = 24;
+const NO_KEYS: readonly string[] = Object.freeze([]);
+const ignore = (): void => undefined;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -21,19 +38,14 @@ const decoder = new TextDecoder();
  * Above it, every store offers {@link Store.readWithGenerations} and {@link Store.writeGenerations}:
  *
  * - on a store that has them (a script on Valkey and Upstash, a transaction on SQLite, one
- *   synchronous step in memory), the tagged reads issued before the next microtask checkpoint
- *   are merged into one read: fifty concurrent tagged gets read each key and each tag once.
- *   On a store that keeps the order of calls in flight (one connection), the merged read goes
- *   out as a plain getMany of the entries beside a script that reads only the tags, both in
- *   the same round trip: the server then runs its native MGET for the entries instead of one
- *   GET per entry inside the script (~1.2 µs each there), and the script reads two counters
- *   where it used to read fifty entries. Elsewhere (a pool of HTTP requests, where two calls
- *   cost two requests) it goes out as the one script. Either is safe: an entry is current only
- *   when every generation it recorded equals the one read, so an invalidation between the two
- *   reads can only make it a miss, and a fill records what was read before its factory ran.
- *   Entries read with a known prefix (an L1 copy to confirm) stay in the script, which compares
- *   them server-side;
- * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
+ *   synchronous step in memory), the tagged reads of one tick are merged into one call: fifty
+ *   concurrent tagged gets read each key and each tag once. On a store that keeps the order of
+ *   calls in flight (one connection: {@link readsApart}), the tiers read a tagged entry by a
+ *   plain get, folded into the tick's MGET, beside {@link readTagStates}, which every read of
+ *   the same tags in the tick shares: the server runs its native MGET for the entries instead
+ *   of one GET per entry inside the script (~1.2 µs each there), the script reads each tag of
+ *   the tick once, and a read adds no work for tags another read of the tick already asked for;
+ * * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
  *   entries and the counters (plus a set-if-absent for a counter that is missing), and writes
  *   become increments. Such a store has no write leases: {@link fences} is false and fenced
  *   writes there only bump generations (README, "Tags and fenced writes").
@@ -42,20 +54,29 @@ export class GenerationLayer extends StoreLayer {
   /** True when the store below holds write leases itself, so that fills can be fenced. */
   readonly fences: boolean;
   readonly #native: boolean;
-  /** Entries read apart from the tags (see above): the store keeps the order of calls in flight. */
-  readonly #apart: boolean;
+  /**
+   * True when the store keeps the order of calls in flight: a tagged entry is then best read by
+   * a plain get beside {@link readTagStates}, in the same round trip (see above).
+   */
+  readonly readsApart: boolean;
+  /**
+   * Reads of tags alone not sent yet, by tag set: a read of the same tags joins one. A trie on
+   * the tags' key objects (the tiers keep one per tag), so a lookup builds no string.
+   */
+  readonly #shared = new Map<TagKeys, SharedRead>();
   #pending: PendingRead[] = [];
-  /** Microtask hops the pending reads waited so far, and how many of the last ones added none. */
-  #hops = 0;
-  #quietHops = 0;
-  /** Reads pending at the last hop. */
-  #seen = 0;
+  /** Reads asked for since the last flush, joined ones included: the tick is not over while they keep coming. */
+  #asked = 0;
+  readonly #tick = new TickFlush(
+    () => this.#asked,
+    () => this.#flush(),
+  );
 
   constructor(next: Store) {
     super(next);
     this.#native = typeof next.readWithGenerations === 'function' && typeof next.writeGenerations === 'function';
     this.fences = this.#native;
-    this.#apart = next.ordered === true;
+    this.readsApart = next.ordered === true && this.#native;
     // Offered whatever the store below has (StoreLayer hid them when it lacks them).
     this.readWithGenerations = GenerationLayer.prototype.readWithGenerations;
     this.writeGenerations = GenerationLayer.prototype.writeGenerations;
@@ -65,15 +86,53 @@ export class GenerationLayer extends StoreLayer {
   }
 
   override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
-    return new Promise<GenerationReadResult>((resolve, reject) => {
-      if (this.#pending.length === 0) {
-        this.#hops = 0;
-        this.#quietHops = 0;
-        this.#seen = 0;
-        queueMicrotask(this.#flush);
-      }
-      this.#pending.push({ read, resolve, reject });
+    return new Promise<GenerationReadResult>((resolve, reject) => this.#queue({ read, resolve, reject }));
+  }
+
+  #queue(pending: PendingRead): void {
+    if (this.#pending.length === 0) this.#tick.schedule();
+    this.#asked++;
+    this.#pending.push(pending);
+  }
+
+  /**
+   * The state of `tags` alone, read with the other reads of the tick. Reads of the same tags
+   * issued before that read goes out share it: their callers read the same tags at the same
+   * moment, so one answer serves them all, and no read ever shares one that was already sent.
+   */
+  readTagStates(tags: readonly TagKeys[]): SharedTagRead {
+    this.#asked++;
+    let level = this.#shared;
+    let node: SharedRead | undefined;
+    for (let i = 0; i < tags.length; i++) {
+      if (i > 0) level = node!.longer ??= new Map();
+      node = level.get(tags[i]!);
+      if (node === undefined) level.set(tags[i]!, (node = { read: undefined, longer: undefined }));
+    }
+    const found = node ?? { read: undefined, longer: undefined };
+    found.read ??= this.#sharedRead(tags);
+    return found.read;
+  }
+
+  #sharedRead(tags: readonly TagKeys[]): SharedTagRead {
+    const shared: SharedTagRead = { answer: undefined, failure: undefined, promise: undefined as unknown as Promise<GenerationReadResult> };
+    shared.promise = new Promise<GenerationReadResult>((resolve, reject) => {
+      // Answered before any caller's callback runs: a caller whose entry arrives first finds it at once.
+      this.#queue({
+        read: { keys: NO_KEYS, tags, epoch: newEpoch() },
+        resolve: (result) => {
+          shared.answer = result;
+          resolve(result);
+        },
+        reject: (error) => {
+          shared.failure = { error };
+          reject(error);
+        },
+      });
     });
+    // Each caller handles the failure on its own chain; this keeps an early one from going unhandled.
+    shared.promise.catch(ignore);
+    return shared;
   }
 
   override writeGenerations(write: GenerationWrite): Promise<void> {
@@ -81,31 +140,19 @@ export class GenerationLayer extends StoreLayer {
     return this.#bumpByIncrement(write);
   }
 
-  /**
-   * Sends the reads gathered so far once the microtask queue has gone quiet. Reads of one tick
-   * arrive at different depths of their callers' promise chains (a handler that awaited twice
-   * before reading arrives two hops after one that awaited once), so a flush on the first hop
-   * would split one tick into several scripts. The flush waits, one microtask hop at a time,
-   * until {@link QUIET_HOPS} hops pass with no new read, and never longer than {@link MAX_HOPS}:
-   * a lone read costs a few hops (tens of nanoseconds), a tick's reads one store call.
-   */
-  readonly #flush = (): void => {
-    const arrived = this.#pending.length > this.#seen;
-    this.#seen = this.#pending.length;
-    this.#quietHops = arrived ? 0 : this.#quietHops + 1;
-    if (++this.#hops < MAX_HOPS && this.#quietHops < QUIET_HOPS) {
-      queueMicrotask(this.#flush);
-      return;
-    }
+  /** Sends the reads of the tick (see tick-flush.ts for when). */
+  #flush(): void {
     const pending = this.#pending;
     this.#pending = [];
+    this.#asked = 0;
+    this.#shared.clear();
     if (pending.length === 1) {
       const only = pending[0]!;
       this.#send(only.read).then(only.resolve, only.reject);
       return;
     }
     this.#sendMerged(pending);
-  };
+  }
 
   /** One store call for every read of the tick: each key (with the same known prefix) and each tag once. */
   #sendMerged(pending: PendingRead[]): void {
@@ -164,42 +211,10 @@ export class GenerationLayer extends StoreLayer {
   #send(read: GenerationRead): Promise<GenerationReadResult> {
     try {
       if (!this.#native) return this.#readByGetMany(read);
-      return this.#apart && read.keys.length > 0 ? this.#readApart(read) : this.next.readWithGenerations!(read);
+      return this.next.readWithGenerations!(read);
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  /** The entries without a known prefix by a plain getMany, everything else by the script, in one round trip. */
-  #readApart(read: GenerationRead): Promise<GenerationReadResult> {
-    const plain: string[] = [];
-    const plainAt: number[] = [];
-    const scripted: string[] = [];
-    const scriptedPrefixes: Array<Uint8Array | undefined> = [];
-    const scriptedAt: number[] = [];
-    read.keys.forEach((key, i) => {
-      const prefix = read.knownPrefixes?.[i];
-      if (prefix === undefined) {
-        plain.push(key);
-        plainAt.push(i);
-      } else {
-        scripted.push(key);
-        scriptedPrefixes.push(prefix);
-        scriptedAt.push(i);
-      }
-    });
-    if (plain.length === 0) return this.next.readWithGenerations!(read);
-    const entries = this.next.getMany(plain);
-    const states =
-      scripted.length > 0 || read.tags.length > 0
-        ? this.next.readWithGenerations!({ keys: scripted, knownPrefixes: scripted.length > 0 ? scriptedPrefixes : undefined, tags: read.tags, epoch: read.epoch })
-        : undefined;
-    return Promise.all([entries, states]).then(([values, result]) => {
-      const merged = new Array<Uint8Array | 'unchanged' | undefined>(read.keys.length);
-      for (let j = 0; j < plainAt.length; j++) merged[plainAt[j]!] = values[j];
-      for (let j = 0; j < scriptedAt.length; j++) merged[scriptedAt[j]!] = result!.values[j];
-      return { values: merged, tags: result?.tags ?? [] };
-    });
   }
 
   /** Without the capability: one getMany of entries and counters; a missing counter is created at the epoch. */

@@ -41,7 +41,7 @@ export function newEpoch(): number {
   return 2 ** 32 + (high % 0xffff) * 2 ** 32 + randomWord();
 }
 
-const randomWords = new Uint32Array(256);
+const randomWords = new Uint32Array(4096);
 let randomAt = randomWords.length;
 
 /** A random 32-bit word, from words drawn in bulk: one getRandomValues costs about a microsecond, whatever its size. */

@@ -1,6 +1,7 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
-import type { GenerationRead, GenerationReadResult, Store, TagKeys, TagState } from '../../store/types.ts';
+import type { GenerationRead, GenerationReadResult, TagKeys, TagState } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
+import type { GenerationLayer } from '../path/generations.ts';
 import { tagKeys } from '../key-space.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
@@ -38,7 +39,7 @@ export class RemoteReads {
   readonly #tagKeys = new Map<string, TagKeys>();
 
   constructor(
-    private readonly path: Store,
+    private readonly path: GenerationLayer,
     private readonly prefix: string,
     private readonly host: TierHost,
   ) {
@@ -65,6 +66,21 @@ export class RemoteReads {
     if (tags.length === 0 && known === undefined) {
       // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
       return this.path.get(full).then((bytes) => this.#checkRecorded(key, this.#plain(key, bytes)));
+    }
+    if (known === undefined && this.path.readsApart) {
+      // The entry through the tick's plain reads (one MGET), the tags through the tick's one read
+      // of tags, shared with every other read of the same tags: both in the same round trip.
+      // The entry is read first; either order would be safe, since an entry is current only when
+      // every generation it recorded equals the one read, and a fill records what it read before
+      // its factory ran.
+      const tagKeyList = this.#keysOfAll(tags);
+      const shared = this.path.readTagStates(tagKeyList);
+      return this.path.get(full).then((bytes) => {
+        // The tags' answer came in the same reply, right after the entry's: usually here already.
+        if (shared.answer !== undefined) return this.#checkRecorded(key, this.#apart(key, tags, tagKeyList, bytes, shared.answer));
+        if (shared.failure !== undefined) throw shared.failure.error;
+        return shared.promise.then((result) => this.#checkRecorded(key, this.#apart(key, tags, tagKeyList, bytes, result)));
+      });
     }
     const request = this.#entryRequest(full, tags, known, alsoCheck);
     return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, this.#tagged(key, tags.length, known, request, result)));
@@ -131,6 +147,11 @@ export class RemoteReads {
     const bytes = slot === 'unchanged' ? undefined : slot;
     const entry = slot === 'unchanged' ? known!.entry : bytes === undefined ? undefined : this.host.decode(key, bytes);
     return new Found(entry, bytes, requested, new TagStates(request.names, result.tags, request.tags), undefined);
+  }
+
+  /** What a plain get and a read of the caller's tags found. */
+  #apart(key: string, tags: readonly string[], tagKeyList: readonly TagKeys[], bytes: Uint8Array | undefined, result: GenerationReadResult): Found {
+    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, tags.length, new TagStates(tags, result.tags, tagKeyList), undefined);
   }
 
   /**
@@ -244,12 +265,11 @@ class Found implements RemoteRead {
 }
 
 /** The tags `found`'s entry records that were not read with it. */
-function lackingTags(found: Found): string[] {
-  const lacking: string[] = [];
+function lackingTags(found: Found): readonly string[] {
+  let lacking: string[] | undefined;
   const tags = found.entry?.tags;
-  if (tags === undefined) return lacking;
-  for (let i = 0; i < tags.length; i++) if (found.read?.stateOf(tags[i]!.tag, i) === undefined) lacking.push(tags[i]!.tag);
-  return lacking;
+  if (tags !== undefined) for (let i = 0; i < tags.length; i++) if (found.read?.stateOf(tags[i]!.tag, i) === undefined) (lacking ??= []).push(tags[i]!.tag);
+  return lacking ?? NONE;
 }
 
 /** Every tag the entries record, once. */
