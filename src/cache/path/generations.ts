@@ -39,13 +39,14 @@ const decoder = new TextDecoder();
  *
  * - on a store that has them (a script on Valkey and Upstash, a transaction on SQLite, one
  *   synchronous step in memory), the tagged reads of one tick are merged into one call: fifty
- *   concurrent tagged gets read each key and each tag once. On a store that keeps the order of
- *   calls in flight (one connection: {@link readsApart}), the tiers read a tagged entry by a
- *   plain get, folded into the tick's MGET, beside {@link readTagStates}, which every read of
- *   the same tags in the tick shares: the server runs its native MGET for the entries instead
- *   of one GET per entry inside the script (~1.2 µs each there), the script reads each tag of
- *   the tick once, and a read adds no work for tags another read of the tick already asked for;
- * * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
+ *   concurrent tagged gets read each key and each tag once. Under load on a store that keeps
+ *   the order of calls in flight (one connection: {@link readsApart}), the tiers read a tagged
+ *   entry by a plain get, folded into the tick's MGET, beside {@link readTagStates}, which every
+ *   read of the same tags in the tick shares: the server runs its native MGET for the entries
+ *   instead of one GET per entry inside the script (~1.2 µs each there), the script reads each
+ *   tag of the tick once, and a read adds no work for tags another read of the tick already
+ *   asked for. A lone read goes as the one script: one command instead of two;
+ * - on a store without them (Workers KV, third-party stores), reads become one getMany of the
  *   entries and the counters (plus a set-if-absent for a counter that is missing), and writes
  *   become increments. Such a store has no write leases: {@link fences} is false and fenced
  *   writes there only bump generations (README, "Tags and fenced writes").
@@ -54,11 +55,10 @@ export class GenerationLayer extends StoreLayer {
   /** True when the store below holds write leases itself, so that fills can be fenced. */
   readonly fences: boolean;
   readonly #native: boolean;
-  /**
-   * True when the store keeps the order of calls in flight: a tagged entry is then best read by
-   * a plain get beside {@link readTagStates}, in the same round trip (see above).
-   */
-  readonly readsApart: boolean;
+  /** The store keeps the order of calls in flight and runs the scripts (see {@link readsApart}). */
+  readonly #orderedNative: boolean;
+  /** Merged reads sent and not answered yet. */
+  #inFlight = 0;
   /**
    * Reads of tags alone not sent yet, by tag set: a read of the same tags joins one. A trie on
    * the tags' key objects (the tiers keep one per tag), so a lookup builds no string.
@@ -76,13 +76,22 @@ export class GenerationLayer extends StoreLayer {
     super(next);
     this.#native = typeof next.readWithGenerations === 'function' && typeof next.writeGenerations === 'function';
     this.fences = this.#native;
-    this.readsApart = next.ordered === true && this.#native;
+    this.#orderedNative = next.ordered === true && this.#native;
     // Offered whatever the store below has (StoreLayer hid them when it lacks them).
     this.readWithGenerations = GenerationLayer.prototype.readWithGenerations;
     this.writeGenerations = GenerationLayer.prototype.writeGenerations;
     this.forwardSyncReads();
     // A synchronous tagged read needs the store's own one; the fallback reads in several steps.
     if (!this.#native) this.readWithGenerationsSync = undefined;
+  }
+
+  /**
+   * True when a tagged read issued now is best read apart: its entry by a plain get beside
+   * {@link readTagStates}, in the same round trip (see above). That is on an ordered store while
+   * other tagged reads gather or are in flight; a lone read goes as the one script.
+   */
+  get readsApart(): boolean {
+    return this.#orderedNative && (this.#pending.length > 0 || this.#inFlight > 0);
   }
 
   override readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
@@ -146,16 +155,21 @@ export class GenerationLayer extends StoreLayer {
     this.#pending = [];
     this.#asked = 0;
     this.#shared.clear();
+    this.#inFlight++;
     if (pending.length === 1) {
       const only = pending[0]!;
-      this.#send(only.read).then(only.resolve, only.reject);
+      this.#send(only.read).then(only.resolve, only.reject).finally(this.#answered);
       return;
     }
-    this.#sendMerged(pending);
+    this.#sendMerged(pending).finally(this.#answered);
   }
 
+  readonly #answered = (): void => {
+    this.#inFlight--;
+  };
+
   /** One store call for every read of the tick: each key (with the same known prefix) and each tag once. */
-  #sendMerged(pending: PendingRead[]): void {
+  #sendMerged(pending: PendingRead[]): Promise<void> {
     const keys: string[] = [];
     const prefixes: Array<Uint8Array | undefined> = [];
     const keySlots = new Map<string, number>();
@@ -190,7 +204,7 @@ export class GenerationLayer extends StoreLayer {
       }
     }
     const merged: GenerationRead = { keys, knownPrefixes: anyPrefix ? prefixes : undefined, tags, epoch: pending[0]!.read.epoch };
-    this.#send(merged).then(
+    return this.#send(merged).then(
       (result) => {
         let keyFrom = 0;
         let tagFrom = 0;
