@@ -10,6 +10,8 @@
  *   npm run bench                    full run (~15 min on 2 cores)
  *   npm run bench -- --quick         smoke run (a few minutes), writes results/quick.json only
  *   npm run bench -- --report-only   rebuild README.md and charts from results/full.json
+ *   npm run bench -- --valkey        the seven phases for cachette, node-redis and iovalkey only,
+ *                                    interleaved rounds (options in bench/phases/compare.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -20,6 +22,7 @@ import { mainContenders } from './contenders/registry.ts';
 import { compressionContenders, serializerContenders } from './contenders/variants.ts';
 import type { EngineCostRow } from './engine-cost.ts';
 import { runDelaySection } from './network/delay-section.ts';
+import { comparisonTables, readCompareArgs, runComparison } from './phases/compare.ts';
 import { runPhasesInChild, type ChildJob, type ChildResult } from './phases/in-child.ts';
 import type { ContenderResult, PhaseRunOptions } from './phases/run-phases.ts';
 import { writeReadme } from './report/readme.ts';
@@ -55,6 +58,10 @@ async function main(): Promise<void> {
   const cfg = readConfig(args);
   log('compiling the sources and the bench (bench/.build)');
   buildBench();
+  if (args.includes('--valkey')) {
+    await compareValkey(args, cfg, resultsDir);
+    return;
+  }
   const loadAtStart = loadavg()[0]!;
   const server = await openServer(SERVER_CPU);
   log(`redis-server ${server.version} at ${server.url}; ${cfg.quick ? 'quick' : 'full'} run: ${cfg.nOps} calls × ${cfg.kRuns} runs per phase, ${cfg.concurrency} in flight`);
@@ -120,6 +127,30 @@ async function main(): Promise<void> {
     }
     const failed = [...main.serial, ...main.concurrent, ...serializers, ...macro].flatMap((r) => r.phases.filter((p) => p.wrong > 0).map((p) => `${r.id}/${p.phase}`));
     if (failed.length) log(`failed checks (flagged in the report): ${failed.join(', ')}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** `--valkey`: a few contenders' seven phases in interleaved rounds, printed and written to results/valkey-<runtime>.json. */
+async function compareValkey(args: readonly string[], cfg: ReturnType<typeof readConfig>, resultsDir: string): Promise<void> {
+  const picked = readCompareArgs(args);
+  const server = await openServer(SERVER_CPU);
+  const load = loadavg();
+  log(
+    `redis-server ${server.version}; ${picked.contenders.join(', ')} on ${picked.runtime}, ${picked.rounds} rounds of ${cfg.nOps} calls × ${cfg.kRuns} runs per phase; load ${load.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  try {
+    const comparison = await runComparison({ ...picked, url: server.url, n: cfg.nOps, kRuns: cfg.kRuns, batch: cfg.batch, concurrency: cfg.concurrency, cpu: CLIENT_CPU }, log);
+    mkdirSync(resultsDir, { recursive: true });
+    const file = `valkey-${picked.runtime}.json`;
+    writeFileSync(join(resultsDir, file), `${JSON.stringify({ date: new Date().toISOString(), loadAverage: { start: load, end: loadavg() }, config: cfg, ...comparison }, null, 1)}\n`);
+    console.log(
+      `\n${comparisonTables(comparison)}\nload average ${load.map((l) => l.toFixed(2)).join(' ')} → ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    log(`results written to bench/results/${file}`);
   } finally {
     await server.stop();
   }

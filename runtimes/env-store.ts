@@ -1,6 +1,7 @@
 import { isKvNamespace, type KVNamespaceLike } from '../adapters/cloudflare-kv/index.ts';
 import { memoryStore } from '../adapters/memory/index.ts';
 import type { Store } from '../src/store/types.ts';
+import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../src/util/known-options.ts';
 import { valkeyClient } from './valkey-client.ts';
 
 /** Environment as each platform hands it over: `process.env`, `Deno.env.toObject()`, a Worker's `env`. */
@@ -9,16 +10,19 @@ export type EnvLike = Readonly<Record<string, unknown>>;
 /** Which store the environment selected, and everything needed to open it. */
 export type StoreChoice =
   | { kind: 'explicit'; store: Store }
-  | { kind: 'valkey'; url: string; variable: 'VALKEY_URL' | 'REDIS_URL' }
+  | { kind: 'valkey'; url: string; variable: 'VALKEY_URL' | 'REDIS_URL' | 'store' }
   | { kind: 'upstash'; url: string; token: string }
   | { kind: 'cloudflare-kv'; namespace: KVNamespaceLike; binding: string }
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'memory'; variable?: 'CACHETTE_STORE' };
+  | { kind: 'sqlite'; path: string; variable?: 'store' }
+  | { kind: 'memory'; variable?: 'CACHETTE_STORE' | 'store' };
 
 /** Options shared by every runtime helper for picking the store. */
 export interface StoreSelectionOptions {
-  /** A store you built yourself: always wins over the environment. */
-  store?: Store;
+  /**
+   * A store you built yourself, or one named the way the environment would name it: a
+   * `redis://` / `valkey://` URL, `sqlite:PATH` or `memory`. Always wins over the environment.
+   */
+  store?: Store | string;
   /** Name of the Workers KV binding to use. Default "CACHETTE_KV". */
   kvBinding?: string;
   /** Where the one line naming the chosen store goes; `false` keeps quiet. Default console.info. */
@@ -29,6 +33,9 @@ export interface StoreSelectionOptions {
 export type StoreFactories = {
   [K in Exclude<StoreChoice['kind'], 'explicit' | 'memory'>]?: (choice: Extract<StoreChoice, { kind: K }>) => Store | Promise<Store>;
 };
+
+/** Every option of {@link StoreSelectionOptions}, for the unknown-option check. */
+export const STORE_SELECTION_OPTIONS: ReadonlyArray<keyof StoreSelectionOptions> = ['store', 'kvBinding', 'log'];
 
 const VALKEY_PROTOCOLS = new Set(['redis:', 'rediss:', 'valkey:', 'valkeys:']);
 const DEFAULT_KV_BINDING = 'CACHETTE_KV';
@@ -43,7 +50,12 @@ const DEFAULT_KV_BINDING = 'CACHETTE_KV';
  * CACHETTE_STORE) throws a TypeError naming the variable, rather than falling back quietly.
  */
 export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): StoreChoice {
-  if (options.store) return { kind: 'explicit', store: options.store };
+  if (typeof options.store === 'string') return namedStoreChoice(options.store);
+  if (options.store !== undefined) {
+    const mistake = storeOptionMistake(options.store, 'cachette');
+    if (mistake) throw mistake;
+    return { kind: 'explicit', store: options.store };
+  }
   const named = stringVar(env, 'CACHETTE_STORE');
   if (named) return cachetteStoreChoice(named);
   for (const variable of ['VALKEY_URL', 'REDIS_URL'] as const) {
@@ -76,16 +88,16 @@ export function describeChoice(choice: StoreChoice): string {
     case 'explicit':
       return `store: ${choice.store.name} (passed explicitly)`;
     case 'valkey':
-      return `store: valkey (${choice.variable}=${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
+      return `store: valkey (${choice.variable === 'store' ? 'the store option ' : `${choice.variable}=`}${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
     case 'upstash':
       return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
     case 'cloudflare-kv':
       return `store: cloudflare-kv (KV binding ${choice.binding})`;
     case 'sqlite':
-      return `store: sqlite (CACHETTE_STORE=sqlite:${choice.path}; shared by the processes of this machine)`;
+      return `store: sqlite (${choice.variable === 'store' ? 'the store option ' : 'CACHETTE_STORE='}sqlite:${choice.path}; shared by the processes of this machine)`;
     case 'memory':
       return choice.variable
-        ? 'store: memory (CACHETTE_STORE=memory; not shared between processes or isolates)'
+        ? `store: memory (${choice.variable === 'store' ? 'the store option ' : 'CACHETTE_STORE='}memory; not shared between processes or isolates)`
         : 'store: memory (no VALKEY_URL, REDIS_URL, UPSTASH_REDIS_REST_URL or KV binding; not shared between processes or isolates)';
   }
 }
@@ -95,7 +107,9 @@ export function describeChoice(choice: StoreChoice): string {
  * factories. A choice the platform cannot open (Valkey over TCP on Workers) rejects, naming
  * what would work instead.
  */
-export async function openStoreFromEnv(env: EnvLike, factories: StoreFactories, options: StoreSelectionOptions = {}): Promise<Store> {
+export async function openStoreFromEnv(env: EnvLike, factories: StoreFactories, options: StoreSelectionOptions = {}, where = 'storeFromEnv()', ownOptions: readonly string[] = []): Promise<Store> {
+  checkOptionsObject(options, where);
+  checkKnownOptions(options, [...STORE_SELECTION_OPTIONS, ...ownOptions], where);
   const choice = chooseStore(env, options);
   announceChoice(choice, options);
   return openStore(choice, factories);
@@ -142,6 +156,21 @@ function cachetteStoreChoice(value: string): StoreChoice {
     if (path) return { kind: 'sqlite', path };
   }
   throw new TypeError(`cachette: CACHETTE_STORE must be "sqlite:PATH" (e.g. sqlite:./cache.db) or "memory", got "${value}"`);
+}
+
+/**
+ * A store named by a string where a store is expected: what the environment variables could
+ * say, said in the code. An Upstash URL needs its token, so it takes the adapter.
+ */
+function namedStoreChoice(text: string): StoreChoice {
+  const value = text.trim();
+  if (value === 'memory') return { kind: 'memory', variable: 'store' };
+  if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) return { kind: 'sqlite', path: value.slice('sqlite:'.length).trim(), variable: 'store' };
+  if (isUrl(value, [...VALKEY_PROTOCOLS])) return { kind: 'valkey', url: value, variable: 'store' };
+  throw new TypeError(
+    `cachette: "store": got the string ${JSON.stringify(redact(value))}; a string store must be a redis:// or valkey:// URL, "sqlite:PATH" or "memory"` +
+      (isUrl(value, ['http:', 'https:']) ? ' (an Upstash URL needs its token: pass upstashStore({ url, token }) from cachette/adapters/upstash)' : ''),
+  );
 }
 
 function stringVar(env: EnvLike, name: string): string | undefined {

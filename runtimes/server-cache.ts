@@ -1,6 +1,8 @@
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../src/http/index.ts';
+import { openHttpCache } from '../src/http/http-cache.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../src/http/index.ts';
+import { checkHttpCacheOptions, type HttpOptionsCaller } from '../src/http/options.ts';
 import type { Store } from '../src/store/types.ts';
-import { announceChoice, chooseStore, openStore, type EnvLike, type StoreSelectionOptions } from './env-store.ts';
+import { announceChoice, chooseStore, openStore, STORE_SELECTION_OPTIONS, type EnvLike, type StoreSelectionOptions } from './env-store.ts';
 import { serverStoreFactories } from './server-stores.ts';
 
 /**
@@ -81,12 +83,15 @@ export interface ServedHandler {
  * would store everything twice in two stores, so the first such response is reported once
  * through `log`.
  */
-export function serverCache(handler: RequestHandler, env: EnvLike, options: ServerCacheOptions = {}): ServerCachedHandler {
-  if (typeof handler !== 'function') throw new TypeError('cachette: the handler must be a function (request) => Response | Promise<Response>');
+export function serverCache(handler: RequestHandler, env: EnvLike, options: ServerCacheOptions = {}, callerName = 'cached()'): ServerCachedHandler {
+  if (typeof handler !== 'function') throw new TypeError(`${callerName}: the handler must be a function (request) => Response | Promise<Response>`);
+  const caller: HttpOptionsCaller = { name: callerName, own: SERVER_CACHE_OPTIONS, storeLater: true };
+  // Every option is checked now, before the store is chosen or opened: a typo fails here.
+  checkHttpCacheOptions(options, caller);
   const { env: explicitEnv, store: explicitStore, kvBinding, log, ...httpOptions } = options;
   const choice = chooseStore(explicitEnv ?? env, { store: explicitStore, kvBinding });
   announceChoice(choice, { log });
-  const opened = openStore(choice, serverStoreFactories).then((store): [Store, HttpCache] => [store, createHttpCache({ ...httpOptions, store })]);
+  const opened = openStore(choice, serverStoreFactories).then((store): [Store, HttpCache] => [store, openHttpCache({ ...httpOptions, store }, { name: callerName })]);
   // `ready` may never be awaited by the caller: keep an open failure from being unhandled here;
   // every request still sees it.
   const ready = opened.then(() => undefined);
@@ -117,6 +122,9 @@ export function serverCache(handler: RequestHandler, env: EnvLike, options: Serv
   });
 }
 
+/** What the server helpers' cache options take besides the HTTP cache's: how to pick the store. */
+const SERVER_CACHE_OPTIONS: ReadonlyArray<keyof ServerCacheOptions> = ['env', ...STORE_SELECTION_OPTIONS];
+
 const SERVE_OPTIONS = new Set(['port', 'hostname', 'cache']);
 
 /**
@@ -129,7 +137,7 @@ export function servedHandler(
   runtime: string,
   handler: RequestHandler,
   options: ServeOptions,
-  wrap: (handler: RequestHandler, options: ServerCacheOptions) => ServerCachedHandler,
+  wrap: (handler: RequestHandler, options: ServerCacheOptions, callerName: string) => ServerCachedHandler,
 ): ServedHandler & { port: number; hostname: string } {
   if (typeof handler !== 'function') throw new TypeError(`${runtime} serve(): the handler must be a function (request) => Response | Promise<Response>`);
   if (options === null || typeof options !== 'object') throw new TypeError(`${runtime} serve(): options must be an object such as { port: 3000 }`);
@@ -142,7 +150,7 @@ export function servedHandler(
   if (typeof hostname !== 'string' || hostname === '') throw new TypeError(`${runtime} serve(): hostname must be a non-empty string`);
   if (typeof cache !== 'boolean' && (cache === null || typeof cache !== 'object')) throw new TypeError(`${runtime} serve(): cache must be true, false or the cache's options`);
   if (cache === false) return { fetch: async (request, env) => handler(request, env), cache: undefined, port, hostname };
-  const cached = wrap(handler, cache === true ? {} : cache);
+  const cached = wrap(handler, cache === true ? {} : cache, `serve({ cache }) from ${runtime}`);
   return { fetch: cached, cache: cached, port, hostname };
 }
 

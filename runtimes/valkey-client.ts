@@ -1,24 +1,27 @@
 import { bunRedisClientClass } from '../adapters/bun-redis/client.ts';
 
-/** The two clients cachette opens Valkey with: iovalkey (valkey store) and Bun's built-in RedisClient (bun-redis store). */
-export type ValkeyClient = 'iovalkey' | 'bun-redis';
+/** The two stores cachette opens a Valkey URL with: the valkey store (adapters/valkey) and, on Bun, the bun-redis store (Bun's built-in RedisClient). */
+export type ValkeyClient = 'valkey' | 'bun-redis';
 
 /**
- * Which client opens VALKEY_URL / REDIS_URL on Bun; the full-stack bench decides
- * (`npm run bench:fullstack -- --runtime bun`, bench/FULLSTACK.md, which checks it). Bun's
- * RedisClient is faster store call by store call one at a time (`bun bench/fullstack/bun-transport.ts`:
- * 1.5–1.9× on get, set and incr), but through the engine with 50 calls in flight it loses on
- * getMany (0.74×: it has no binary-safe MGET, so one GET per key) and on large writes (0.69×).
- * On /work (engine of 2026-11-30, Valkey runs folded into scripts) the two traded places in two
- * runs (iovalkey 413 and 549 req/s, Bun's client 458 and 458) and iovalkey used less server CPU
- * per request in both (0.66 and 0.54 ms against 0.70 and 0.63): no win to justify a second code
- * path as the default. Flip this when a rerun shows Bun's client faster (and the lines of
- * README.md and runtimes/bun/index.ts that name Bun's default); an explicit
- * `store: bunRedisStore(url)` picks it meanwhile.
+ * Which store opens VALKEY_URL / REDIS_URL on Bun; the full-stack bench decides
+ * (`npm run bench:fullstack -- --runtime bun` runs both on `/work`, side by side in the same
+ * rounds, and its report checks that the default is the faster one).
+ *
+ * The valkey store, because Bun's RedisClient loses through the cache. Its only binary-safe
+ * read is `getBuffer` (GET): `mget` and `send` decode replies as UTF-8 and replace the bytes
+ * that are not, and cachette's entries are binary. So a getMany of 10 keys is 10 GETs, and a
+ * tick of the cache's folded reads is one GET per key where the valkey store sends one MGET:
+ * N commands, N promises and N replies instead of one. Measured on `/work` (2 shared cores,
+ * interleaved rounds, December 2026), server CPU per request: valkey store 0.230 ms over
+ * iovalkey and 0.216 ms over its own RESP connection, bun-redis store 0.271 and 0.284 ms, raw
+ * RedisClient storing JSON text 0.141–0.149 ms; the valkey store made 1.29× the bun-redis
+ * store's req/s (median of the rounds' ratios). An explicit `store: bunRedisStore(url)` still
+ * picks Bun's client.
  */
-export const VALKEY_CLIENT_ON_BUN: ValkeyClient = 'iovalkey';
+export const VALKEY_CLIENT_ON_BUN: ValkeyClient = 'valkey';
 
-/** The client that opens a Valkey URL on this runtime: iovalkey, except on Bun when it defaults to its own. */
+/** The store that opens a Valkey URL on this runtime: the valkey store, except on Bun when Bun's own client is the default there. */
 export function valkeyClient(): ValkeyClient {
-  return bunRedisClientClass() !== undefined && VALKEY_CLIENT_ON_BUN === 'bun-redis' ? 'bun-redis' : 'iovalkey';
+  return bunRedisClientClass() !== undefined && VALKEY_CLIENT_ON_BUN === 'bun-redis' ? 'bun-redis' : 'valkey';
 }

@@ -12,6 +12,7 @@ import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
 
 export type { BunRedisClient, BunRedisClientOptions } from './client.ts';
 
@@ -43,8 +44,11 @@ const MAX_RECONNECT_DELAY_MS = 2000;
 /**
  * A store on Valkey or Redis through `Bun.RedisClient`: one connection per store, commands of
  * one tick written together (Bun's auto-pipelining). Values are sent and read as bytes:
- * `getBuffer` is the only read of Bun's client that keeps them, so `getMany` is one pipelined
- * GET per key, one round trip like an MGET.
+ * `getBuffer` is the only read of Bun's client that keeps them (`mget` and `send` decode
+ * replies as UTF-8), so `getMany` is one pipelined GET per key: one round trip like an MGET, but
+ * one command, one promise and one reply per key. Through the cache that costs more than the
+ * valkey store's single MGET, which is why the valkey store is Bun's default for a Valkey URL
+ * (runtimes/valkey-client.ts has the figures).
  *
  * Commands never queue while the server is away: they reject at once with an error naming the
  * server, the cache counts a miss, and the next command after a short, growing pause (at most
@@ -69,6 +73,7 @@ export class BunRedisStore implements Store {
 
   constructor(options: BunRedisStoreOptions | string) {
     const o = typeof options === 'string' ? { connection: options } : options;
+    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions'] satisfies ReadonlyArray<keyof BunRedisStoreOptions>, 'bunRedisStore()');
     if (typeof o?.connection === 'string') {
       const Client = bunRedisClientClass();
       if (!Client) throw new TypeError('bunRedisStore: Bun.RedisClient is not available; run this under Bun ≥ 1.2.9, or use valkeyStore from cachette/adapters/valkey on Node and Deno');

@@ -1,5 +1,6 @@
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
+import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';
 
 /**
  * The part of a Workers KV namespace binding this store uses, typed structurally so that no
@@ -80,6 +81,8 @@ export class CloudflareKvStore implements Store {
   readonly #concurrency: number;
 
   constructor(options: CloudflareKvStoreOptions) {
+    checkOptionsObject(options, 'cloudflareKvStore()');
+    checkKnownOptions(options, ['namespace', 'concurrency'] satisfies ReadonlyArray<keyof CloudflareKvStoreOptions>, 'cloudflareKvStore()');
     const kv = options?.namespace as Partial<KVNamespaceLike> | undefined;
     for (const m of ['getWithMetadata', 'put', 'delete', 'list'] as const) {
       if (typeof kv?.[m] !== 'function') throw new TypeError(`cloudflareKvStore: "namespace" must be a Workers KV binding (it lacks ${m}())`);

@@ -4,6 +4,7 @@ import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
 import { readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
+import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';
 
 /** Options of {@link memoryStore}. */
 export interface MemoryStoreOptions {
@@ -38,6 +39,8 @@ export class MemoryStore implements Store {
   #bytes = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
+    checkOptionsObject(options, 'memoryStore()');
+    checkKnownOptions(options, ['maxEntries', 'maxBytes'] satisfies ReadonlyArray<keyof MemoryStoreOptions>, 'memoryStore()');
     this.maxEntries = options.maxEntries ?? 10_000;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError(`memoryStore: maxEntries must be a positive integer, got ${this.maxEntries}`);

@@ -18,31 +18,6 @@ export const COMPARE_AND_DELETE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] 
 export const INCR_WITH_TTL_LUA = `redis.call('SET', KEYS[1], '0', 'PX', ARGV[2], 'NX') return redis.call('INCRBY', KEYS[1], ARGV[1])`;
 
 /**
- * Increments many counters in one command: KEYS the counters, ARGV pairs of step and TTL (0:
- * none, else applied only to a counter this call creates). One reply per counter, an error
- * reply for a counter that is not an integer, so one bad key fails only its own caller.
- */
-export const INCR_MANY_LUA = `local out = {}
-for i = 1, #KEYS do
-  local ttl = tonumber(ARGV[2 * i])
-  if ttl > 0 then redis.call('SET', KEYS[i], '0', 'PX', ttl, 'NX') end
-  out[i] = redis.pcall('INCRBY', KEYS[i], ARGV[2 * i - 1])
-end
-return out`;
-
-/** Deletes many keys in one command and says, key by key, whether each existed (DEL only gives the total). */
-export const DELETE_EACH_LUA = `local out = {}
-for i = 1, #KEYS do out[i] = redis.call('DEL', KEYS[i]) end
-return out`;
-
-/** Sets many keys in one command: KEYS the keys, ARGV pairs of value and TTL in ms (0: none). */
-export const SET_MANY_LUA = `for i = 1, #KEYS do
-  local ttl = tonumber(ARGV[2 * i])
-  if ttl > 0 then redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ttl) else redis.call('SET', KEYS[i], ARGV[2 * i - 1]) end
-end
-return #KEYS`;
-
-/**
  * Server replies that say something about the server's state rather than about the command:
  * out of memory, loading its data, a read-only replica, a cluster in trouble. They count
  * against the store's health; every other error reply (WRONGTYPE, ERR not an integer …) is the

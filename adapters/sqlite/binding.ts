@@ -6,6 +6,7 @@
  * which never imports this adapter, never sees any of them.
  */
 import { createRequire } from 'node:module';
+import { loadPeer } from '../../src/util/optional-peer.ts';
 
 /** Which SQLite binding a store runs on. */
 export type SqliteBindingName = 'better-sqlite3' | 'bun:sqlite' | 'node:sqlite';
@@ -30,6 +31,8 @@ export interface SqliteStatement {
 export interface SqliteConnection {
   readonly binding: SqliteBindingName;
   prepare(sql: string): SqliteStatement;
+  /** A statement that answers the first column of its first row (undefined: no row), without a row object where the binding allows. */
+  prepareValue(sql: string): (...params: SqliteParam[]) => unknown;
   /** Runs one or more statements that take no parameters. */
   exec(sql: string): void;
   close(): void;
@@ -52,8 +55,21 @@ export function defaultBinding(): SqliteBindingName {
 export function openConnection(path: string, binding: SqliteBindingName): SqliteConnection {
   switch (binding) {
     case 'better-sqlite3': {
-      const Database = load<new (path: string, options: { timeout: number }) => NativeDatabase>(binding, 'npm install better-sqlite3@12 (Node 20 or later)');
-      return wrap(binding, new Database(path, { timeout: 0 }));
+      // An optional peer: a missing one is named with the command that installs it.
+      const Database = loadPeer(
+        'sqliteStore()',
+        'better-sqlite3',
+        () => load<new (path: string, options: { timeout: number }) => NativeDatabase>(binding, 'Node 20 or later'),
+        'npm install better-sqlite3@12',
+      );
+      const db = new Database(path, { timeout: 0 });
+      return {
+        ...wrap(binding, db),
+        prepareValue: (sql) => {
+          const statement = (db.prepare(sql) as NativeStatement & { pluck(): NativeStatement }).pluck();
+          return statement.get.bind(statement);
+        },
+      };
     }
     case 'bun:sqlite': {
       const { Database } = load<{ Database: new (path: string, options: { create: boolean; readwrite: boolean }) => NativeDatabase }>(binding, 'bun:sqlite exists only on Bun');
@@ -69,13 +85,15 @@ export function openConnection(path: string, binding: SqliteBindingName): Sqlite
             run: (...params) => statement.run(...params),
           };
         },
+        prepareValue: (sql) => firstColumn(db.prepare(sql)),
         exec: (sql) => db.exec(sql),
         close: () => db.close(),
       };
     }
     case 'node:sqlite': {
       const { DatabaseSync } = load<{ DatabaseSync: new (path: string) => NativeDatabase }>(binding, 'node:sqlite needs Deno 2.2+ or Node 22.13+');
-      return wrap(binding, new DatabaseSync(path));
+      const db = new DatabaseSync(path);
+      return { ...wrap(binding, db), prepareValue: (sql) => firstColumn(db.prepare(sql)) };
     }
     default:
       throw new TypeError(`sqliteStore: unknown binding "${String(binding)}"; use "better-sqlite3", "bun:sqlite" or "node:sqlite"`);
@@ -97,12 +115,21 @@ interface NativeStatement {
 
 // better-sqlite3 and node:sqlite statements already answer undefined for "no row", so they are
 // handed out as they are: no wrapper call on the hot path.
-function wrap(binding: SqliteBindingName, db: NativeDatabase): SqliteConnection {
+function wrap(binding: SqliteBindingName, db: NativeDatabase): Omit<SqliteConnection, 'prepareValue'> {
   return {
     binding,
     prepare: (sql) => db.prepare(sql) as SqliteStatement,
     exec: (sql) => void db.exec(sql),
     close: () => void db.close(),
+  };
+}
+
+/** The first column of the first row, for bindings that always answer a row object. */
+function firstColumn(statement: NativeStatement): (...params: SqliteParam[]) => unknown {
+  return (...params) => {
+    const row = statement.get(...params);
+    if (row) for (const column in row) return row[column];
+    return undefined;
   };
 }
 

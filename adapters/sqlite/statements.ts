@@ -1,76 +1,85 @@
 /**
  * Every statement the store runs, prepared once per connection. Parameters are positional and
- * documented beside each one; `now` is milliseconds since the epoch, so an entry whose
- * `expires_at` is not after `now` is treated as absent everywhere, whether or not it has been
- * culled yet.
+ * documented beside each one; `id` is keyHash(key), and every statement that reads or writes
+ * one key also matches the key itself, so two keys sharing an id never see each other's value.
+ * `now` is milliseconds since the epoch: an entry whose `expires_at` is not after `now` is
+ * treated as absent everywhere, whether or not the sweep has removed it yet.
  */
 import type { SqliteConnection, SqliteStatement } from './binding.ts';
-import { ORDER_COLUMN } from './schema.ts';
-import type { EvictionPolicy } from './options.ts';
 
-/** Rows removed per write when nothing is over a bound: expired ones, oldest expiry first. */
-export const CULL_PER_WRITE = 8;
 /** Keys read per step of `clear(prefix)`: each step is its own short write transaction. */
 export const CLEAR_BATCH = 256;
 
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
-const COLUMNS = '(key, value, expires_at, stored_at, used_at, uses, size, file) VALUES (?, ?, ?, ?, ?, 0, ?, ?)';
-const REPLACE = 'value = excluded.value, expires_at = excluded.expires_at, stored_at = excluded.stored_at, used_at = excluded.used_at, size = excluded.size, file = excluded.file';
+const ONE = `id = ? AND key = ?`;
+const UPSERT = `INSERT INTO cachette_entries (id, key, expires_at, stored_at, used_at, uses, size, file, value) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET key = excluded.key, expires_at = excluded.expires_at, stored_at = excluded.stored_at, used_at = excluded.used_at,
+  uses = CASE WHEN key = excluded.key THEN uses ELSE 0 END, size = excluded.size, file = excluded.file, value = excluded.value`;
 
 /** The prepared statements of one connection. */
 export class Statements {
-  /** (key, now) → { value, file } of a live entry. */
-  readonly get: SqliteStatement;
-  /** (now, key, now) → { value, file }: a hit that also records the use (least-recently/frequently-used). */
-  readonly touch: SqliteStatement;
-  /** (key, now) → { value, file, expires_at } of a live entry, for read-modify-write. */
+  /** (id, key, now) → the value (bytes) or the name of its file (text) of a live entry. */
+  readonly get: (...params: [number, string, number]) => unknown;
+  /** (id, key, now) → { value, file, size, expires_at } of a live entry. */
   readonly readLive: SqliteStatement;
-  /** (key, value, expiresAt, now, now, size, file): insert or replace. */
+  /** (id, key, expiresAt, stamp, stamp, size, file, value): insert or replace (taking the slot of another key with this id). */
   readonly upsert: SqliteStatement;
-  /** (key, value, expiresAt, now, now, size, file, now): insert unless a live entry exists; changes = 1 when it did. */
+  /** (id, key, expiresAt, stamp, stamp, size, file, value, now): insert unless the key is live; changes = 1 when it did. */
   readonly add: SqliteStatement;
+  /**
+   * (id, key, now): expires the key when live and inline, and drops its bytes; changes = 1 when
+   * it did. The row stays for the sweep, like any expired one: no totals to update, one page.
+   */
+  readonly expireLive: SqliteStatement;
+  /** (id, key, now): removes the key when live; changes = 1 when it was. */
+  readonly removeLive: SqliteStatement;
+  /** (id, key): removes the key, live or not. */
+  readonly remove: SqliteStatement;
+  /** (id): removes the row (one the caller has just read, in the same transaction). */
+  readonly removeRow: SqliteStatement;
+  /** (after, n) → { id, expires_at, stored_at, used_at, uses, size } of the n rows after id `after`, in id order. */
+  readonly window: SqliteStatement;
+  /** (upTo, n) → the same, from the first row, up to id `upTo`: the window's wrap-around. */
+  readonly windowFromStart: SqliteStatement;
+  /** (after, n - 1) → the id of the n-th row after id `after`, or undefined when fewer follow. */
+  readonly nth: (...params: [number, number]) => unknown;
+  /** (after, last, now): removes the expired rows with ids in (after, last]. */
+  readonly removeExpired: SqliteStatement;
+  /** (usedAtStamp, hits, id, key): records hits counted in memory (least-recently/frequently-used). */
+  readonly touch: SqliteStatement;
+  /** () → 1 when some value file waits to be removed, else undefined (cheaper than claiming nothing). */
+  readonly anyGarbage: () => unknown;
   /** () → { file } of every value file no row names any more, claimed by this transaction. */
   readonly claimGarbage: SqliteStatement;
-  /** (key) → { expires_at } of the row removed, if any. */
-  readonly remove: SqliteStatement;
-  /** (key): removes the row. */
-  readonly removeQuietly: SqliteStatement;
-  /** (now): removes up to CULL_PER_WRITE expired rows. */
-  readonly cullExpired: SqliteStatement;
   /** () → { entries, bytes } of the whole file. */
   readonly totals: SqliteStatement;
-  /**
-   * (now, n): removes the first n entries in the policy's eviction order among those not
-   * written in this millisecond: what a write just stored must not be the first to go (under
-   * least-frequently-used it would be, with no hits yet).
-   */
-  readonly evictOlder: SqliteStatement;
-  /** (n): the same among all entries, for when everything was written in this millisecond. */
-  readonly evict: SqliteStatement;
-  /** (prefix) → { key } of up to CLEAR_BATCH keys from `prefix` on, in key order. */
-  readonly keysFrom: SqliteStatement;
-  /** (): removes every entry. */
-  readonly removeAll: SqliteStatement;
+  /** (after) → { id, key } of up to CLEAR_BATCH rows after id `after`, in id order. */
+  readonly keysAfter: SqliteStatement;
   readonly begin: SqliteStatement;
   readonly beginImmediate: SqliteStatement;
   readonly commit: SqliteStatement;
 
-  constructor(db: SqliteConnection, policy: EvictionPolicy) {
+  constructor(db: SqliteConnection) {
     const p = (sql: string) => db.prepare(sql);
-    this.get = p(`SELECT value, file FROM cachette_entries WHERE key = ? AND ${LIVE}`);
-    this.touch = p(`UPDATE cachette_entries SET used_at = ?, uses = uses + 1 WHERE key = ? AND ${LIVE} RETURNING value, file`);
-    this.readLive = p(`SELECT value, file, expires_at FROM cachette_entries WHERE key = ? AND ${LIVE}`);
-    this.upsert = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}`);
-    this.add = p(`INSERT INTO cachette_entries ${COLUMNS} ON CONFLICT (key) DO UPDATE SET ${REPLACE}, uses = 0 WHERE cachette_entries.expires_at <= ?`);
-    this.remove = p('DELETE FROM cachette_entries WHERE key = ? RETURNING expires_at');
-    this.removeQuietly = p('DELETE FROM cachette_entries WHERE key = ?');
+    // The hottest statement: one column, no row object (pluck where the binding can).
+    this.get = db.prepareValue(`SELECT coalesce(file, value) FROM cachette_entries WHERE ${ONE} AND ${LIVE}`) as Statements['get'];
+    this.readLive = p(`SELECT value, file, size, expires_at FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
+    this.upsert = p(UPSERT);
+    this.add = p(`${UPSERT} WHERE cachette_entries.expires_at <= ? OR cachette_entries.key <> excluded.key`);
+    this.expireLive = p(`UPDATE cachette_entries SET expires_at = 0, value = x'' WHERE ${ONE} AND ${LIVE} AND file IS NULL`);
+    this.removeLive = p(`DELETE FROM cachette_entries WHERE ${ONE} AND ${LIVE}`);
+    this.remove = p(`DELETE FROM cachette_entries WHERE ${ONE}`);
+    this.removeRow = p('DELETE FROM cachette_entries WHERE id = ?');
+    const columns = 'id, expires_at, stored_at, used_at, uses, size';
+    this.window = p(`SELECT ${columns} FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ?`);
+    this.windowFromStart = p(`SELECT ${columns} FROM cachette_entries WHERE id <= ? ORDER BY id LIMIT ?`);
+    this.nth = db.prepareValue('SELECT id FROM cachette_entries WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?') as Statements['nth'];
+    this.removeExpired = p('DELETE FROM cachette_entries WHERE id > ? AND id <= ? AND expires_at <= ?');
+    this.touch = p(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
+    this.anyGarbage = db.prepareValue('SELECT 1 FROM cachette_garbage LIMIT 1') as Statements['anyGarbage'];
     this.claimGarbage = p('DELETE FROM cachette_garbage RETURNING file');
-    this.cullExpired = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE expires_at <= ? ORDER BY expires_at LIMIT ${CULL_PER_WRITE})`);
     this.totals = p('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
-    this.evictOlder = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries WHERE stored_at < ? ORDER BY ${ORDER_COLUMN[policy]} LIMIT ?)`);
-    this.evict = p(`DELETE FROM cachette_entries WHERE rowid IN (SELECT rowid FROM cachette_entries ORDER BY ${ORDER_COLUMN[policy]} LIMIT ?)`);
-    this.keysFrom = p(`SELECT key FROM cachette_entries WHERE key >= ? ORDER BY key LIMIT ${CLEAR_BATCH}`);
-    this.removeAll = p('DELETE FROM cachette_entries');
+    this.keysAfter = p(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);
     this.begin = p('BEGIN');
     this.beginImmediate = p('BEGIN IMMEDIATE');
     this.commit = p('COMMIT');

@@ -1,32 +1,59 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
+import { checkDatabaseFile, prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
-import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions } from './options.ts';
+import { Hand, isOver, type Bounds, type Totals } from './hand.ts';
+import { keyHash, splitKeySeed, type KeySeed } from './key-hash.ts';
+import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions, type SqliteSynchronous } from './options.ts';
+import { PendingUses } from './pending-uses.ts';
+import { retryWhileBusy } from './retry.ts';
 import { rollbackQuietly, SchemaMismatch, setupSchema } from './schema.ts';
 import { CLEAR_BATCH, Statements } from './statements.ts';
+import { TickWrites, type Outcome } from './tick-writes.ts';
+import { ValueFiles } from './value-files.ts';
 
-/** Entries and bytes in the whole file (every process's writes), as the bounds count them. */
+/**
+ * Entries and bytes in the whole file (every process's writes), as the bounds count them:
+ * expired and deleted entries count until the sweep (or an eviction) removes their rows.
+ */
 export interface SqliteUsage {
   entries: number;
   bytes: number;
 }
 
-// Retries of a busy call: the first few on the next turn of the event loop (a writer holds the
-// lock for microseconds), then on timers growing to this many ms.
-const IMMEDIATE_RETRIES = 4;
-const MAX_RETRY_PAUSE_MS = 16;
+/** Writes of this process between two sweeps of the hand over the file (hand.ts). */
+export const SWEEP_EVERY = 64;
+/** Rows a sweep visits: on average one row per write, so every entry is visited once per `entries` writes. */
+export const SWEEP_ROWS = 64;
+/** Rows one eviction step samples; the policy's first of them goes. */
+export const EVICTION_SAMPLE = 16;
+/** Rows one write transaction evicts at most: a bound lowered a lot is met over the next writes, not in one long lock. */
+export const EVICTIONS_PER_WRITE = 256;
+// A process checks the shared totals again once its own writes have used this share of the
+// headroom it last saw: N processes writing at once overshoot a bound only if N exceeds it.
+const HEADROOM_SHARE = 16;
+// Keys whose value file this process wrote, so that the write replacing or removing one
+// removes the file in the same transaction; beyond this many, only the sweeps do (every 64 writes).
+const OWN_FILES_MAX = 16_384;
+
+const EMPTY = new Uint8Array(0);
+// Settled promises shared by every lone write that succeeds at once: nothing to allocate.
+const DONE: Promise<undefined> = Promise.resolve(undefined);
+const ZERO: Promise<number> = Promise.resolve(0);
+const ONE: Promise<number> = Promise.resolve(1);
 
 /**
  * The embedded store on one SQLite file in WAL mode, shared by every process that opens it.
  * Calls run synchronously inside the binding (no thread hop: a hit is a B-tree lookup in the
- * page cache), behind the async store contract; `local` tells the engine so. Errors reject the
- * call with a {@link SqliteStoreError} — never a crash — and a file that cannot be opened
- * (corrupt, foreign, locked) makes every call fail until a retry after `timeoutMs` succeeds.
+ * page cache), behind the async store contract; `local` tells the engine so, and the store
+ * folds the writes of a tick into one transaction itself (tick-writes.ts). A write that stays
+ * within the bounds, with nothing to sweep or to remove, is one statement; the triggers keep
+ * the file's totals. Errors reject the call with a {@link SqliteStoreError} — never a crash —
+ * and a file that cannot be opened (corrupt, foreign, locked) makes every call fail until a
+ * retry after `timeoutMs` succeeds.
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
@@ -38,18 +65,35 @@ export class SqliteStore implements Store {
   readonly policy: EvictionPolicy;
   readonly timeoutMs: number;
   readonly binding: SqliteBindingName;
+  readonly synchronous: SqliteSynchronous;
   /** Values of at least this many bytes live in their own file (see SqliteStoreOptions). */
   readonly fileThreshold: number;
   /** Where those files live: `<path>-values/`. */
   readonly valuesDir: string;
-  readonly #bounded: boolean;
-  #valuesDirReady = false;
+  readonly #bounds: Bounds;
+  readonly #files: ValueFiles;
+  readonly #writes: TickWrites;
+  readonly #hand: Hand;
+  /** Hits waiting to be written (least-recently/frequently-used only). */
+  readonly #uses: PendingUses | undefined;
+  readonly #ownFiles = new Set<number>();
   #db: SqliteConnection | undefined;
   #s: Statements | undefined;
-  #read: (key: string, now: number) => SqliteRow | undefined = () => undefined;
+  #seed: KeySeed = { high: 0, low: 0 };
   #openError: unknown;
   #nextOpenAt = 0;
   #closed = false;
+  #inTransaction = false;
+  // Bookkeeping between maintenance steps (#maintain): what this process may still write before
+  // it reads the shared totals again (-1: at once), writes left before the next sweep, and
+  // whether the transaction under way must claim value files.
+  #budgetBytes = -1;
+  #budgetEntries = -1;
+  #writesToSweep = SWEEP_EVERY;
+  #claimDue = false;
+  #hostile: unknown[] = [];
+  #stampMs = 0;
+  #stampSeq = 0;
 
   constructor(options: SqliteStoreOptions | string) {
     const o = resolveOptions(options);
@@ -59,15 +103,26 @@ export class SqliteStore implements Store {
     this.policy = o.policy;
     this.timeoutMs = o.timeoutMs;
     this.binding = o.binding;
+    this.synchronous = o.synchronous;
     this.fileThreshold = o.fileThreshold;
-    this.valuesDir = `${o.path}-values`;
-    this.#bounded = o.maxEntries !== Infinity || o.maxBytes !== Infinity;
+    this.#bounds = { maxEntries: o.maxEntries, maxBytes: o.maxBytes };
+    this.#files = new ValueFiles(o.path);
+    this.valuesDir = this.#files.dir;
+    this.#hand = new Hand(o.policy);
+    this.#uses = o.policy === 'least-recently-stored' ? undefined : new PendingUses();
+    this.#writes = new TickWrites({
+      batch: (runs) => this.#batch(runs),
+      retry: (error, op) => this.#retry(error, op),
+      isBusy: (error) => isBusy(codeOf(error)) && !this.#closed,
+      fail: (error) => this.#wrap(error),
+    });
     // A binding that cannot load is a setup mistake: say so now, not on the first call.
     openConnection(':memory:', this.binding).close();
     this.#tryOpen();
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    this.#writes.drain();
     // Spelled out rather than through #run: no closure allocated on the hottest path.
     try {
       return this.#getNow(key);
@@ -76,118 +131,171 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * The bytes under `key` right now, synchronously (the cheapest read there is, for an engine
+   * that serves `local` stores without a promise). Throws a {@link SqliteStoreError} where
+   * {@link get} would reject; a busy file (BUSY) is worth a call to {@link get}, which retries.
+   */
+  getSync(key: string): Uint8Array | undefined {
+    this.#writes.drain();
+    try {
+      return this.#getNow(key);
+    } catch (error) {
+      throw this.#wrap(error);
+    }
+  }
+
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    this.#writes.drain();
     const op = () => {
       if (keys.length < 2) return keys.map((k) => this.#getNow(k));
       // One read transaction: one lock round and one consistent snapshot for the whole batch.
-      return this.#transaction(this.policy !== 'least-recently-stored', () => keys.map((k) => this.#getNow(k)));
+      return this.#transaction(false, () => keys.map((k) => this.#getNow(k)));
     };
     return this.#run(op);
   }
 
-  async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+  set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     // A large value is written to its own file before the transaction, so the write lock is
     // never held during that I/O; the row that names it publishes it whole.
-    const file = this.#spill(key, value, ttlMs);
-    const op = () => this.#write((now) => this.#put(key, value, ttlMs, now, file));
+    let file: string | undefined;
     try {
-      await this.#run(op);
+      file = this.#spill(key, value, ttlMs);
     } catch (error) {
-      if (file) this.#unlink(file);
-      throw error;
+      return Promise.reject(error);
     }
+    if (file === undefined && this.#writes.mayLead()) {
+      // The lone set of a tick: one statement, no closure, and a promise shared by every such call.
+      try {
+        this.#setAlone(key, value, ttlMs);
+        return DONE;
+      } catch (error) {
+        return this.#writes.recover(error, () => this.#setAlone(key, value, ttlMs));
+      }
+    }
+    const written = this.#writes.submit<undefined>({
+      alone: () => this.#setAlone(key, value, ttlMs, file),
+      within: (now) => this.#put(this.#id(key), key, value, ttlMs, now, file),
+    });
+    if (file === undefined) return written;
+    return written.catch((error: unknown) => {
+      this.#files.remove(file);
+      throw error;
+    });
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const files: Array<string | undefined> = [];
-    const op = () =>
-      this.#write((now) => {
-        entries.forEach((e, i) => this.#put(e.key, e.value, e.ttlMs, now, files[i]));
-      });
+    const within = (now: number) => this.#putAll(entries, now, files);
     try {
       for (const e of entries) files.push(this.#spill(e.key, e.value, e.ttlMs));
-      await this.#run(op);
+      await this.#writes.submit<void>({ alone: () => this.#writeTransaction(within), within });
     } catch (error) {
-      for (const file of files) if (file) this.#unlink(file);
+      for (const file of files) if (file) this.#files.remove(file);
       throw error;
     }
   }
 
-  async delete(keys: readonly string[]): Promise<number> {
-    if (keys.length === 0) return 0;
-    const op = () => {
-      const s = this.#statements();
-      const now = Date.now();
-      const removeOne = (key: string) => {
-        const row = s.remove.get(key);
-        return row !== undefined && (row.expires_at === null || Number(row.expires_at) > now) ? 1 : 0;
-      };
-      if (keys.length === 1) return removeOne(keys[0]!);
-      return this.#transaction(true, () => keys.reduce((n, k) => n + removeOne(k), 0));
+  delete(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return Promise.resolve(0);
+    const within = (now: number) => keys.reduce((n, key) => n + this.#remove(this.#id(key), key, now), 0);
+    if (keys.length > 1) return this.#writes.submit({ alone: () => this.#writeTransaction(within), within });
+    const key = keys[0]!;
+    if (this.#writes.mayLead()) {
+      try {
+        return this.#deleteAlone(key) === 1 ? ONE : ZERO;
+      } catch (error) {
+        return this.#writes.recover(error, () => this.#deleteAlone(key));
+      }
+    }
+    return this.#writes.enqueue({ alone: () => this.#deleteAlone(key), within });
+  }
+
+  incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    const within = (now: number) => {
+      const id = this.#id(key);
+      const row = this.#statements().readLive.get(id, key, now);
+      const next = (row ? parseCounter(this.#valueOf(row, key), key) : 0) + by;
+      if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
+      // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
+      const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
+      this.#put(id, key, formatCounter(next), expiresIn, now);
+      return next;
     };
-    return this.#run(op);
+    return this.#writes.submit({ alone: () => this.#writeTransaction(within), within });
   }
 
-  async incr(key: string, by: number, ttlMs?: number): Promise<number> {
-    const op = () =>
-      this.#write((now) => {
-        const row = this.#statements().readLive.get(key, now);
-        const next = (row ? parseCounter(this.#valueOf(row), key) : 0) + by;
-        if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
-        // The TTL applies only when this call creates the counter, as INCRBY + PEXPIRE NX would.
-        const expiresIn = row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : ttlMs;
-        this.#put(key, formatCounter(next), expiresIn, now);
-        return next;
-      });
-    return this.#run(op);
+  add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
+    const insert = (now: number, id: number) => {
+      const s = this.#statements();
+      if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(id, key, now);
+      const size = value.length + key.length;
+      if (size > this.maxBytes) return false;
+      // Leases and tokens are small: add keeps its value inline whatever its size.
+      const stamp = this.#stamp(now);
+      const added = Number(s.add.run(id, key, expiryOf(ttlMs, now), stamp, stamp, size, null, value, now).changes) > 0;
+      if (added) this.#spend(size);
+      return added;
+    };
+    return this.#writes.submit({
+      alone: () => {
+        const id = this.#openId(key);
+        return this.#due(id, value.length + key.length) ? this.#writeTransaction((now) => insert(now, id)) : insert(Date.now(), id);
+      },
+      within: (now) => insert(now, this.#id(key)),
+    });
   }
 
-  async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
-    const op = () =>
-      this.#write((now) => {
-        const s = this.#statements();
-        if (ttlMs !== undefined && !(ttlMs > 0)) return !s.readLive.get(key, now);
-        const size = value.length + key.length;
-        if (size > this.maxBytes) return false;
-        // Leases and tokens are small: add keeps its value inline whatever its size.
-        return Number(s.add.run(key, value, expiryOf(ttlMs, now), now, now, size, null, now).changes) > 0;
-      });
-    return this.#run(op);
-  }
-
-  async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
+  compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     // Read, compare and delete in one write transaction: the value may be in a file.
-    const op = () =>
-      this.#transaction(true, () => {
-        const s = this.#statements();
-        const row = s.readLive.get(key, Date.now());
-        if (!row || !sameBytes(this.#valueOf(row), expected)) return false;
-        s.removeQuietly.run(key);
-        return true;
+    const within = (now: number) => {
+      const id = this.#id(key);
+      const row = this.#statements().readLive.get(id, key, now);
+      if (!row || !sameBytes(this.#valueOf(row, key), expected)) return false;
+      this.#remove(id, key, now);
+      return true;
+    };
+    return this.#writes.submit({ alone: () => this.#writeTransaction(within), within });
+  }
+
+  /**
+   * The ops in order in one write transaction; an op that fails for a reason of its own (a
+   * counter that is not an integer) puts its Error in its slot, a failure of the file fails all.
+   */
+  pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+    let files: Array<Array<string | undefined>>;
+    try {
+      files = ops.map((op) => (op.kind === 'set' ? [this.#spill(op.key, op.value, op.ttlMs)] : op.kind === 'setMany' ? op.entries.map((e) => this.#spill(e.key, e.value, e.ttlMs)) : []));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const all = (now: number) =>
+      ops.map((op, i): StoreOpResult => {
+        const outcome = outcomeOf((at) => this.#runOp(op, at, files[i]!), now);
+        return outcome.ok ? (outcome.value as StoreOpResult) : outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
       });
-    return this.#run(op);
+    return this.#writes.submit({ alone: () => this.#writeTransaction(all) }).catch((error: unknown) => {
+      for (const file of files.flat()) if (file) this.#files.remove(file);
+      throw error;
+    });
   }
 
   async clear(prefix: string): Promise<void> {
-    // Keys sharing a prefix are contiguous in the key index (SQLite compares TEXT as UTF-8
-    // bytes), so walk it from the prefix in small write transactions until a key no longer
-    // matches: other writers wait for one batch at a time, never for the whole clear.
-    const step = (): boolean =>
-      this.#transaction(true, () => {
-        const s = this.#statements();
-        if (prefix === '') {
-          s.removeAll.run();
-          return false;
-        }
-        const rows = s.keysFrom.all(prefix);
-        for (const { key } of rows) {
-          if (!(key as string).startsWith(prefix)) return false;
-          s.removeQuietly.run(key as string);
-        }
-        return rows.length === CLEAR_BATCH;
+    // Ids are hashes: keys sharing a prefix are spread over the whole file, so walk all of it,
+    // in small write transactions (other writers wait for one batch at a time, never the clear).
+    let after = -1;
+    const step = () =>
+      this.#writeTransaction((now) => {
+        const rows = this.#statements().keysAfter.all(after);
+        for (const { id, key } of rows) if ((key as string).startsWith(prefix)) this.#remove(Number(id), key as string, now, true);
+        this.#claimDue = true; // other processes' value files among them: the trigger queued their names
+        // Where the next batch starts, or undefined once this one reached the end of the file.
+        return rows.length === CLEAR_BATCH ? Number(rows[rows.length - 1]!.id) : undefined;
       });
-    for (let more = true; more; ) more = await this.#run(step);
+    this.#writes.drain();
+    // The walk moves on only once a step committed: a step retried after BUSY redoes its batch.
+    for (let last = await this.#run(step); last !== undefined; last = await this.#run(step)) after = last;
   }
 
   /**
@@ -195,33 +303,40 @@ export class SqliteStore implements Store {
    * transaction when a generation counter has to be created first.
    */
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    this.#writes.drain();
     const op = () => {
-      const now = Date.now();
-      const cells = this.#cells(now);
-      const snapshot = this.#transaction(false, () => (missingGeneration(cells, read.tags) ? undefined : readGenerationsIn(cells, read, now)));
-      return snapshot ?? this.#write((at) => readGenerationsIn(this.#cells(at), read, at));
+      const snapshot = this.#transaction(false, (now) => {
+        const cells = this.#cells(now);
+        return missingGeneration(cells, read.tags) ? undefined : readGenerationsIn(cells, read, now);
+      });
+      return snapshot ?? this.#writeTransaction((now) => readGenerationsIn(this.#cells(now), read, now));
     };
     return this.#run(op);
   }
 
-  /** Bumps, holds or releases in one write transaction. */
-  async writeGenerations(write: GenerationWrite): Promise<void> {
-    const op = () => this.#write((now) => writeGenerationsIn(this.#cells(now), write, now));
-    return this.#run(op);
+  /** Bumps, holds or releases in one write transaction, in order with the writes issued before it. */
+  writeGenerations(write: GenerationWrite): Promise<void> {
+    return this.#writes.submit({ alone: () => this.#writeTransaction((now) => writeGenerationsIn(this.#cells(now), write, now)) });
   }
 
-  /** Entries and bytes held by the file (expired entries not yet culled included). */
+  /** Entries and bytes held by the file, expired and deleted entries the sweep has not removed yet included. */
   async usage(): Promise<SqliteUsage> {
-    const op = () => {
-      const row = this.#statements().totals.get();
-      return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
-    };
-    return this.#run(op);
+    this.#writes.drain();
+    return this.#run(() => readTotals(this.#statements()));
   }
 
-  /** Closes this process's connection; the file and other processes' connections stay. */
+  /** Closes this process's connection once its waiting writes ran; the file and other processes' connections stay. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#writes.drain();
+    if (this.#uses?.waiting && this.#s) {
+      // Hits not yet written: once more, quietly (a locked file only loses them).
+      try {
+        this.#writeTransaction(() => undefined);
+      } catch {
+        // They only made entries look more used.
+      }
+    }
     this.#closed = true;
     this.#s = undefined;
     try {
@@ -231,47 +346,99 @@ export class SqliteStore implements Store {
     }
   }
 
+  #id(key: string): number {
+    return keyHash(key, this.#seed);
+  }
+
+  /**
+   * When an entry was stored or used, for the eviction order: `now` in ms × 1000 plus this
+   * process's count of stamps within that ms, so that its writes of one ms keep their order.
+   */
+  #stamp(now: number): number {
+    if (now !== this.#stampMs) {
+      this.#stampMs = now;
+      this.#stampSeq = 0;
+    } else if (this.#stampSeq < 999) this.#stampSeq++;
+    return now * 1000 + this.#stampSeq;
+  }
+
+  #getNow(key: string): Uint8Array | undefined {
+    const s = this.#s ?? this.#statements();
+    const id = keyHash(key, this.#seed);
+    const now = Date.now();
+    const found = s.get(id, key, now);
+    if (found === undefined || found === null) return undefined;
+    if (this.#uses?.record(id, key, this.#stamp(now))) this.#writeUses();
+    if (found instanceof Uint8Array) return found;
+    if (typeof found !== 'string') throw new SqliteStoreError('CORRUPT', this.path, `the entry "${key}" holds a ${typeof found}, not bytes: not served`);
+    // The value lives in a file: read its row whole (the file's length is in it).
+    const row = s.readLive.get(id, key, now);
+    if (row === undefined || row.file === null) return row?.value as Uint8Array | undefined;
+    const value = this.#readFile(row, key);
+    if (value) return value;
+    // Another process replaced or removed the entry (and its file) since the row was read:
+    // read the row again, once; a file missing for the current row too is a miss.
+    const again = s.readLive.get(id, key, Date.now());
+    if (again === undefined || again.file === null) return again?.value as Uint8Array | undefined;
+    return again.file === row.file ? undefined : this.#readFile(again, key);
+  }
+
+  /** Writes the hits counted so far, in a transaction of their own, unless one is under way (or the file is busy: they wait). */
+  #writeUses(): void {
+    if (this.#inTransaction) return;
+    try {
+      // #transaction, not #writeTransaction: a hostile garbage name found here is reported by the next write.
+      this.#transaction(true, () => undefined);
+    } catch {
+      // Busy or failing: the hits wait for the next write transaction.
+    }
+  }
+
+  /** The bytes of a row read inside a transaction (so its file cannot go meanwhile). */
+  #valueOf(row: SqliteRow, key: string): Uint8Array {
+    return row.file === null ? (row.value as Uint8Array) : (this.#readFile(row, key) ?? EMPTY);
+  }
+
+  /** The bytes of the file a row of `key` names (as long as its size says), or undefined when it is gone. */
+  #readFile(row: SqliteRow, key: string): Uint8Array | undefined {
+    return this.#files.read(row.file, Number(row.size) - key.length, key);
+  }
+
   /** The file's entries as generation-cells.ts sees them, for use inside one transaction. */
   #cells(now: number): Cells {
     const s = this.#statements();
     return {
       read: (key) => {
-        const row = s.readLive.get(key, now);
+        const row = s.readLive.get(this.#id(key), key, now);
         // Inside a read transaction another process may have removed the value file: a miss then.
         if (!row) return undefined;
-        return row.file === null ? (row.value as Uint8Array) : this.#readFile(row.file as string);
+        return row.file === null ? (row.value as Uint8Array) : this.#readFile(row, key);
       },
-      write: (key, value, ttlMs) => this.#put(key, value, ttlMs, now),
-      remove: (key) => void s.removeQuietly.run(key),
+      write: (key, value, ttlMs) => this.#put(this.#id(key), key, value, ttlMs, now),
+      remove: (key) => void this.#remove(this.#id(key), key, now, true),
     };
   }
 
-  #getNow(key: string): Uint8Array | undefined {
-    if (this.#s === undefined) this.#statements();
-    const row = this.#read(key, Date.now());
-    if (row === undefined) return undefined;
-    if (row.file === null) return row.value as Uint8Array;
-    const value = this.#readFile(row.file as string);
-    if (value) return value;
-    // Another process replaced or removed the entry (and its file) since the row was read:
-    // read the row again, once; a file missing for the current row too is a miss.
-    const again = this.#read(key, Date.now());
-    if (again === undefined || again.file === null) return again?.value as Uint8Array | undefined;
-    return again.file === row.file ? undefined : this.#readFile(again.file as string);
-  }
-
-  /** The bytes of a row read inside a write transaction (so its file cannot go meanwhile). */
-  #valueOf(row: SqliteRow): Uint8Array {
-    return row.file === null ? (row.value as Uint8Array) : (this.#readFile(row.file as string) ?? EMPTY);
-  }
-
-  /** The bytes of a value file, or undefined when it is gone. */
-  #readFile(file: string): Uint8Array | undefined {
-    try {
-      return readFileSync(join(this.valuesDir, file));
-    } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') return undefined;
-      throw new SqliteStoreError('IOERR', this.path, `cannot read the value file ${file}: ${(error as Error).message}`, { cause: error });
+  /** One op of a pipeline, inside its transaction, with the value files written for it. */
+  #runOp(op: StoreOp, now: number, files: ReadonlyArray<string | undefined>): StoreOpResult {
+    switch (op.kind) {
+      case 'get':
+        return this.#getNow(op.key);
+      case 'getMany':
+        return op.keys.map((key) => this.#getNow(key));
+      case 'set':
+        return this.#put(this.#id(op.key), op.key, op.value, op.ttlMs, now, files[0]);
+      case 'setMany':
+        return this.#putAll(op.entries, now, files);
+      case 'delete':
+        return op.keys.reduce((n, key) => n + this.#remove(this.#id(key), key, now), 0);
+      case 'incr': {
+        const row = this.#statements().readLive.get(this.#id(op.key), op.key, now);
+        const next = (row ? parseCounter(this.#valueOf(row, op.key), op.key) : 0) + op.by;
+        if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${op.key}"`);
+        this.#put(this.#id(op.key), op.key, formatCounter(next), row ? (row.expires_at === null ? undefined : Number(row.expires_at) - now) : op.ttlMs, now);
+        return next;
+      }
     }
   }
 
@@ -282,82 +449,174 @@ export class SqliteStore implements Store {
   #spill(key: string, value: Uint8Array, ttlMs: number | undefined): string | undefined {
     if (value.length < this.fileThreshold || value.length + key.length > this.maxBytes || (ttlMs !== undefined && !(ttlMs > 0))) return undefined;
     if (this.#closed) throw new SqliteStoreError('CLOSED', this.path, 'the store is closed');
-    const name = `${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}.bin`;
-    try {
-      if (!this.#valuesDirReady) mkdirSync(this.valuesDir, { recursive: true });
-      this.#valuesDirReady = true;
-      writeFileSync(join(this.valuesDir, name), value);
-    } catch (error) {
-      this.#unlink(name);
-      const full = (error as { code?: string }).code === 'ENOSPC';
-      throw new SqliteStoreError(full ? 'FULL' : 'IOERR', this.path, `cannot write a value file: ${(error as Error).message}`, { cause: error });
-    }
-    return name;
+    return this.#files.write(value);
   }
 
-  #unlink(file: string): void {
-    try {
-      rmSync(join(this.valuesDir, file), { force: true });
-    } catch {
-      // Left behind, it only takes space: the value is unreachable without its row.
-    }
-  }
-
-  /**
-   * A write: its rows, then the bounded cull, in one write transaction (one WAL commit). One
-   * clock reading for both, so the cull can tell what this write stored (`stored_at = now`).
-   */
-  #write<T>(body: (now: number) => T): T {
-    return this.#transaction(true, () => {
-      const now = Date.now();
-      const result = body(now);
-      this.#cull(now);
-      return result;
-    });
-  }
-
-  #put(key: string, value: Uint8Array, ttlMs: number | undefined, now: number, file?: string): void {
+  #put(id: number, key: string, value: Uint8Array, ttlMs: number | undefined, now: number, file?: string): undefined {
     const s = this.#statements();
     const size = value.length + key.length;
     // A zero or negative TTL means "already expired", as PX would refuse and EXPIRE would
     // delete; a value that could never fit is served by the caller and not stored.
-    if ((ttlMs !== undefined && !(ttlMs > 0)) || size > this.maxBytes) s.removeQuietly.run(key);
-    else if (file) s.upsert.run(key, EMPTY, expiryOf(ttlMs, now), now, now, size, file);
-    else s.upsert.run(key, value, expiryOf(ttlMs, now), now, now, size, null);
+    if ((ttlMs !== undefined && !(ttlMs > 0)) || size > this.maxBytes) {
+      this.#remove(id, key, now, true);
+      return undefined;
+    }
+    const stamp = this.#stamp(now);
+    if (file) {
+      s.upsert.run(id, key, expiryOf(ttlMs, now), stamp, stamp, size, file, EMPTY);
+      this.#ownFile(id);
+    } else {
+      this.#releaseFile(id);
+      s.upsert.run(id, key, expiryOf(ttlMs, now), stamp, stamp, size, null, value);
+    }
+    this.#spend(size);
+    return undefined;
+  }
+
+  #putAll(entries: readonly StoreEntry[], now: number, files: ReadonlyArray<string | undefined>): undefined {
+    for (let i = 0; i < entries.length; i++) this.#put(this.#id(entries[i]!.key), entries[i]!.key, entries[i]!.value, entries[i]!.ttlMs, now, files[i]);
+    return undefined;
+  }
+
+  /** Removes `key` (only when live unless `any`); 1 when a live entry went. */
+  #remove(id: number, key: string, now: number, any = false): number {
+    const s = this.#statements();
+    this.#releaseFile(id);
+    this.#writesToSweep--;
+    if (any) return Number(s.remove.run(id, key).changes) > 0 ? 1 : 0;
+    // A deleted inline entry is expired in place (its bytes dropped) and goes with the sweep,
+    // as expired entries do: the write changes its own page only, not the shared totals. An
+    // entry with a value file goes now, so that its file does too.
+    if (Number(s.expireLive.run(id, key, now).changes) > 0) return 1;
+    return Number(s.removeLive.run(id, key, now).changes);
+  }
+
+  /** Counts a write of `size` bytes against the headroom and the sweep. */
+  #spend(size: number): void {
+    this.#budgetBytes -= size;
+    this.#budgetEntries -= 1;
+    this.#writesToSweep--;
+  }
+
+  /** This process wrote a file for `id`: the write that replaces or removes it claims the file. */
+  #ownFile(id: number): void {
+    if (this.#ownFiles.has(id)) this.#claimDue = true;
+    else if (this.#ownFiles.size >= OWN_FILES_MAX) this.#ownFiles.clear();
+    this.#ownFiles.add(id);
+  }
+
+  #releaseFile(id: number): void {
+    if (this.#ownFiles.delete(id)) this.#claimDue = true;
+  }
+
+  /** The id of `key`, the file opened first (ids depend on its seed). */
+  #openId(key: string): number {
+    if (this.#s === undefined) this.#statements();
+    return keyHash(key, this.#seed);
   }
 
   /**
-   * A few expired rows go on every write (no timer keeps a process alive); then, while the file
-   * is over a bound, the policy's first entries go, as many as it takes.
+   * True when a lone write of `id` needs a transaction for the maintenance due with it (its
+   * share of the headroom is used, a sweep is due, a value file is to be claimed); else it is
+   * one statement. `adds`: bytes it may add (-1: none).
    */
-  #cull(now: number): void {
-    const s = this.#statements();
-    s.cullExpired.run(now);
-    if (!this.#bounded) return;
-    for (;;) {
-      const totals = s.totals.get();
-      const entries = Number(totals?.entries ?? 0);
-      const over = entries - this.maxEntries;
-      if (over <= 0 && Number(totals?.bytes ?? 0) <= this.maxBytes) return;
-      const n = Math.max(over, 1);
-      if (Number(s.evictOlder.run(now, n).changes) === 0 && Number(s.evict.run(n).changes) === 0) return;
-    }
+  #due(id: number, adds: number): boolean {
+    return this.#claimDue || this.#writesToSweep <= 1 || this.#ownFiles.has(id) || (adds >= 0 && (this.#budgetBytes < adds || this.#budgetEntries < 1));
   }
 
-  #transaction<T>(write: boolean, body: () => T): T {
+  /** A set issued alone: one statement, or one transaction with the maintenance due. */
+  #setAlone(key: string, value: Uint8Array, ttlMs: number | undefined, file?: string): undefined {
+    const id = this.#openId(key);
+    if (this.#due(id, value.length + key.length)) return this.#writeTransaction((now) => this.#put(id, key, value, ttlMs, now, file));
+    return this.#put(id, key, value, ttlMs, Date.now(), file);
+  }
+
+  /** A delete of one key issued alone; 1 when a live entry went. */
+  #deleteAlone(key: string): number {
+    const id = this.#openId(key);
+    if (this.#due(id, -1)) return this.#writeTransaction((now) => this.#remove(id, key, now));
+    return this.#remove(id, key, Date.now());
+  }
+
+  /** `body` and the maintenance due in one write transaction; reports hostile garbage after the commit. */
+  #writeTransaction<T>(body: (now: number) => T): T {
+    const result = this.#transaction(true, body);
+    const hostile = this.#takeHostile();
+    if (hostile) throw hostile;
+    return result;
+  }
+
+  /** The folded writes of a tick in one transaction, each with its own outcome. */
+  #batch(runs: ReadonlyArray<(now: number) => unknown>): Outcome[] {
+    const outcomes = this.#transaction(true, (now) => runs.map((run) => outcomeOf(run, now)));
+    const hostile = this.#takeHostile();
+    // One report per transaction: on its first write, which was stored like the others.
+    if (hostile) outcomes[0] = { ok: false, error: hostile };
+    return outcomes;
+  }
+
+  /**
+   * Inside a write transaction, after its writes: the hits counted in memory, then, when this
+   * process has used its share of the headroom or a sweep is due, the shared totals and as many
+   * visits of the hand as bring them under the bounds, and the claim of value files.
+   */
+  #maintain(s: Statements, now: number): void {
+    this.#uses?.writeWith(s.touch);
+    const sweep = this.#writesToSweep <= 0;
+    let claim = this.#claimDue;
+    if (sweep || this.#budgetBytes < 0 || this.#budgetEntries < 0) {
+      const totals = readTotals(s);
+      // The sweep's removals are in the totals the triggers keep, not yet in this copy: read again.
+      if (sweep && this.#hand.sweep(s, now, SWEEP_ROWS) > 0) Object.assign(totals, readTotals(s));
+      for (let removed = 0; removed < EVICTIONS_PER_WRITE && isOver(totals, this.#bounds); ) {
+        const visit = this.#hand.visit(s, now, EVICTION_SAMPLE, totals, this.#bounds);
+        if (visit.examined === 0) break;
+        removed += visit.removed;
+      }
+      this.#writesToSweep = SWEEP_EVERY;
+      this.#setBudget(totals);
+      claim = true;
+    }
+    this.#claimDue = false;
+    if (!claim || s.anyGarbage() === undefined) return;
+    // Value files whose rows went (in this transaction or in an earlier one of any process)
+    // are claimed and removed before the commit: if it fails, the names come back and a later
+    // write removes them again (a file already gone is fine), so none is ever leaked. A name
+    // the store did not write is dropped from the table and never touched; the call reports
+    // it once its own write is committed.
+    const hostile = s.claimGarbage.all().filter(({ file }) => !this.#files.remove(file));
+    this.#hostile.push(...hostile.map(({ file }) => file));
+  }
+
+  #setBudget(totals: Totals): void {
+    const share = (headroom: number) => (headroom > 0 ? Math.floor(headroom / HEADROOM_SHARE) : isOver(totals, this.#bounds) ? -1 : 0);
+    this.#budgetBytes = share(this.maxBytes - totals.bytes);
+    this.#budgetEntries = share(this.maxEntries - totals.entries);
+  }
+
+  #takeHostile(): SqliteStoreError | undefined {
+    if (this.#hostile.length === 0) return undefined;
+    const names = this.#hostile.map((file) => JSON.stringify(file)).join(', ');
+    this.#hostile = [];
+    return new SqliteStoreError('CORRUPT', this.path, `the garbage table named ${names}, not names this store writes: dropped, never removed (this call's own write was stored)`);
+  }
+
+  #transaction<T>(write: boolean, body: (now: number) => T): T {
     const s = this.#statements();
     (write ? s.beginImmediate : s.begin).run();
+    this.#inTransaction = true;
     try {
-      const result = body();
-      // Value files whose rows went (in this transaction or in an earlier one of any process)
-      // are claimed and removed before the commit: if it fails, the names come back and a
-      // later write removes them again (a file already gone is fine), so none is ever leaked.
-      if (write) for (const { file } of s.claimGarbage.all()) this.#unlink(file as string);
+      const now = Date.now();
+      const result = body(now);
+      if (write) this.#maintain(s, now);
       s.commit.run();
       return result;
     } catch (error) {
       rollbackQuietly(this.#db!);
+      this.#hostile = [];
       throw error;
+    } finally {
+      this.#inTransaction = false;
     }
   }
 
@@ -374,13 +633,18 @@ export class SqliteStore implements Store {
   #tryOpen(): void {
     let db: SqliteConnection | undefined;
     try {
-      if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+      const onDisk = this.path !== ':memory:';
+      const prepared = onDisk ? prepareDatabaseFile(this.path) : undefined;
       db = openConnection(this.path, this.binding);
-      setupSchema(db, this.policy);
-      const s = new Statements(db, this.policy);
-      this.#read = this.policy === 'least-recently-stored' ? (key, now) => s.get.get(key, now) : (key, now) => s.touch.get(now, key, now);
+      if (prepared) checkDatabaseFile(this.path, prepared);
+      const seed = setupSchema(db, this.synchronous);
+      if (onDisk) {
+        tightenDatabaseFiles(this.path);
+        this.#files.tighten();
+      }
+      this.#s = new Statements(db);
+      this.#seed = splitKeySeed(seed);
       this.#db = db;
-      this.#s = s;
       this.#openError = undefined;
     } catch (error) {
       try {
@@ -395,7 +659,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Runs `op` now; when the database is busy, retries it as {@link #retry} says. */
+  /** Runs `op` now; when the database is busy, retries it as {@link retryWhileBusy} says. */
   #run<T>(op: () => T): T | Promise<T> {
     try {
       return op();
@@ -404,22 +668,13 @@ export class SqliteStore implements Store {
     }
   }
 
-  /**
-   * Retries `op` while the database is busy, on the event loop (never blocking it), until the
-   * store's timeout; any other error, or the timeout, rejects with a {@link SqliteStoreError}.
-   */
-  async #retry<T>(error: unknown, op: () => T): Promise<T> {
-    const deadline = Date.now() + this.timeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      if (!isBusy(codeOf(error)) || this.#closed) throw this.#wrap(error);
-      if (Date.now() >= deadline) throw new SqliteStoreError('BUSY', this.path, `the database stayed locked by another connection for ${this.timeoutMs} ms`, { cause: error });
-      await pause(attempt);
-      try {
-        return op();
-      } catch (next) {
-        error = next;
-      }
-    }
+  #retry<T>(error: unknown, op: () => T): Promise<T> {
+    return retryWhileBusy(error, op, {
+      timeoutMs: this.timeoutMs,
+      isBusy: (e) => isBusy(codeOf(e)) && !this.#closed,
+      fail: (e) => this.#wrap(e),
+      timedOut: (e) => new SqliteStoreError('BUSY', this.path, `the database stayed locked by another connection for ${this.timeoutMs} ms`, { cause: e }),
+    });
   }
 
   #wrap(error: unknown, context?: string): unknown {
@@ -434,20 +689,30 @@ export class SqliteStore implements Store {
   }
 }
 
+/** The whole file's entries and bytes, as the triggers keep them. */
+function readTotals(s: Statements): Totals {
+  const row = s.totals.get();
+  return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
 /** The code of a binding's error or of one of ours (a failed open is kept as ours). */
 function codeOf(error: unknown): SqliteErrorCode | undefined {
   return error instanceof SqliteStoreError ? error.code : sqliteErrorCode(error);
 }
 
-const EMPTY = new Uint8Array(0);
+/**
+ * Runs one folded write: its own failure (not the file's) becomes its outcome; a failure of
+ * SQLite's is thrown, so that the transaction rolls back (and is retried when busy).
+ */
+function outcomeOf(run: (now: number) => unknown, now: number): Outcome {
+  try {
+    return { ok: true, value: run(now) };
+  } catch (error) {
+    if (error instanceof SqliteStoreError || sqliteErrorCode(error)) throw error;
+    return { ok: false, error };
+  }
+}
 
 function expiryOf(ttlMs: number | undefined, now: number): number | null {
   return ttlMs === undefined || ttlMs === Infinity ? null : now + ttlMs;
-}
-
-const nextTurn: (resume: () => void) => void = typeof setImmediate === 'function' ? (resume) => setImmediate(resume) : (resume) => setTimeout(resume, 0);
-
-function pause(attempt: number): Promise<void> {
-  if (attempt < IMMEDIATE_RETRIES) return new Promise(nextTurn);
-  return new Promise((resume) => setTimeout(resume, Math.min(2 ** (attempt - IMMEDIATE_RETRIES), MAX_RETRY_PAUSE_MS)));
 }

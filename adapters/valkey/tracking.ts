@@ -1,7 +1,7 @@
 /**
  * Server-assisted invalidation for the valkey store (Store.track): Redis/Valkey CLIENT TRACKING
  * in its default mode on the store's own connection, with REDIRECT to a second connection
- * subscribed to `__redis__:invalidate`. iovalkey speaks RESP2, where invalidations can only
+ * subscribed to `__redis__:invalidate`. The store speaks RESP2, where invalidations can only
  * arrive as Pub/Sub messages on another connection; that second connection is the only one
  * tracking adds, so a process holds at most two.
  *
@@ -11,19 +11,48 @@
  * flushes the listeners and ends the session, and a new session starts only once the server
  * has confirmed CLIENT TRACKING again. A heartbeat on the invalidation connection catches a
  * peer that vanished without closing the socket.
+ *
+ * The two connections are reached through {@link TrackedConnection} and {@link Subscriber}, so
+ * that the same logic runs on the store's own connections and on an iovalkey client passed in.
  */
-import type { Redis as Valkey } from 'iovalkey';
 import type { InvalidationListener, Tracking } from '../../src/store/types.ts';
+import type { RespValue } from './resp/parser.ts';
 
-const CHANNEL = '__redis__:invalidate';
+/** The channel invalidations are published on. */
+export const INVALIDATION_CHANNEL = '__redis__:invalidate';
 /** How often the invalidation connection is pinged; a ping unanswered by the next one means it is gone. */
 const HEARTBEAT_MS = 1000;
 
+/** The store's connection, on which CLIENT TRACKING is turned on. */
+export interface TrackedConnection {
+  /** True while the connection is up. */
+  readonly ready: boolean;
+  /** Calls `listener` each time the connection is (again) up, or goes down. */
+  on(event: 'ready' | 'close', listener: () => void): void;
+  off(event: 'ready' | 'close', listener: () => void): void;
+  /** One command on this connection, in order with the store's own. */
+  command(args: readonly string[]): Promise<RespValue>;
+  /** Opens the second connection (same server, same credentials), in subscriber mode. */
+  openSubscriber(): Subscriber;
+}
+
+/** The connection invalidations arrive on. It reconnects by itself, and is not resubscribed: tracking does that. */
+export interface Subscriber {
+  on(event: 'ready' | 'close', listener: () => void): void;
+  /** A Pub/Sub message: its channel, and its payload (a list of keys, or null for "everything"). */
+  onMessage(listener: (channel: string, payload: RespValue) => void): void;
+  command(args: readonly string[]): Promise<RespValue>;
+  /** Drops the connection so that it reconnects (its peer stopped answering). */
+  reconnect(): void;
+  /** Closes it for good. */
+  close(): void;
+}
+
 /** The tracking state of one valkey store, shared by every cache over it. */
 export class ValkeyTracking {
-  readonly #main: Valkey;
+  readonly #main: TrackedConnection;
   readonly #listeners = new Set<InvalidationListener>();
-  #sub: Valkey | undefined;
+  #sub: Subscriber | undefined;
   /** The CLIENT ID of the invalidation connection while it is up and subscribed. */
   #subId: number | undefined;
   #live = false;
@@ -35,7 +64,7 @@ export class ValkeyTracking {
   readonly #onMainReady = () => void this.#establish();
   readonly #onMainClose = () => this.#drop();
 
-  constructor(main: Valkey) {
+  constructor(main: TrackedConnection) {
     this.#main = main;
   }
 
@@ -80,27 +109,26 @@ export class ValkeyTracking {
     this.#main.off('close', this.#onMainClose);
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
-    sub?.disconnect();
-    if (this.#main.status === 'ready') await this.#main.call('CLIENT', 'TRACKING', 'OFF').catch(() => undefined);
+    sub?.close();
+    if (this.#main.ready) await this.#main.command(['CLIENT', 'TRACKING', 'OFF']).catch(() => undefined);
   }
 
   #start(): void {
-    const sub = this.#main.duplicate({ autoResubscribe: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+    const sub = this.#main.openSubscriber();
     this.#sub = sub;
-    sub.on('error', () => {});
     sub.on('ready', () => void this.#subscribe(sub));
     sub.on('close', () => {
       if (this.#sub === sub) this.#subId = undefined;
       this.#drop();
     });
-    sub.on('messageBuffer', (channel: Buffer, message: Buffer[] | Buffer | null) => {
-      if (channel.toString() !== CHANNEL || !this.#live) return;
-      if (message === null || !Array.isArray(message)) {
+    sub.onMessage((channel, payload) => {
+      if (channel !== INVALIDATION_CHANNEL || !this.#live) return;
+      if (!Array.isArray(payload)) {
         // null: the server flushed a database (FLUSHALL, FLUSHDB) or its tracking table.
         for (const l of this.#listeners) l.flushed();
         return;
       }
-      const keys = message.map((key) => key.toString('utf8'));
+      const keys = payload.map((key) => String(key));
       for (const l of this.#listeners) l.invalidated(keys);
     });
     this.#main.on('ready', this.#onMainReady);
@@ -110,12 +138,12 @@ export class ValkeyTracking {
   }
 
   /** The invalidation connection came up: learn its id and subscribe (before it is in subscriber mode). */
-  async #subscribe(sub: Valkey): Promise<void> {
+  async #subscribe(sub: Subscriber): Promise<void> {
     try {
-      const id = await sub.client('ID');
-      await sub.subscribe(CHANNEL);
+      const id = await sub.command(['CLIENT', 'ID']);
+      await sub.command(['SUBSCRIBE', INVALIDATION_CHANNEL]);
       if (this.#sub !== sub) return;
-      this.#subId = id;
+      this.#subId = Number(id);
     } catch {
       // It failed meanwhile; its close event and next ready start over.
       return;
@@ -127,10 +155,10 @@ export class ValkeyTracking {
   async #establish(): Promise<void> {
     const sub = this.#sub;
     const id = this.#subId;
-    if (!sub || id === undefined || this.#main.status !== 'ready' || this.#live) return;
+    if (!sub || id === undefined || !this.#main.ready || this.#live) return;
     const attempt = ++this.#attempt;
     try {
-      await this.#main.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', String(id));
+      await this.#main.command(['CLIENT', 'TRACKING', 'ON', 'REDIRECT', String(id)]);
     } catch {
       return;
     }
@@ -158,11 +186,11 @@ export class ValkeyTracking {
       // The last ping never came back: the peer may be gone without a FIN. Start over.
       this.#pingOutstanding = false;
       this.#drop();
-      sub.disconnect(true);
+      sub.reconnect();
       return;
     }
     this.#pingOutstanding = true;
-    sub.ping().then(
+    sub.command(['PING']).then(
       () => void (this.#pingOutstanding = false),
       () => void (this.#pingOutstanding = false),
     );

@@ -1,7 +1,9 @@
 /**
  * The connection URLs the Valkey stores accept, checked once with messages that name the
- * accepted forms (and point HTTP URLs at the Upstash store).
+ * accepted forms (and point HTTP URLs at the Upstash store), and how a URL becomes the store's own
+ * connection.
  */
+import type { RespConnectionOptions } from './resp/connection.ts';
 
 const URL_PROTOCOLS = ['redis:', 'rediss:', 'valkey:', 'valkeys:'];
 
@@ -38,4 +40,75 @@ export function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   return typeof value === 'object' ? 'an object that is not an iovalkey client' : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/**
+ * The iovalkey options the store's own connection implements, as it implements them. Given any
+ * other (Sentinel, a custom Connector, `commandTimeout`, …), the store opens an iovalkey client
+ * instead and writes its commands through it.
+ */
+const OWN_CONNECTION_OPTIONS = new Set([
+  'host',
+  'port',
+  'path',
+  'family',
+  'tls',
+  'username',
+  'password',
+  'db',
+  'connectionName',
+  'connectTimeout',
+  'keepAlive',
+  'retryStrategy',
+  'lazyConnect',
+  // Always on (noDelay), irrelevant (autopipelining: the store writes once per call anyway), or
+  // answered the store's way: a command is never resent after a reconnect, and only the first
+  // connection is waited for (maxRetriesPerRequest, enableOfflineQueue, enableReadyCheck).
+  'noDelay',
+  'enableAutoPipelining',
+  'maxRetriesPerRequest',
+  'enableOfflineQueue',
+  'enableReadyCheck',
+  'showFriendlyErrorStack',
+]);
+
+/** How the store's own connection to `url` is made, with `clientOptions` applied; undefined when they ask for what only iovalkey does. */
+export function ownConnectionOptions(url: string, clientOptions: Readonly<Record<string, unknown>> = {}): RespConnectionOptions | undefined {
+  const parsed = parseValkeyUrl(url);
+  const fromUrl: Record<string, unknown> = { ...Object.fromEntries(parsed.searchParams) };
+  if (parsed.hostname) fromUrl.host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (parsed.port) fromUrl.port = Number(parsed.port);
+  if (parsed.username) fromUrl.username = decodeURIComponent(parsed.username);
+  if (parsed.password) fromUrl.password = decodeURIComponent(parsed.password);
+  if (parsed.pathname.length > 1) fromUrl.db = parsed.pathname.slice(1);
+  if (isTlsUrl(parsed)) fromUrl.tls = {};
+  const merged: Record<string, unknown> = { ...fromUrl, ...clientOptions };
+  for (const [name, value] of Object.entries(merged)) if (value !== undefined && !OWN_CONNECTION_OPTIONS.has(name)) return undefined;
+  const number = (name: string) => (merged[name] === undefined ? undefined : checkNumber(name, merged[name]));
+  const options: RespConnectionOptions = {};
+  if (merged.path !== undefined) options.path = String(merged.path);
+  if (merged.host !== undefined) options.host = String(merged.host);
+  const port = number('port');
+  if (port !== undefined) options.port = port;
+  const family = number('family');
+  if (family !== undefined) options.family = family;
+  if (merged.tls !== undefined && merged.tls !== false) options.tls = merged.tls === true ? {} : (merged.tls as RespConnectionOptions['tls']);
+  if (merged.username !== undefined) options.username = String(merged.username);
+  if (merged.password !== undefined) options.password = String(merged.password);
+  const db = number('db');
+  if (db !== undefined) options.db = db;
+  if (merged.connectionName !== undefined) options.connectionName = String(merged.connectionName);
+  const connectTimeout = number('connectTimeout');
+  if (connectTimeout !== undefined) options.connectTimeout = connectTimeout;
+  const keepAlive = number('keepAlive');
+  if (keepAlive !== undefined) options.keepAlive = keepAlive;
+  if (typeof merged.retryStrategy === 'function') options.retryStrategy = merged.retryStrategy as RespConnectionOptions['retryStrategy'];
+  if (merged.lazyConnect === true || merged.lazyConnect === 'true') options.lazyConnect = true;
+  return options;
+}
+
+function checkNumber(name: string, value: unknown): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new TypeError(`valkeyStore: "${name}" must be a number, got ${JSON.stringify(value)}`);
+  return n;
 }

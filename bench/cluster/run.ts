@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/cluster/run.ts            full run (~4 min on 2 cores)
  *   npx tsx bench/cluster/run.ts --quick    smoke run (< 1 min), writes results/cluster-quick.json only
+ *   npx tsx bench/cluster/run.ts --quick --no-drills   the phases only (no fault drills)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -53,9 +54,13 @@ async function main(): Promise<void> {
           concurrency: cfg.concurrency,
           value: smallValue,
           check: isSmallValue,
-          onPhase: (p) => log(`  ${p.phase}: ${p.callsPerSec.toLocaleString('en-US')} calls/s${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`),
+          onPhase: (p) => log(`  ${p.phase}: ${p.callsPerSec.toLocaleString('en-US')} calls/s, ${p.cpuUsPerCall} µs CPU/call${p.wrong ? ` (${p.wrong} FAILED CHECKS)` : ''}`),
         }),
       );
+    }
+    if (process.argv.includes('--no-drills')) {
+      console.log(`\n${phaseTable(phases)}\n\nload average ${loadAtStart.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}\n`);
+      return;
     }
     const drill = { warmupMs: cfg.quick ? 800 : 2000, holdMs: cfg.quick ? 500 : 1000 };
     log('drill: a master killed under load');

@@ -1,6 +1,6 @@
 // What `import 'cachette'` gives on Node: node:zlib's native deflate as the default compressor.
 import '../../runtimes/native/install.ts';
-import { createCache, type Cache, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
+import { createCache, type Cache, type CacheOptions, type CompressionOptions, type Serializer, type SerializerName, type Store } from '../../src/index.ts';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { mustSucceed, type Contender, type ContenderSpec } from './types.ts';
@@ -17,6 +17,8 @@ export interface CachetteVariant {
   batch?: boolean;
   /** Called with the cache once created, e.g. to listen to its events. */
   onCache?: (cache: Cache) => void;
+  /** More engine options the row measures, e.g. an L1 tier. */
+  options?: Pick<CacheOptions, 'l1'>;
 }
 
 /** cachette through its public API (`createCache`) over the valkey or the memory store. */
@@ -29,6 +31,7 @@ export function cachetteSpec(v: CachetteVariant): ContenderSpec {
       const cache = createCache({
         store,
         namespace: v.id,
+        ...v.options,
         ...(v.serializer === undefined ? {} : { serializer: v.serializer }),
         ...(v.compression === undefined ? {} : { compression: v.compression }),
         ...(v.batch === undefined ? {} : { batch: v.batch }),

@@ -6,6 +6,7 @@ import { naiveSpec } from './naive.ts';
 import { nodeRedisSpec } from './node-redis.ts';
 import type { ContenderSpec } from './types.ts';
 import { unstorageSpec } from './unstorage.ts';
+import { valkeyStoreSpec } from './valkey-store.ts';
 import { compressionContenders, serializerContenders } from './variants.ts';
 
 /** cachette over the valkey store with its defaults. */
@@ -42,7 +43,7 @@ export const delayContenders: readonly ContenderSpec[] = mainContenders.filter((
 
 /** Every contender a benchmark child can be asked to run, by id. */
 export function contenderById(id: string): ContenderSpec {
-  const spec = [...mainContenders, ...serializerContenders, ...compressionContenders].find((c) => c.id === id);
+  const spec = [...mainContenders, ...serializerContenders, ...compressionContenders, valkeyStoreSpec].find((c) => c.id === id);
   if (!spec) throw new Error(`no contender "${id}"`);
   return spec;
 }

@@ -19,6 +19,10 @@ export interface EmbeddedConfig {
   /** Calls per process in the concurrency section. */
   processOps: number;
   processCounts: number[];
+  /** Interleaved rounds of the store ÷ raw better-sqlite3 comparison (classic mix). */
+  ratioRounds: number;
+  /** Interleaved rounds of the write-heavy processes comparison. */
+  writeHeavyRounds: number;
 }
 
 /** The issue's workloads (full) or a run of a few seconds per contender (`--quick`). */
@@ -39,5 +43,7 @@ export function embeddedConfig(quick: boolean): EmbeddedConfig {
     hitTargets: [0.95, 0.5],
     processOps: scale(50_000),
     processCounts: [1, 2, 4],
+    ratioRounds: quick ? 2 : 5,
+    writeHeavyRounds: quick ? 1 : 3,
   };
 }

@@ -12,16 +12,8 @@ import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/index.ts';
 import { importBenchPeer } from '../support/bench-peers.ts';
-
-/** A library opened for one workload. */
-export interface EmbeddedKv {
-  /** The value under `key`; undefined or null when absent. */
-  get(key: string): Promise<unknown>;
-  set(key: string, value: Uint8Array | string): Promise<void>;
-  delete(key: string): Promise<void>;
-  /** Ends the connection; files stay, so their size can be measured. */
-  close(): Promise<void>;
-}
+import { rawSqliteKv } from './raw-sqlite.ts';
+import { storeKv, type EmbeddedKv } from './store-kv.ts';
 
 /** How to open a contender, and what the report must say about it. */
 export interface EmbeddedSpec {
@@ -50,14 +42,6 @@ export const BENCH_TIMEOUT_MS = 10_000;
 // Big enough that no in-memory contender evicts during a workload (the hit-ratio one holds 100,000 keys).
 const MEMORY_BOUNDS = { maxEntries: 2_000_000, maxBytes: 4 * 1024 ** 3 };
 
-/** A cachette store as a contender. */
-export const storeKv = (store: { get(k: string): Promise<unknown>; set(k: string, v: Uint8Array): Promise<void>; delete(keys: string[]): Promise<number>; close(): Promise<void> }): EmbeddedKv => ({
-  get: (key) => store.get(key),
-  set: (key, value) => store.set(key, value as Uint8Array),
-  delete: async (key) => void (await store.delete([key])),
-  close: () => store.close(),
-});
-
 /** The share of each count a `slow` contender runs. */
 export const SLOW_SHARE = 0.1;
 
@@ -73,6 +57,14 @@ export const EMBEDDED_CONTENDERS: readonly EmbeddedSpec[] = [
     persistent: true,
     multiProcess: true,
     open: async (dir) => storeKv(sqliteStore({ path: join(dir, 'cache.db'), timeoutMs: BENCH_TIMEOUT_MS })),
+  },
+  {
+    id: 'raw-sqlite',
+    label: 'raw better-sqlite3 (baseline: one WITHOUT ROWID table, WAL, NORMAL)',
+    takes: 'bytes',
+    persistent: true,
+    multiProcess: true,
+    open: async (dir) => rawSqliteKv(join(dir, 'raw.db'), BENCH_TIMEOUT_MS),
   },
   {
     id: 'sqlite-cache',

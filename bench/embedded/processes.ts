@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MixResult } from './workloads.ts';
+import type { MixResult, MixShares } from './workloads.ts';
 
 const WORKER = join(import.meta.dirname, 'process-worker.ts');
 
@@ -36,22 +36,24 @@ function runWorker(job: object, onReady: () => void): Promise<{ startedAt: numbe
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       const last = out.trim().split('\n').pop() ?? '';
       if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as { startedAt: number; endedAt: number; result: MixResult });
-      else reject(new Error(`worker for ${JSON.stringify(job)} exited with ${code}: ${err.slice(-2000)}`));
+      else reject(new Error(`worker for ${JSON.stringify(job)} exited with ${code ?? signal}: ${err.slice(-2000)}`));
     });
   });
 }
 
-/** Runs `count` processes of contender `id` on `dir` together, `ops` calls each. */
-export async function runProcesses(id: string, dir: string, count: number, ops: number, warmup: number): Promise<ProcessesResult> {
+/** Runs `count` processes of contender `id` on `dir` together, `ops` calls each of the mix `shares` (default: the classic mix). */
+export async function runProcesses(id: string, dir: string, count: number, ops: number, warmup: number, shares?: MixShares): Promise<ProcessesResult> {
   mkdirSync(dir, { recursive: true });
   const goFile = join(dir, 'go');
   let readyCount = 0;
   let allReady!: () => void;
   const ready = new Promise<void>((r) => (allReady = r));
-  const runs = Array.from({ length: count }, (_, i) => runWorker({ contender: id, dir, goFile, ops, warmup, seed: 1000 + i }, () => ++readyCount === count && allReady()));
+  const runs = Array.from({ length: count }, (_, i) =>
+    runWorker({ contender: id, dir, goFile, ops, warmup, seed: 1000 + i, ...(shares ? { shares } : {}) }, () => ++readyCount === count && allReady()),
+  );
   // A worker that fails before "ready" rejects its run; do not wait for the others then.
   await Promise.race([ready, Promise.all(runs)]);
   writeFileSync(goFile, '');

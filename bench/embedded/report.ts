@@ -7,6 +7,7 @@ import type { EmbeddedConfig } from './config.ts';
 import { EMBEDDED_CONTENDERS, SLOW_SHARE } from './contenders.ts';
 import type { LatencySummary } from './latency.ts';
 import type { ProcessesResult } from './processes.ts';
+import type { SideBySideResult, WriteHeavyResult } from './ratios.ts';
 import type { HitRatioResult, MixResult, SizeResult } from './workloads.ts';
 
 /** One contender's outcome in one section: a result, or the error that stopped it. */
@@ -33,6 +34,10 @@ export interface EmbeddedResults {
   sizes: Array<Row<SizeResult>>;
   hitRatio: Array<Row<HitRatioResult[]>>;
   processes: Array<Row<ProcessesResult>>;
+  /** Issue 19: the store over raw better-sqlite3 (absent from runs before it). */
+  sideBySide?: SideBySideResult;
+  /** Issue 19: processes on one file, write-heavy mix (absent from runs before it). */
+  writeHeavy?: WriteHeavyResult;
 }
 
 /** A contender's label, with † when it ran the shortened counts. */
@@ -85,6 +90,59 @@ function targets(r: EmbeddedResults): string[] {
     `| \`cache.get\` p50 ≤ 3.5 µs | ${us(cache?.get.p50)} µs | ${check(cache && cache.get.p50 <= 3.5)} |`,
     `| ≥ 3× Keyv + @keyv/sqlite on every row (${ratios.length} rows) | lowest ${worst ? `${worst[1].toFixed(1)}× (${worst[0]})` : '—'} | ${check(worst && worst[1] >= 3)} |`,
     `| 2 processes ≥ 1.5× one (ops/s together) | ${times(procs(2), procs(1))} | ${check(procs(2) && procs(1) ? procs(2)! / procs(1)! >= 1.5 : undefined)} |`,
+  ];
+}
+
+/** Issue 19's targets: the store over raw better-sqlite3, `cache.get` over the store, processes on a write-heavy mix. */
+function rawTargets(r: EmbeddedResults): string[] {
+  const ratios = r.sideBySide?.storeOverRaw;
+  const scaling = r.writeHeavy?.scaling.sqlite?.[2];
+  const check = (ok: boolean | undefined) => (ok === undefined ? '—' : ok ? 'met' : '**missed**');
+  const x = (n: number | undefined) => (n === undefined ? '—' : `${n.toFixed(2)}×`);
+  return [
+    '| target (issue 19) | measured | |',
+    '|---|---:|---|',
+    `| store get p50 ≤ 1.2× raw | ${x(ratios?.get)} | ${check(ratios && ratios.get <= 1.2)} |`,
+    `| store set p50 ≤ 1.5× raw | ${x(ratios?.set)} | ${check(ratios && ratios.set <= 1.5)} |`,
+    `| store delete p50 ≤ 1.5× raw | ${x(ratios?.delete)} | ${check(ratios && ratios.delete <= 1.5)} |`,
+    `| \`cache.get\` p50 ≤ store get + 1 µs | ${r.sideBySide?.cacheGetOverStoreUs === undefined ? '—' : `+${us(r.sideBySide.cacheGetOverStoreUs)} µs`} | ${check(r.sideBySide?.cacheGetOverStoreUs === undefined ? undefined : r.sideBySide.cacheGetOverStoreUs <= 1)} |`,
+    `| 2 processes ≥ 1.5× one (write-heavy mix) | ${x(scaling)} | ${check(scaling === undefined ? undefined : scaling >= 1.5)} |`,
+  ];
+}
+
+/** Each round of the interleaved classic mix, then the medians. */
+function sideBySideTable(r: EmbeddedResults): string[] {
+  const rounds = r.sideBySide?.rounds ?? [];
+  const ids = ['raw-sqlite', 'sqlite', 'sqlite-cache'];
+  const cell = (m: MixResult | undefined) => (m ? `${us(m.get.p50)} / ${us(m.set.p50)} / ${us(m.delete.p50)}` : '—');
+  return [
+    `| round | ${ids.map((id) => `${EMBEDDED_CONTENDERS.find((c) => c.id === id)?.label ?? id}: get / set / delete p50 µs`).join(' | ')} |`,
+    `|---:|${ids.map(() => '---:').join('|')}|`,
+    ...rounds.map((round, i) => `| ${i + 1} | ${ids.map((id) => cell(round[id])).join(' | ')} |`),
+  ];
+}
+
+/** Ops/s of the write-heavy mix at each process count, and the scaling over one process. */
+function writeHeavyTable(r: EmbeddedResults): string[] {
+  const heavy = r.writeHeavy;
+  if (!heavy) return ['Not measured in this run.'];
+  const counts = r.config.processCounts;
+  return [
+    `| contender | ${counts.map((n) => `${n} process${n > 1 ? 'es' : ''} ops/s`).join(' | ')} | ${counts
+      .slice(1)
+      .map((n) => `${n} vs 1`)
+      .join(' | ')} |`,
+    `|---|${counts.map(() => '---:').join('|')}|${counts
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+    ...Object.keys(heavy.opsPerSec).map(
+      (id) =>
+        `| ${EMBEDDED_CONTENDERS.find((c) => c.id === id)?.label ?? id} | ${counts.map((n) => int(heavy.opsPerSec[id]?.[n])).join(' | ')} | ${counts
+          .slice(1)
+          .map((n) => (heavy.scaling[id]?.[n] === undefined ? '—' : `${heavy.scaling[id]![n]!.toFixed(2)}×`))
+          .join(' | ')} |`,
+    ),
   ];
 }
 
@@ -240,6 +298,25 @@ Run it: \`npm run bench:embedded\` (${Math.max(1, Math.round(r.durationS / 60))}
 ## Targets (issue 14)
 
 ${targets(r).join('\n')}
+
+## The store against raw better-sqlite3 (issue 19)
+
+The baseline is better-sqlite3 used directly ([\`embedded/raw-sqlite.ts\`](embedded/raw-sqlite.ts)): one
+\`key TEXT PRIMARY KEY, value BLOB, expires_at INTEGER\` table WITHOUT ROWID, WAL, \`synchronous = NORMAL\`, three prepared
+statements, no bounds, no eviction, no expiry, no value files. The classic mix runs ${r.sideBySide?.rounds.length ?? 0} times for each of the
+three below, the contenders alternating and their order rotating, so that a load drifting over the run weighs on all
+of them alike; the ratios are medians over the rounds.
+
+${rawTargets(r).join('\n')}
+
+${sideBySideTable(r).join('\n')}
+
+### Processes on one file, write-heavy mix (50 % set, 1 % delete, 49 % get), ${int(c.processOps)} calls per process
+
+Medians of ${r.writeHeavy?.rounds.length ?? 0} interleaved rounds. Writes to one SQLite file are serialised: a second process adds its reads,
+not its writes.
+
+${writeHeavyTable(r).join('\n')}
 
 ## Classic mix: ${int(c.mixOps)} calls after ${int(c.mixWarmup)} warm-up, keys from 100, values up to ~600 bytes, 90 % get, 9 % set, 1 % delete
 

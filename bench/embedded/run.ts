@@ -1,7 +1,8 @@
 /**
  * `npm run bench:embedded`: issue 14's workloads (classic mix, value sizes, hit ratio, 1/2/4
- * processes on one file) against the SQLite store and its peers, raw results as JSON under
- * bench/results/, and (full runs only) bench/EMBEDDED.md with its chart.
+ * processes on one file) against the SQLite store and its peers, issue 19's ratios (the store
+ * over raw better-sqlite3, interleaved; 1/2/4 processes on a write-heavy mix), raw results as
+ * JSON under bench/results/, and (full runs only) bench/EMBEDDED.md with its chart.
  *
  *   npm run bench:embedded                    full run (the issue's counts)
  *   npm run bench:embedded -- --quick         smoke run, writes results/embedded-quick.json only
@@ -17,9 +18,10 @@ import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
 import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
 import { runProcesses } from './processes.ts';
+import { rotation, SIDE_BY_SIDE, summariseSideBySide, summariseWriteHeavy, WRITE_HEAVY, type SideBySideResult, type WriteHeavyResult } from './ratios.ts';
 import { PLACEMENTS } from './value-placement.ts';
 import { writeEmbeddedReport, type EmbeddedResults, type Row } from './report.ts';
-import { classicMix, hitRatios, valueSizes, type MixResult } from './workloads.ts';
+import { classicMix, hitRatios, valueSizes, WRITE_HEAVY_MIX, type MixResult } from './workloads.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = join(here, '..');
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
   const withDisk = <T>(section: string, row: Row<T>): Row<T> => ({ ...row, diskBytes: lastDisk.get(`${section}-${row.id}`) });
 
   try {
-    log('section 1/5: classic mix');
+    log('section 1/7: classic mix');
     const mix: Array<Row<MixResult>> = [];
     for (const spec of contenders) {
       const row = withDisk(
@@ -97,7 +99,29 @@ async function main(): Promise<void> {
       mix.push(row);
     }
 
-    log("section 2/5: the classic mix on each runtime's binding");
+    log('section 2/7: the store over raw better-sqlite3, classic mix, interleaved rounds');
+    const sideRounds: SideBySideResult['rounds'] = [];
+    const sideSpecs = contenders.filter((c) => (SIDE_BY_SIDE as readonly string[]).includes(c.id));
+    for (let round = 0; round < (sideSpecs.length > 1 ? cfg.ratioRounds : 0); round++) {
+      const results: Record<string, MixResult | undefined> = {};
+      for (const spec of rotation(sideSpecs, round)) {
+        const row = await withContender(spec, `side${round}`, (kv) => classicMix(kv, spec.takes, { ops: cfg.mixOps, warmup: cfg.mixWarmup, seed: 1 + round, check: true }));
+        results[spec.id] = row.result;
+      }
+      sideRounds.push(results);
+      log(
+        `round ${round + 1}: ${Object.entries(results)
+          .map(([id, m]) => `${id} ${m ? `${m.get.p50}/${m.set.p50}/${m.delete.p50}` : 'failed'}`)
+          .join(', ')} (get/set/delete p50 µs)`,
+      );
+    }
+    const sideBySide = summariseSideBySide(sideRounds);
+    if (sideBySide.storeOverRaw) {
+      const { get, set, delete: remove } = sideBySide.storeOverRaw;
+      log(`store ÷ raw p50: get ${get.toFixed(2)}×, set ${set.toFixed(2)}×, delete ${remove.toFixed(2)}×; cache.get − store get ${sideBySide.cacheGetOverStoreUs?.toFixed(2) ?? '—'} µs`);
+    }
+
+    log("section 3/7: the classic mix on each runtime's binding");
     const runtimes: EmbeddedResults['runtimes'] = [];
     for (const [runtime, command] of [
       ['node', [process.execPath, '--import', 'tsx']],
@@ -120,7 +144,7 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
 
-    log('section 3/5: value sizes');
+    log('section 4/7: value sizes');
     const sizes: EmbeddedResults['sizes'] = [];
     for (const spec of [...contenders, ...PLACEMENTS.filter((p) => !only || only.includes(p.id))]) {
       for (const size of cfg.sizes) {
@@ -133,7 +157,7 @@ async function main(): Promise<void> {
       }
     }
 
-    log('section 4/5: hit ratio');
+    log('section 5/7: hit ratio');
     const hits: EmbeddedResults['hitRatio'] = [];
     for (const spec of contenders) {
       const row = withDisk('hits', await withContender(spec, 'hits', (kv) => hitRatios(kv, spec.takes, countFor(spec, cfg.hitKeys), countFor(spec, cfg.hitGets), cfg.hitTargets)));
@@ -141,7 +165,7 @@ async function main(): Promise<void> {
       hits.push(row);
     }
 
-    log('section 5/5: 1, 2 and 4 processes on one file');
+    log('section 6/7: 1, 2 and 4 processes on one file');
     const processes: EmbeddedResults['processes'] = [];
     for (const spec of contenders.filter((c) => c.multiProcess)) {
       for (const count of cfg.processCounts) {
@@ -159,6 +183,33 @@ async function main(): Promise<void> {
       }
     }
 
+    log('section 7/7: 1, 2 and 4 processes on one file, write-heavy mix (50 % sets), interleaved rounds');
+    const heavyRounds: WriteHeavyResult['rounds'] = [];
+    const heavyIds = WRITE_HEAVY.filter((id) => contenders.some((c) => c.id === id));
+    for (let round = 0; round < (heavyIds.length ? cfg.writeHeavyRounds : 0); round++) {
+      const results: WriteHeavyResult['rounds'][number] = {};
+      for (const count of cfg.processCounts) {
+        for (const id of rotation(heavyIds, round + count)) {
+          const dir = join(work, `heavy-${round}-${id}-${count}`);
+          try {
+            const result = await runProcesses(id, dir, count, cfg.processOps, cfg.mixWarmup, WRITE_HEAVY_MIX);
+            (results[id] ??= {})[count] = result;
+            log(`write-heavy round ${round + 1} ${id} × ${count}: ${result.opsPerSec.toLocaleString('en-US')} ops/s together`);
+          } catch (error) {
+            log(`write-heavy ${id} × ${count} FAILED: ${(error as Error).message}`);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }
+      }
+      heavyRounds.push(results);
+    }
+    const writeHeavy = summariseWriteHeavy(heavyRounds, cfg.processCounts);
+    for (const id of heavyIds)
+      log(
+        `write-heavy ${id}: ${cfg.processCounts.map((n) => `${n}: ${writeHeavy.opsPerSec[id]?.[n]?.toLocaleString('en-US') ?? '—'} ops/s (${writeHeavy.scaling[id]?.[n]?.toFixed(2) ?? '—'}×)`).join(', ')}`,
+      );
+
     const environment = describeEnvironment(server.version);
     const results: EmbeddedResults = {
       date: new Date().toISOString(),
@@ -171,6 +222,8 @@ async function main(): Promise<void> {
       sizes,
       hitRatio: hits,
       processes,
+      sideBySide,
+      writeHeavy,
     };
     mkdirSync(resultsDir, { recursive: true });
     const file = cfg.quick ? 'embedded-quick.json' : 'embedded.json';

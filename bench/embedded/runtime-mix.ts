@@ -4,11 +4,12 @@
  */
 import { join } from 'node:path';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
+import { storeKv } from './store-kv.ts';
 import { classicMix } from './workloads.ts';
 
 const job = JSON.parse(process.argv[process.argv.length - 1]!) as { dir: string; ops: number; warmup: number };
 const store = sqliteStore({ path: join(job.dir, 'cache.db'), timeoutMs: 10_000 });
-const result = await classicMix({ get: (k) => store.get(k), set: (k, v) => store.set(k, v as Uint8Array), delete: async (k) => void (await store.delete([k])), close: () => store.close() }, 'bytes', {
+const result = await classicMix(storeKv(store), 'bytes', {
   ops: job.ops,
   warmup: job.warmup,
   seed: 1,

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
-import { BENCH_TIMEOUT_MS, storeKv, type EmbeddedSpec } from './contenders.ts';
+import { BENCH_TIMEOUT_MS, type EmbeddedSpec } from './contenders.ts';
+import { storeKv } from './store-kv.ts';
 
 const placement = (id: string, label: string, fileThreshold: number): EmbeddedSpec => ({
   id,

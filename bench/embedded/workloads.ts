@@ -3,7 +3,7 @@
  * and hit ratio. Each times every call on its own (performance.now() around one awaited call)
  * and checks what it read, so a contender that returned the wrong thing is flagged, not fast.
  */
-import type { EmbeddedKv } from './contenders.ts';
+import type { EmbeddedKv } from './store-kv.ts';
 import { Samples, type LatencySummary } from './latency.ts';
 import { payload, rng } from './values.ts';
 
@@ -27,6 +27,17 @@ export interface MixResult {
   wrong: number;
 }
 
+/** The share of sets and of deletes among a mix's calls; the rest are gets. */
+export interface MixShares {
+  set: number;
+  delete: number;
+}
+
+/** diskcache's classic mix: 90 % get, 9 % set, 1 % delete. */
+export const CLASSIC_MIX: MixShares = { set: 0.09, delete: 0.01 };
+/** Issue 19's write-heavy mix for processes sharing a file: 50 % set, 1 % delete, 49 % get. */
+export const WRITE_HEAVY_MIX: MixShares = { set: 0.5, delete: 0.01 };
+
 /** Options of {@link classicMix}. */
 export interface MixOptions {
   ops: number;
@@ -34,11 +45,14 @@ export interface MixOptions {
   seed: number;
   /** False when other processes write the same keys, so what was read cannot be predicted. */
   check: boolean;
+  /** The shares of writes; default {@link CLASSIC_MIX}. */
+  shares?: MixShares;
 }
 
 /**
- * Keys from a space of 100, values of 16–600 bytes, 90 % get, 9 % set, 1 % delete, after a
- * warm-up (every key written once, then `warmup` calls of the same mix, untimed).
+ * Keys from a space of 100, values of 16–600 bytes, 90 % get, 9 % set, 1 % delete (or the
+ * `shares` given), after a warm-up (every key written once, then `warmup` calls of the same
+ * mix, untimed).
  */
 export async function classicMix(kv: EmbeddedKv, takes: Takes, options: MixOptions): Promise<MixResult> {
   const next = rng(options.seed);
@@ -52,12 +66,13 @@ export async function classicMix(kv: EmbeddedKv, takes: Takes, options: MixOptio
   const total = options.warmup + options.ops;
   const kinds = new Uint8Array(total);
   const keyOf = new Uint8Array(total);
-  const valueOf = new Uint8Array(total);
+  const valueAt = new Uint8Array(total);
+  const { set, delete: remove } = options.shares ?? CLASSIC_MIX;
   for (let i = 0; i < total; i++) {
     const r = next();
-    kinds[i] = r < 0.9 ? 0 : r < 0.99 ? 1 : 2;
+    kinds[i] = r < 1 - set - remove ? 0 : r < 1 - remove ? 1 : 2;
     keyOf[i] = Math.floor(next() * 100);
-    valueOf[i] = Math.floor(next() * pool.length);
+    valueAt[i] = Math.floor(next() * pool.length);
   }
   const samples = [new Samples(options.ops), new Samples(options.ops), new Samples(options.ops)] as const;
   let gets = 0;
@@ -78,9 +93,9 @@ export async function classicMix(kv: EmbeddedKv, takes: Takes, options: MixOptio
       if (length >= 0) hits++;
       if (options.check && length !== (expected[k]! < 0 ? -1 : pool[expected[k]!]!.length)) wrong++;
     } else if (kinds[i] === 1) {
-      await kv.set(keys[k]!, pool[valueOf[i]!]!);
+      await kv.set(keys[k]!, pool[valueAt[i]!]!);
       if (i >= options.warmup) samples[1].add(performance.now() - t);
-      expected[k] = valueOf[i]!;
+      expected[k] = valueAt[i]!;
     } else {
       await kv.delete(keys[k]!);
       if (i >= options.warmup) samples[2].add(performance.now() - t);

@@ -4,21 +4,30 @@ import { TARGETS, type TargetId } from './plan.ts';
 
 /** Knobs of one full-stack run, read once from the command line and the environment. */
 export interface FullstackConfig {
-  /** Smoke run (`--quick`): every row, seconds instead of minutes. */
+  /** Smoke run (`--quick`): every row, one-second windows, two rounds. */
   quick: boolean;
-  /** Load before measuring, seconds (JIT, pools, caches warm up; not counted). */
-  warmupS: number;
-  /** The measured window of `/work` and `/page` rows, seconds. */
-  measureS: number;
-  /** Load after the warm-up on `/work` rows, seconds, the measured window included: RSS trend. */
-  soakS: number;
-  /** Idle time after the load before the "settled" sample, seconds. */
-  settleS: number;
+  /** Length of one measured window, seconds. */
+  windowS: number;
+  /**
+   * Measured windows per `/work` row. The rows of a target take turns, one window each per
+   * round (the order reversed every other round), and each row's figure is the median of its
+   * windows: whatever slows the machine for a while hits every row of that round alike.
+   */
+  rounds: number;
+  /** Measured windows per `/page` row (the first `pageRounds` rounds). */
+  pageRounds: number;
+  /** Warm-up: one-second loads until two in a row agree within `warmupTolerance`, at least `warmupMinS`, at most `warmupMaxS`. */
+  warmupMinS: number;
+  warmupMaxS: number;
+  /** Largest relative difference between two one-second rates that counts as stable. */
+  warmupTolerance: number;
   /** wrk connections and threads. */
   connections: number;
   threads: number;
   /** Distinct page ids the hit rows cycle through. */
   pageKeys: number;
+  /** Servers started at once when a target begins (starting is CPU-bound: more only queue). */
+  startConcurrency: number;
   /** CPU of the server, and of wrk + redis-server + the bridge (taskset lists); undefined: unpinned. */
   serverCpus: string | undefined;
   loadCpus: string | undefined;
@@ -49,18 +58,22 @@ export function readFullstackConfig(argv: readonly string[]): FullstackConfig {
   // Two cores or more: the server on the last one, load and store on the others.
   const cores = cpus().length;
   const pin = cores >= 2 && process.env.FULLSTACK_NO_PIN !== '1';
-  const measureS = intFromEnv('FULLSTACK_MEASURE_S', quick ? 3 : 20);
+  const rounds = intFromEnv('FULLSTACK_ROUNDS', quick ? 2 : 5);
+  const warmupMinS = intFromEnv('FULLSTACK_WARMUP_MIN_S', quick ? 1 : 2);
   return {
     quick,
-    warmupS: intFromEnv('FULLSTACK_WARMUP_S', quick ? 2 : 5),
-    measureS,
-    soakS: Math.max(measureS, intFromEnv('FULLSTACK_SOAK_S', quick ? 5 : 60)),
-    settleS: intFromEnv('FULLSTACK_SETTLE_S', quick ? 1 : 5),
+    windowS: intFromEnv('FULLSTACK_WINDOW_S', quick ? 1 : 2),
+    rounds,
+    pageRounds: Math.min(rounds, intFromEnv('FULLSTACK_PAGE_ROUNDS', quick ? 1 : 3)),
+    warmupMinS,
+    warmupMaxS: Math.max(warmupMinS, intFromEnv('FULLSTACK_WARMUP_MAX_S', quick ? 2 : 5)),
+    warmupTolerance: 0.1,
     // A smoke run checks that every row runs, not how fast: fewer connections keep latency
-    // inside its short window on a busy machine.
+    // inside its one-second windows on a busy machine.
     connections: intFromEnv('FULLSTACK_CONNECTIONS', quick ? 20 : 100),
     threads: intFromEnv('FULLSTACK_THREADS', 2),
     pageKeys: 100,
+    startConcurrency: 4,
     serverCpus: pin ? String(cores - 1) : undefined,
     loadCpus: pin ? (cores === 2 ? '0' : `0-${cores - 2}`) : undefined,
     targets: runtimes ? known.filter((id) => runtimes.includes(id)) : known,

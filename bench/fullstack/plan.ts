@@ -11,14 +11,20 @@ export type TargetId = 'node' | 'node-cluster' | 'bun' | 'deno' | 'workerd-upsta
 /** How the server of a target starts. */
 export type ServerKind = 'node' | 'bun' | 'deno' | 'workerd';
 
+/** What a `/work` row is to the report: cachette's default, another cachette configuration, a raw client, or a peer library. */
+export type RowRole = 'cachette' | 'cachette-variant' | 'raw' | 'peer';
+
 /** A `/work` row: a contender id the server understands (servers/server-app.ts, servers/worker.ts). */
 export interface WorkRow {
   contender: string;
   label: string;
+  role: RowRole;
   /** Set when the row cannot run on this target: the report prints the reason instead of figures. */
   unavailable?: string;
   /** Why the row is expected to fail when tried (it is tried anyway; the observed error is reported). */
   expectedFailure?: string;
+  /** Store connections one server process may hold (default 1; 2 with CLIENT TRACKING's invalidation connection). */
+  connectionsPerProcess?: number;
 }
 
 /** A `/page/:id` row. */
@@ -46,6 +52,8 @@ export interface Target {
   rssProgram?: string;
   /** Pin the server to the server CPU (false for the cluster, whose workers need both cores). */
   pinServer: boolean;
+  /** wrk connections for this target when fewer than the run's (a store too slow for 100 to finish inside a window). */
+  maxConnections?: number;
   work: WorkRow[];
   pages: PageRow[];
   /** Sentences the report prints under the target's heading. */
@@ -53,10 +61,16 @@ export interface Target {
 }
 
 const PEERS: WorkRow[] = [
-  { contender: 'bentocache-l2', label: 'bentocache (redis L2)' },
-  { contender: 'bentocache-tiered', label: 'bentocache (memory L1 + redis L2)' },
-  { contender: 'cache-manager', label: 'cache-manager 7 (Keyv + @keyv/redis)' },
-  { contender: 'unstorage', label: 'unstorage (redis driver)' },
+  { contender: 'bentocache-l2', label: 'bentocache (redis L2)', role: 'peer' },
+  { contender: 'bentocache-tiered', label: 'bentocache (memory L1 + redis L2)', role: 'peer' },
+  { contender: 'cache-manager', label: 'cache-manager 7 (Keyv + @keyv/redis)', role: 'peer' },
+  { contender: 'unstorage', label: 'unstorage (redis driver)', role: 'peer' },
+];
+
+/** The raw TCP clients every server runtime runs (Bun adds its own). */
+const RAW_TCP: WorkRow[] = [
+  { contender: 'node-redis', label: 'node-redis 5 (raw, JSON)', role: 'raw' },
+  { contender: 'iovalkey', label: 'iovalkey (raw, JSON)', role: 'raw' },
 ];
 
 const NO_CACHE_API = (runtime: string) => `${runtime} has no Cache API (\`globalThis.caches\`), which hono/cache needs`;
@@ -85,10 +99,10 @@ export const TARGETS: readonly Target[] = [
     rssProgram: 'node',
     pinServer: true,
     work: [
-      { contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' },
-      { contender: 'cachette-compressed', label: 'cachette, `compression: true` (deflate from 1 KiB: the document too)' },
-      { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' },
-      { contender: 'node-redis', label: 'node-redis 5 (raw, JSON)' },
+      { contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' },
+      { contender: 'cachette-l1', label: "cachette, `l1: { consistency: 'tracking' }` (process memory in front, CLIENT TRACKING)", role: 'cachette-variant', connectionsPerProcess: 2 },
+      { contender: 'cachette-compressed', label: 'cachette, `compression: true` (deflate from 1 KiB: the document too)', role: 'cachette-variant' },
+      ...RAW_TCP,
       ...PEERS,
     ],
     pages: pageRows(NO_CACHE_API('Node')),
@@ -102,7 +116,7 @@ export const TARGETS: readonly Target[] = [
     store: 'redis',
     rssProgram: 'node',
     pinServer: false,
-    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' }, { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' }, ...PEERS],
+    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' }, ...RAW_TCP, ...PEERS],
     pages: [],
     notes: [
       'The primary accepts connections and hands them to 2 workers; RSS is the sum of the three processes and connections are those of both workers. Not pinned: the workers need both cores, which they share with wrk and redis-server. Pages are measured on one process only.',
@@ -117,17 +131,18 @@ export const TARGETS: readonly Target[] = [
     // Both Valkey transports of cachette on Bun: the default, and the other one, so each run shows which is faster.
     work: [
       VALKEY_CLIENT_ON_BUN === 'bun-redis'
-        ? { contender: 'cachette', label: "cachette, defaults (bun-redis store: Bun's RedisClient)" }
-        : { contender: 'cachette', label: 'cachette, defaults (valkey store: iovalkey)' },
+        ? { contender: 'cachette', label: "cachette, defaults (bun-redis store: Bun's RedisClient)", role: 'cachette' }
+        : { contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' },
       VALKEY_CLIENT_ON_BUN === 'bun-redis'
-        ? { contender: 'cachette-iovalkey', label: 'cachette over iovalkey (valkey store)' }
-        : { contender: 'cachette-bun-redis', label: "cachette over Bun's RedisClient (bun-redis store)" },
-      { contender: 'bun-redis', label: 'Bun RedisClient (raw, JSON)' },
+        ? { contender: 'cachette-valkey', label: 'cachette over the valkey store', role: 'cachette-variant' }
+        : { contender: 'cachette-bun-redis', label: "cachette over Bun's RedisClient (bun-redis store)", role: 'cachette-variant' },
+      { contender: 'bun-redis', label: 'Bun RedisClient (raw, JSON)', role: 'raw' },
+      ...RAW_TCP,
       ...PEERS,
     ],
     pages: pageRows(NO_CACHE_API('Bun')),
     notes: [
-      `cachette's default Valkey client on Bun is ${VALKEY_CLIENT_ON_BUN} (runtimes/valkey-client.ts); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two clients.`,
+      `cachette's default store for a Valkey URL on Bun is the ${VALKEY_CLIENT_ON_BUN} store (runtimes/valkey-client.ts says why); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two.`,
     ],
   },
   {
@@ -136,7 +151,7 @@ export const TARGETS: readonly Target[] = [
     server: 'deno',
     store: 'redis',
     pinServer: true,
-    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store, iovalkey)' }, { contender: 'iovalkey', label: 'iovalkey (raw, JSON)' }, ...PEERS],
+    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' }, ...RAW_TCP, ...PEERS],
     pages: pageRows(true),
     notes: [],
   },
@@ -148,8 +163,8 @@ export const TARGETS: readonly Target[] = [
     rssProgram: 'workerd',
     pinServer: true,
     work: [
-      { contender: 'cachette', label: 'cachette, defaults (upstash store)' },
-      { contender: 'upstash', label: '@upstash/redis (raw, its JSON)' },
+      { contender: 'cachette', label: 'cachette, defaults (upstash store)', role: 'cachette' },
+      { contender: 'upstash', label: '@upstash/redis (raw, its JSON)', role: 'raw' },
       ...PEERS.map((p) => ({ ...p, expectedFailure: WORKERD_TCP })),
     ],
     pages: pageRows(true),
@@ -165,13 +180,14 @@ export const TARGETS: readonly Target[] = [
     store: 'kv',
     rssProgram: 'workerd',
     pinServer: true,
+    maxConnections: 10,
     work: [
-      { contender: 'cachette', label: 'cachette, defaults (cloudflare-kv store)' },
-      { contender: 'kv', label: 'KV binding (raw, JSON)' },
+      { contender: 'cachette', label: 'cachette, defaults (cloudflare-kv store)', role: 'cachette' },
+      { contender: 'kv', label: 'KV binding (raw, JSON)', role: 'raw' },
     ],
     pages: pageRows(true, 'cachette/hono over KV').filter((p) => p.page === 'cachette'),
     notes: [
-      "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation, and several milliseconds per operation here, so /work (16 KV operations per request) is slow and some of its 100 connections wait past wrk's 5 s timeout (counted as socket errors). The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",
+      "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation, and several milliseconds per operation here, so /work (16 KV operations per request) is slow: this target is loaded with 10 connections, not 100, so that requests finish inside a measured window. The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",
     ],
   },
 ];

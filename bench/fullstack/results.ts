@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Environment } from '../support/environment.ts';
 import type { FullstackConfig } from './config.ts';
 import type { TargetId } from './plan.ts';
-import type { RowResult } from './run-row.ts';
+import type { RowResult } from './run-target.ts';
 import { ROOT } from './support/services.ts';
 
 /** One target's rows. */
@@ -12,6 +12,14 @@ export interface TargetResult {
   id: TargetId;
   label: string;
   notes: string[];
+  /** wrk connections used on this target. */
+  connections: number;
+  /** How long the target took, servers' starts included, seconds. */
+  durationS: number;
+  /** 1-minute load average when the target started and ended. */
+  loadAverage: { start: number; end: number };
+  /** How busy the server's core was with other processes in the second before the target started, %. */
+  idleCoreBusyPct?: number;
   work: RowResult[];
   pages: RowResult[];
 }
@@ -19,6 +27,8 @@ export interface TargetResult {
 /** Everything one `npm run bench:fullstack` measured: the JSON under bench/fullstack/results/ and the report's source. */
 export interface FullstackResults {
   date: string;
+  /** The commit measured (`git describe --always --dirty`): the engine these figures belong to. */
+  commit: string;
   durationS: number;
   config: Omit<FullstackConfig, 'only'> & { only: string[] | null };
   environment: Environment & { runtimes: Record<string, string> };
@@ -41,6 +51,20 @@ function packageVersion(name: string): string {
   } catch {
     return 'not installed';
   }
+}
+
+/** Reads a run's results; a file written by the harness before rounds (rows without windows) is an error saying so. */
+export function readResults(path: string): FullstackResults {
+  const results = JSON.parse(readFileSync(path, 'utf8')) as FullstackResults;
+  if (!Array.isArray(results.targets) || !results.targets.every((t) => [...t.work, ...t.pages].every((row) => Array.isArray(row.windows)))) {
+    throw new Error(`${path} was written by an older harness (rows without windows): run npm run bench:fullstack again`);
+  }
+  return results;
+}
+
+/** The commit of the working tree, with `-dirty` when it has uncommitted changes. */
+export function gitCommit(): string {
+  return versionOf(['git', 'describe', '--always', '--dirty', '--abbrev=10']);
 }
 
 /** Versions of the runtimes and wrk, as their binaries report them, and of the server packages. */

@@ -23,6 +23,7 @@ try {
     kRuns: job.kRuns,
     batch: job.batch,
     concurrency: job.concurrency,
+    ...(job.only ? { only: job.only } : {}),
     ...payload,
     async afterPhase(phase, prefix) {
       if (!job.memoryUsage || phase !== 'set') return;

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runJsonChild } from '../support/child-process.ts';
+import { runJsonChild, type ChildRuntime } from '../support/child-process.ts';
+import type { PhaseName } from '../contenders/types.ts';
 import type { ContenderResult } from './run-phases.ts';
 
 /** What a benchmark child runs: one contender, one mode, on one server. */
@@ -15,6 +16,8 @@ export interface ChildJob {
   payload: 'small' | 'rows';
   /** Also report MEMORY USAGE of one stored entry (cachette contenders). */
   memoryUsage?: boolean;
+  /** Only these phases (all by default). */
+  only?: PhaseName[];
 }
 
 /** A child's result; `memoryPerKey` when asked for. */
@@ -24,9 +27,9 @@ export type ChildResult = ContenderResult & { memoryPerKey?: number };
 const compiled = join(dirname(fileURLToPath(import.meta.url)), '..', '.build', 'bench', 'phases', 'child.js');
 
 /**
- * Runs `job` in a fresh Node process on the compiled bench, pinned to `cpu` with taskset when
- * given (the server is pinned to another), and returns what it measured.
+ * Runs `job` in a fresh process (Node by default, or Bun, or Deno) on the compiled bench, pinned
+ * to `cpu` with taskset when given (the server is pinned to another), and returns what it measured.
  */
-export function runPhasesInChild(job: ChildJob, cpu: number | undefined, onLine?: (line: string) => void): Promise<ChildResult> {
-  return runJsonChild<ChildResult>(compiled, [JSON.stringify(job)], cpu, onLine);
+export function runPhasesInChild(job: ChildJob, cpu: number | undefined, onLine?: (line: string) => void, runtime: ChildRuntime = 'node'): Promise<ChildResult> {
+  return runJsonChild<ChildResult>(compiled, [JSON.stringify(job)], cpu, onLine, runtime);
 }

@@ -1,7 +1,7 @@
 /**
  * cachette/bun: the HTTP cache for `Bun.serve`, with the store picked from the environment
  * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through bun:sqlite; VALKEY_URL /
- * REDIS_URL → Valkey, through iovalkey by default — `bunRedisStore` from
+ * REDIS_URL → Valkey, through the valkey store by default — `bunRedisStore` from
  * cachette/adapters/bun-redis uses Bun's built-in client; UPSTASH_REDIS_REST_URL + _TOKEN →
  * Upstash; otherwise memory).
  *
@@ -43,7 +43,12 @@ interface BunGlobal {
 
 /** Wraps a fetch-style handler in the HTTP cache, for `Bun.serve({ fetch })`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return serverCache(handler, process.env, options);
+  return cachedFor(handler, options ?? {}, 'cached() from cachette/bun');
+}
+
+/** {@link cached} under the name of the function that was called, for its errors. */
+function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
+  return serverCache(handler, process.env, options, callerName);
 }
 
 /** Options of {@link serve}. */
@@ -66,7 +71,7 @@ export function serve(handler: RequestHandler, options?: BunServeOptions): Promi
 export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunServer> {
   const bun = (globalThis as { Bun?: BunGlobal }).Bun;
   if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
-  const served = servedHandler('cachette/bun', handler, options, cached);
+  const served = servedHandler('cachette/bun', handler, options, cachedFor);
   await served.cache?.ready;
   const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalServerError });
   return {
@@ -84,9 +89,9 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
  * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
  * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather
  * than whole responses. To choose the Valkey client yourself, pass `bunRedisStore(url)`
- * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (iovalkey) to
+ * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (cachette/adapters/valkey) to
  * `createCache` instead.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options);
+  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/bun');
 }

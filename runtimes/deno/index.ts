@@ -1,7 +1,7 @@
 /**
  * cachette/deno: the HTTP cache for `Deno.serve`, with the store picked from `Deno.env`
  * (CACHETTE_STORE=sqlite:PATH → the embedded SQLite file through node:sqlite, which needs
- * `--allow-read --allow-write` on it; VALKEY_URL / REDIS_URL → Valkey over iovalkey,
+ * `--allow-read --allow-write` on it; VALKEY_URL / REDIS_URL → Valkey (the valkey store),
  * UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory). Reading the environment needs
  * `--allow-env`, or pass `env` / `store`.
  *
@@ -47,8 +47,10 @@ function deno(): DenoGlobal {
   return d;
 }
 
-function denoEnv(options: { env?: EnvLike } | undefined): EnvLike {
+function denoEnv(options: { env?: EnvLike; store?: unknown } | undefined): EnvLike {
   if (options?.env) return options.env;
+  // A store passed in wins over every variable: the environment is not read, nor its permission needed.
+  if (options?.store !== undefined) return {};
   try {
     return deno().env.toObject();
   } catch (error) {
@@ -58,7 +60,12 @@ function denoEnv(options: { env?: EnvLike } | undefined): EnvLike {
 
 /** Wraps a fetch-style handler in the HTTP cache, for `Deno.serve(handler)`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return serverCache(handler, denoEnv(options), options);
+  return cachedFor(handler, options ?? {}, 'cached() from cachette/deno');
+}
+
+/** {@link cached} under the name of the function that was called, for its errors. */
+function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
+  return serverCache(handler, denoEnv(options), options, callerName);
 }
 
 /** Options of {@link serve}. */
@@ -79,7 +86,7 @@ export type DenoCachedServer = CachedServer<DenoServerObject>;
 export function serve(handler: RequestHandler, options: DenoServeOptions & { cache: true | ServerCacheOptions }): Promise<DenoCachedServer>;
 export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer>;
 export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoServer> {
-  const served = servedHandler('cachette/deno', handler, options, cached);
+  const served = servedHandler('cachette/deno', handler, options, cachedFor);
   await served.cache?.ready;
   // onListen replaces Deno's own "Listening on" line: the caller prints what runs.
   const server = deno().serve({ port: served.port, hostname: served.hostname, onListen: () => {}, onError: internalServerError }, served.fetch);
@@ -107,5 +114,5 @@ export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
  */
 export function storeFromEnv(options: DenoStoreFromEnvOptions = {}): Promise<Store> {
   // denoEnv throws synchronously without --allow-env: keep it a rejection, like every other failure here.
-  return Promise.resolve().then(() => openStoreFromEnv(denoEnv(options), serverStoreFactories, options));
+  return Promise.resolve().then(() => openStoreFromEnv(denoEnv(options), serverStoreFactories, options, 'storeFromEnv() from cachette/deno', ['env']));
 }

@@ -1,5 +1,6 @@
 import { OutgoingMessage, type ServerResponse } from 'node:http';
-import { createHttpCache, type BytesAnswer, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
+import { openHttpCache } from '../../src/http/http-cache.ts';
+import type { BytesAnswer, HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { ResponseCapture } from './capture.ts';
 import { RealResponse } from './real-response.ts';
 import { applyForwarded, restoreRequest, toFetchRequest, type ExpressRequest } from './request.ts';
@@ -53,12 +54,14 @@ const realHeadersSent = Object.getOwnPropertyDescriptor(OutgoingMessage.prototyp
  * and the next stale hit tries again. A request the cache must send again (RFC 9111 §4.3.4: a
  * 304 that matches nothing stored) goes through the server once more as a request of its own.
  *
- * Requests that cannot be keyed safely (a target in absolute form, a malformed Host, CONNECT)
- * go past the cache untouched. Headers set before the middleware ran (CORS, security headers,
+ * Requests that cannot be keyed safely go past the cache untouched: a target in absolute form,
+ * a malformed Host, CONNECT, and a target or Host that URL normalisation would change (Express
+ * routes on them as sent, the key is normalised: `GET /echo/../home` runs `/echo/*`). Headers set before the middleware ran (CORS, security headers,
  * a session cookie) are this request's own: they are sent with every answer and never stored.
  */
 export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
-  const policy = createHttpCache(options);
+  // Checked once, here, where the middleware is created: never per request.
+  const policy = openHttpCache(options, { name: 'cache() from cachette/express' });
   const onError = options.onError ?? (() => {});
   const middleware = (req: ExpressRequest, res: ServerResponse, next: ExpressNext): void => {
     // The response as upstream middleware left it: everything the client gets goes through it.

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { routedUrl } from '../../src/http/request-target.ts';
 
 /** The parts of an Express (or Connect, or plain node:http) request the middleware reads. */
 export interface ExpressRequest extends IncomingMessage {
@@ -19,16 +20,19 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::\d{1,5})?
  * The fetch Request the cache policy sees for `req`: method, absolute URL (the path before any
  * mount point was stripped) and every header, without a body (the handlers read the body from
  * `req` itself). Undefined when the request cannot be keyed safely: a request target in absolute
- * or asterisk form, a missing or malformed host, a method fetch refuses (CONNECT, TRACE) or a
- * header fetch refuses. Such requests go past the cache untouched.
+ * or asterisk form, a missing or malformed host, a target or host that URL normalisation would
+ * change (Express routes on them as sent: see request-target.ts), a method fetch refuses
+ * (CONNECT, TRACE) or a header fetch refuses. Such requests go past the cache untouched.
  */
 export function toFetchRequest(req: ExpressRequest): Request | undefined {
   const path = req.originalUrl ?? req.url;
-  if (typeof path !== 'string' || !path.startsWith('/')) return undefined;
+  if (typeof path !== 'string') return undefined;
   const host = hostOf(req);
   if (host === undefined || !HOST.test(host)) return undefined;
   const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http');
   if (protocol !== 'http' && protocol !== 'https') return undefined;
+  const url = routedUrl(protocol, host, path);
+  if (url === undefined) return undefined;
   try {
     const headers = new Headers();
     const raw = req.rawHeaders;
@@ -36,7 +40,7 @@ export function toFetchRequest(req: ExpressRequest): Request | undefined {
       const name = raw[i]!;
       if (!name.startsWith(':')) headers.append(name, raw[i + 1]!);
     }
-    return new Request(`${protocol}://${host}${path}`, { method: req.method ?? 'GET', headers });
+    return new Request(url, { method: req.method ?? 'GET', headers });
   } catch {
     return undefined;
   }

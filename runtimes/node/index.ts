@@ -1,6 +1,8 @@
 /**
  * cachette/node: a `node:http` server for a fetch handler, the HTTP cache for `node:http` and
- * `@hono/node-server`, and the store picked from `process.env` (CACHETTE_STORE=sqlite:PATH →
+ * `@hono/node-server` (an optional peer, loaded only by `serve` and `requestListener`, so an
+ * Express app that needs only `storeFromEnv` does not install it), and the store picked from
+ * `process.env` (CACHETTE_STORE=sqlite:PATH →
  * the embedded SQLite file through better-sqlite3, VALKEY_URL / REDIS_URL → Valkey over
  * iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory).
  *
@@ -13,7 +15,6 @@
 import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { Store } from '../../src/store/types.ts';
 import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
 import {
@@ -28,18 +29,27 @@ import {
   type ServerCachedHandler,
 } from '../server-cache.ts';
 import { serverStoreFactories } from '../server-stores.ts';
+import { loadNodeListener, nodeListener } from './node-listener.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
 
 /** Wraps a fetch-style handler in the HTTP cache; pass the result to `@hono/node-server`'s `serve({ fetch })`. */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return serverCache(handler, process.env, options);
+  return cachedFor(handler, options ?? {}, 'cached() from cachette/node');
 }
 
-/** A `node:http` request listener serving `handler` through the cache, for a server you create. */
+/** {@link cached} under the name of the function that was called, for its errors. */
+function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
+  return serverCache(handler, process.env, options, callerName);
+}
+
+/**
+ * A `node:http` request listener serving `handler` through the cache, for a server you create.
+ * It translates with `@hono/node-server` (an optional peer: `npm install @hono/node-server`).
+ */
 export function requestListener(handler: RequestHandler, options?: ServerCacheOptions): RequestListener & { cache: ServerCachedHandler } {
-  const cache = cached(handler, options);
-  return Object.assign(getRequestListener(cache), { cache });
+  const cache = cachedFor(handler, options ?? {}, 'requestListener() from cachette/node');
+  return Object.assign(nodeListener(cache, 'requestListener() from cachette/node'), { cache });
 }
 
 /** Options of {@link serve}. */
@@ -61,9 +71,10 @@ export type NodeCachedServer = CachedServer<Server>;
 export function serve(handler: RequestHandler, options: NodeServeOptions & { cache: true | ServerCacheOptions }): Promise<NodeCachedServer>;
 export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer>;
 export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const served = servedHandler('cachette/node', handler, options, cached);
+  const served = servedHandler('cachette/node', handler, options, cachedFor);
+  const listener = await loadNodeListener(served.fetch, 'serve() from cachette/node');
   await served.cache?.ready;
-  const server = createServer(getRequestListener(served.fetch));
+  const server = createServer(listener);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(served.port, served.hostname, () => resolve()));
   return {
     server,
@@ -85,7 +96,7 @@ export async function serve(handler: RequestHandler, options: NodeServeOptions =
  * rather than whole responses.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options);
+  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/node');
 }
 
 export { zlibCompressor } from './zlib-compressor.ts';

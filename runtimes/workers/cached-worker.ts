@@ -4,8 +4,10 @@
  * it can open, so that a bundle contains only the store clients its entry imports.
  */
 import { cloudflareKvStore } from '../../adapters/cloudflare-kv/index.ts';
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget } from '../../src/http/index.ts';
-import { openStoreFromEnv, type StoreFactories, type StoreSelectionOptions } from '../env-store.ts';
+import { openHttpCache } from '../../src/http/http-cache.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
+import { checkHttpCacheOptions } from '../../src/http/options.ts';
+import { openStoreFromEnv, STORE_SELECTION_OPTIONS, type StoreFactories, type StoreSelectionOptions } from '../env-store.ts';
 
 /** A Worker's ExecutionContext, typed structurally (the cache itself only uses `waitUntil`). */
 export interface WorkerContext {
@@ -35,10 +37,13 @@ export interface CachedWorker<Env> {
 /** Workers KV through its binding: needs no client library, so every entry can open it. */
 export const openKv: NonNullable<StoreFactories['cloudflare-kv']> = ({ namespace }) => cloudflareKvStore({ namespace });
 
-/** Wraps `app` in the HTTP cache, opening the store the bindings select with `factories`. */
-export function cachedWorker<Env extends object>(app: WorkerApp<Env> | WorkerFetch<Env>, options: WorkersCacheOptions, factories: StoreFactories): CachedWorker<Env> {
+/** Wraps `app` in the HTTP cache, opening the store the bindings select with `factories`; `entry` names the import in errors. */
+export function cachedWorker<Env extends object>(app: WorkerApp<Env> | WorkerFetch<Env>, options: WorkersCacheOptions, factories: StoreFactories, entry: string): CachedWorker<Env> {
+  const name = `withCache() from ${entry}`;
   const origin: WorkerFetch<Env> | undefined = typeof app === 'function' ? app : typeof app?.fetch === 'function' ? (r, e, c) => app.fetch(r, e, c) : undefined;
-  if (!origin) throw new TypeError('withCache: pass a Hono app (or anything with fetch(request, env, ctx)) or a fetch handler');
+  if (!origin) throw new TypeError(`${name}: pass a Hono app (or anything with fetch(request, env, ctx)) or a fetch handler`);
+  // Checked now, at module scope where withCache runs, not when the first request opens the cache.
+  checkHttpCacheOptions(options, { name, own: STORE_SELECTION_OPTIONS, storeLater: true });
   const { store, kvBinding, log, ...httpOptions } = options;
   // One cache per env object: an isolate sees one env for its whole life, so this is "once per
   // isolate", while tests that pass different bindings still get separate caches.
@@ -46,7 +51,7 @@ export function cachedWorker<Env extends object>(app: WorkerApp<Env> | WorkerFet
   const cacheFor = (env: Env): Promise<HttpCache> => {
     let cache = caches.get(env);
     if (!cache) {
-      cache = openStoreFromEnv(env as Record<string, unknown>, factories, { store, kvBinding, log }).then((s) => createHttpCache({ batch: false, ...httpOptions, store: s }));
+      cache = openStoreFromEnv(env as Record<string, unknown>, factories, { store, kvBinding, log }).then((s) => openHttpCache({ batch: false, ...httpOptions, store: s }, { name }));
       // A store that cannot be opened is retried by the next request instead of failing the isolate for good.
       cache.catch(() => caches.delete(env));
       caches.set(env, cache);

@@ -35,5 +35,5 @@ const kvFactories: StoreFactories = {
 
 /** Wraps a Worker's fetch in the HTTP cache over KV or memory; see the module comment for how the store is chosen. */
 export function withCache<Env extends object>(app: WorkerApp<Env> | WorkerFetch<Env>, options: WorkersCacheOptions = {}): CachedWorker<Env> {
-  return cachedWorker(app, options, kvFactories);
+  return cachedWorker(app, options, kvFactories, 'cachette/workers');
 }

@@ -1,18 +1,24 @@
 /**
  * `npm test`: starts what the suites need (a redis-server on a free port, installed with apt
  * when missing and allowed, and a local Redis Cluster of 3 masters and 3 replicas built from
- * it), runs every suite, prints a table of tests per runtime per suite, and says loudly what it
- * could not run. With CI=true nothing may be skipped.
+ * it), runs every suite on Node, Bun, Deno and workerd, the package check and lint, prints a
+ * table of tests per runtime per suite, and says loudly what it could not run. With CI=true
+ * nothing may be skipped.
+ *
+ * `npm test -- <path filter>… [-t <name>]` narrows every runner to the files whose paths contain
+ * a filter (and the tests whose names match), starts only the services those files need, and
+ * skips lint and the package check unless a filter names test/package.
  */
 import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
-import { printSummary, type SuiteResult } from './summary.ts';
 import { runBun } from './bun.ts';
 import { runDeno } from './deno.ts';
 import { runLint } from './lint.ts';
 import { runPackageCheck } from './package.ts';
-import { runVitest } from './vitest.ts';
+import { neededServices, parseTestArgs, planRun, type Runner } from './plan.ts';
+import { printSummary, type SuiteResult } from './summary.ts';
+import { runVitest, vitestSelection } from './vitest.ts';
 import { runWorkerd } from './workerd.ts';
 
 const strict = process.env.CI === 'true' || process.env.CACHETTE_REQUIRE_ALL === '1';
@@ -20,12 +26,32 @@ const mayInstall = process.env.CACHETTE_NO_INSTALL !== '1' && process.getuid?.()
 const problems: string[] = [];
 const results: SuiteResult[] = [];
 
+let args: ReturnType<typeof parseTestArgs>;
+try {
+  args = parseTestArgs(process.argv.slice(2));
+} catch (error) {
+  console.error(`[test] ${(error as Error).message}`);
+  process.exit(2);
+}
+const plan = planRun(process.cwd(), args);
+const narrowed = args.filters.length > 0 || args.testName !== undefined;
+const selected = (runner: Runner) => plan[runner].files.length > 0;
+if (narrowed) {
+  const counts = (Object.keys(plan) as Runner[]).map((runner) => `${runner} ${plan[runner].files.length}`).join(', ');
+  console.log(`[test] narrowed to ${[...args.filters, ...(args.testName === undefined ? [] : [`-t ${args.testName}`])].join(' ')}: files per runner: ${counts}`);
+}
+// A full run starts everything, as a release check must; a narrowed one only what its files need.
+const needs = narrowed ? neededServices(process.cwd(), plan) : new Set(['redis', 'cluster']);
+const otherRuntimes = selected('bun') || selected('deno') || selected('workerd');
+
 let redis: RedisServer | undefined;
 let cluster: RedisCluster | undefined;
-const bin = findRedisServer({ install: mayInstall });
+const bin = needs.has('redis') || needs.has('cluster') ? findRedisServer({ install: mayInstall }) : undefined;
 // The cluster comes up (~2 s) while the single server starts; its nodes die with this process even on a crash.
-const clusterStarting = process.env.VALKEY_CLUSTER_NODES || !bin ? undefined : startRedisCluster({ bin }).catch((error: Error) => error);
-if (process.env.REDIS_URL) {
+const clusterStarting = !needs.has('cluster') || process.env.VALKEY_CLUSTER_NODES || !bin ? undefined : startRedisCluster({ bin }).catch((error: Error) => error);
+if (!needs.has('redis')) {
+  // Nothing selected needs a server.
+} else if (process.env.REDIS_URL) {
   console.log(`[test] using the Valkey/Redis server at REDIS_URL=${process.env.REDIS_URL}`);
 } else if (bin) {
   redis = await startRedis({ bin });
@@ -41,7 +67,9 @@ if (process.env.REDIS_URL) {
         : 'apt-get install redis-server did not install it';
   problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
 }
-if (process.env.VALKEY_CLUSTER_NODES) {
+if (!needs.has('cluster')) {
+  // Nothing selected needs the cluster.
+} else if (process.env.VALKEY_CLUSTER_NODES) {
   console.log(`[test] using the Valkey/Redis Cluster at VALKEY_CLUSTER_NODES=${process.env.VALKEY_CLUSTER_NODES}`);
 } else if (clusterStarting) {
   const started = await clusterStarting;
@@ -56,23 +84,25 @@ if (process.env.VALKEY_CLUSTER_NODES) {
 }
 
 try {
-  const filters = process.argv.slice(2);
-  // A run narrowed to some files (npm test -- test/cache) is not a release check: no lint, no package check.
-  if (filters.length === 0) results.push(...runLint());
-  results.push(...(await runVitest(filters)));
-  if (filters.length === 0) results.push(...(await runPackageCheck()));
+  // A narrowed run (npm test -- test/cache) is not a release check: no lint.
+  if (!narrowed) results.push(...runLint());
+  if (selected('node')) results.push(...(await runVitest(vitestSelection(plan.node))));
+  if (selected('package')) results.push(...(await runPackageCheck(plan.package)));
   // The same suites on the other runtimes, each against every store it can reach: Upstash
   // through a local bridge in front of the same redis-server, handed over by environment. The
   // bridge runs in its own process: the runners below block this one's event loop (spawnSync).
-  const bridge = process.env.REDIS_URL
-    ? await spawnBridge(process.env.REDIS_URL).catch((error: Error) => void problems.push(`the Upstash bridge did not start (${error.message}): no upstash suites on Bun, Deno and workerd`))
-    : void problems.push('no Redis server, so no Upstash bridge: no upstash suites on Bun, Deno and workerd');
+  const bridge = !otherRuntimes
+    ? undefined
+    : process.env.REDIS_URL
+      ? await spawnBridge(process.env.REDIS_URL).catch((error: Error) => void problems.push(`the Upstash bridge did not start (${error.message}): no upstash suites on Bun, Deno and workerd`))
+      : narrowed && !needs.has('redis')
+        ? undefined
+        : void problems.push('no Redis server, so no Upstash bridge: no upstash suites on Bun, Deno and workerd');
   if (bridge) Object.assign(process.env, { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token });
   try {
-    for (const run of [runBun(), runDeno(), await runWorkerd()]) {
-      results.push(...run.results);
-      problems.push(...run.problems);
-    }
+    if (selected('bun')) collect(runBun(plan.bun));
+    if (selected('deno')) collect(runDeno(plan.deno));
+    if (selected('workerd')) collect(await runWorkerd(plan.workerd));
   } finally {
     await bridge?.stop();
   }
@@ -80,5 +110,11 @@ try {
   await Promise.all([redis?.stop(), cluster?.stop()]);
 }
 
-const ok = printSummary(results, problems, strict);
+function collect(run: { results: SuiteResult[]; problems: string[] }): void {
+  results.push(...run.results);
+  problems.push(...run.problems);
+}
+
+// Tests a name pattern leaves out are reported as skipped by every runner: they are not missing.
+const ok = printSummary(results, problems, strict, { skipsAreProblems: args.testName === undefined });
 process.exit(ok ? 0 : 1);

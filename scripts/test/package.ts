@@ -1,13 +1,14 @@
+import type { RunnerSelection } from './plan.ts';
 import type { SuiteResult } from './summary.ts';
-import { runVitest } from './vitest.ts';
+import { runVitest, vitestSelection } from './vitest.ts';
 
 /**
- * The package check (test/package/consumer.pack.ts): `npm pack`, installed into a fresh consumer
- * project, type-checked under nodenext and bundler, and run on Node. Its own step and its own
- * row: it builds the package and compiles, so it runs after the other Node suites rather than
- * beside them.
+ * The package check (test/package/*.pack.ts): `npm pack`, installed into a fresh consumer
+ * project, type-checked under nodenext and bundler, and run on Node; what ships, and the links
+ * of README and docs/ inside the tarball. Its own step and its own row: it builds the package
+ * and compiles, so it runs after the other Node suites rather than beside them.
  */
-export async function runPackageCheck(): Promise<SuiteResult[]> {
-  const rows = await runVitest(['--config', 'test/package/vitest.config.ts']);
+export async function runPackageCheck(selection: RunnerSelection): Promise<SuiteResult[]> {
+  const rows = await runVitest(['--config', 'test/package/vitest.config.ts', ...vitestSelection(selection)]);
   return rows.map((row) => ({ ...row, runtime: 'package' }));
 }

@@ -7,12 +7,18 @@ export interface SuiteResult {
   skipped: number;
 }
 
+/** How {@link printSummary} judges a run. */
+export interface SummaryOptions {
+  /** Skipped tests are problems (true unless a test name pattern left them out on purpose). */
+  skipsAreProblems?: boolean;
+}
+
 /**
  * Prints the per-runtime, per-suite table, then every problem in capitals, then the closing
  * `N passed, N failed` line. Returns false when anything failed, or when anything was
  * skipped or could not run while `strict` (CI) forbids it.
  */
-export function printSummary(results: SuiteResult[], problems: string[], strict: boolean): boolean {
+export function printSummary(results: SuiteResult[], problems: string[], strict: boolean, { skipsAreProblems = true }: SummaryOptions = {}): boolean {
   const rows = results.map((r) => [r.runtime, r.suite, String(r.passed), String(r.failed), String(r.skipped)]);
   const header = ['runtime', 'suite', 'passed', 'failed', 'skipped'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -23,7 +29,7 @@ export function printSummary(results: SuiteResult[], problems: string[], strict:
   const passed = sum((r) => r.passed);
   const failed = sum((r) => r.failed);
   const skipped = sum((r) => r.skipped);
-  for (const r of results.filter((r) => r.skipped > 0)) problems.push(`${r.skipped} test(s) SKIPPED in ${r.runtime} ${r.suite}`);
+  if (skipsAreProblems) for (const r of results.filter((r) => r.skipped > 0)) problems.push(`${r.skipped} test(s) SKIPPED in ${r.runtime} ${r.suite}`);
   if (results.length === 0) problems.push('no test ran at all');
   if (problems.length > 0) {
     console.log('\n' + '!'.repeat(72));

@@ -2,10 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import type { RunnerSelection } from './plan.ts';
 import type { SuiteResult } from './summary.ts';
 
 interface JsonReport {
   testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }>;
+}
+
+/** Vitest arguments for a selection: the selected files when narrowed (as filters), and the name pattern. */
+export function vitestSelection(selection: RunnerSelection): string[] {
+  return [...(selection.narrowed ? selection.files : []), ...(selection.testName === undefined ? [] : ['-t', selection.testName])];
 }
 
 /** Runs the Node suites under vitest and returns per-file counts. */

@@ -5,6 +5,7 @@ import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
+import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
 import { entryKey } from './key-space.ts';
@@ -17,6 +18,8 @@ import type { GuardLayer, GuardReporter } from './path/guard.ts';
 import { checkTags, NO_TAGS } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
 import { L1Copies } from './tiers/l1-copies.ts';
+import { Reachability } from './reachability.ts';
+import { strictStoreError } from './strict-error.ts';
 import { RemoteReads } from './tiers/remote-reads.ts';
 import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
@@ -58,6 +61,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #reported = new WeakSet<object>();
   /** The lifetimes of a call that sets neither ttl nor grace, resolved once. */
   readonly #defaults: Lifetimes;
+  /** Says in the log when the store stops answering and when it answers again; none without a logger. */
+  readonly #reachability: Reachability | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
@@ -65,6 +70,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#clock = options.clock;
     this.factoryTimeoutMs = options.factoryTimeoutMs;
     this.#defaults = { freshFor: options.ttlMs, staleFor: options.graceMs };
+    this.#reachability = options.logger && new Reachability(options.store, options.logger);
     this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
     const path = buildPath({
       store: options.store,
@@ -174,6 +180,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let tags: readonly string[];
     try {
       full = this.#full(key);
+      if (options !== undefined) checkSetOptions(options, 'set', key);
       lifetimes = this.#lifetimes(options);
       tags = checkTags(options?.tags, `set("${key}")`);
     } catch (error) {
@@ -219,7 +226,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
-    const prepared = entries.map((entry) => ({ full: this.#full(entry.key), lifetimes: this.#lifetimes(entry), tags: checkTags(entry.tags, `setMany("${entry.key}")`) }));
+    const prepared = entries.map((entry) => {
+      checkSetManyEntry(entry, 'setMany', entry?.key);
+      return { full: this.#full(entry.key), lifetimes: this.#lifetimes(entry), tags: checkTags(entry.tags, `setMany("${entry.key}")`) };
+    });
     // Tagged entries record the generations current now: one read for every tag of the batch.
     const allTags = [...new Set(prepared.flatMap((one) => one.tags))];
     const snapshot = allTags.length > 0 ? await this.snapshot(allTags) : undefined;
@@ -278,6 +288,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     try {
       if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
       full = this.#full(key);
+      if (options !== undefined) checkIncrOptions(options, 'incr', key);
       if (options?.ttl !== undefined) {
         const ms = toMs(options.ttl, 'ttl');
         if (ms === 0) throw new RangeError(`cachette: incr("${key}") needs a ttl greater than 0 (leave it out for no expiry)`);
@@ -315,6 +326,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     try {
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
       full = this.#full(key);
+      if (options !== undefined) checkSetOptions(options, 'getOrSet', key);
       lifetimes = this.#lifetimes(options);
       tags = checkTags(options?.tags, `getOrSet("${key}")`);
     } catch (error) {
@@ -474,6 +486,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   healthChanged(change: HealthChange): void {
+    // The first failure is said before the breaker's lines, the recovery after them.
+    if (change.state !== 'up') this.#reachability?.changed(change);
+    if (change.state === 'failing' || change.state === 'answering') return;
     const store = this.#options.store;
     const label = store.address ? `${store.name} ${store.address}` : store.name;
     const what = change.kind === 'read' ? 'reads' : 'writes';
@@ -483,6 +498,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     } else {
       this.#options.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'up', downForMs: change.downForMs, skipped: change.skipped });
+      this.#reachability?.changed(change);
     }
   }
 
@@ -545,7 +561,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
     this.#report(error, operation, keys);
-    if (this.#options.strict) throw error;
+    if (this.#options.strict) throw strictStoreError(error, this.#options.store, operation);
     onMiss?.();
     return fallback;
   }

@@ -2,7 +2,7 @@ import { resolveCompression, type CompressionOptions, type CompressionPolicy } f
 import { resolveSerializer, type Serializer, type SerializerName } from '../codec/serializers.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
-import { checkKnownOptions } from '../util/known-options.ts';
+import { checkKnownOptions, storeOptionMistake } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { reservedSegment } from './key-space.ts';
 import { MissingCapabilityError } from './errors.ts';
@@ -92,8 +92,13 @@ export interface CacheOptions {
   maxValueBytes?: number;
   /** Where the cache reads the time (freshness, grace, breaker). Default the system clock. */
   clock?: Clock;
-  /** Where store health changes are written, once per change. Default: nowhere (listen to `health` events). */
-  logger?: CacheLogger;
+  /**
+   * Where store health changes are written, once per change: the store failing (its first
+   * failure: "store valkey at 127.0.0.1:6379 is unreachable (…)"), its breaker opening, and its
+   * recovery. Default `console`, so a store that cannot be reached is never silent; `false`
+   * writes nothing (the `health` events still fire).
+   */
+  logger?: CacheLogger | false;
   /**
    * How long a cold `getOrSet` waits for another process's fill (its fill lease) before
    * computing the value itself. Also the fill lease's expiry: a process that dies while filling
@@ -160,7 +165,9 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') throw new TypeError('createCache needs an options object with a store');
   checkKnownOptions(options, KNOWN, 'createCache');
   const store = options.store as Partial<Store> | undefined;
-  if (!store || typeof store !== 'object') throw new TypeError('createCache: the "store" option is required (e.g. memoryStore())');
+  if (store === undefined) throw new TypeError('createCache: the "store" option is required (e.g. memoryStore())');
+  const mistake = storeOptionMistake(store, 'createCache');
+  if (mistake) throw mistake;
   for (const method of STORE_METHODS) {
     if (typeof store[method] !== 'function') throw new TypeError(`createCache: the store lacks the "${method}" method required by the store contract`);
   }
@@ -186,8 +193,8 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
   if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1) throw new RangeError(`createCache: maxValueBytes must be a positive integer, got ${maxValueBytes}`);
   const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new TypeError('createCache: "clock" must have a now() method');
-  if (options.logger !== undefined && (typeof options.logger?.warn !== 'function' || typeof options.logger.info !== 'function')) {
-    throw new TypeError('createCache: "logger" must have info() and warn() methods (console does)');
+  if (options.logger !== undefined && options.logger !== false && (typeof options.logger?.warn !== 'function' || typeof options.logger.info !== 'function')) {
+    throw new TypeError('createCache: "logger" must have info() and warn() methods (console does), or be false');
   }
   const lockTimeoutMs = toMs(options.lockTimeout ?? 5000, 'lockTimeout');
   const writeLeaseTtlMs = toMs(options.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
@@ -216,7 +223,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     factoryTimeoutMs: options.factoryTimeout === undefined ? Infinity : toMs(options.factoryTimeout, 'factoryTimeout'),
     maxValueBytes,
     clock,
-    logger: options.logger,
+    logger: options.logger === false ? undefined : (options.logger ?? console),
     lockTimeoutMs,
     writeLeaseTtlMs,
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),

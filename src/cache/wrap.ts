@@ -4,6 +4,7 @@
  * share one execution and a stale value is served while one refresh runs (`grace`).
  */
 import { toMs } from '../util/duration.ts';
+import { checkKnownOptions } from '../util/known-options.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { encodeArguments } from './argument-key.ts';
 import type { AnyFunction, Cache, SetOptions, WrapOptions, WrappedFunction } from './types.ts';
@@ -15,6 +16,9 @@ export type { AnyFunction, WrapOptions, WrappedFunction } from './types.ts';
  * that keys stay short on every store (Workers KV refuses keys above 512 bytes).
  */
 export const MAX_ENCODED_ARGUMENTS_BYTES = 200;
+
+/** Every option of {@link WrapOptions}, for the unknown-option check. */
+const WRAP_OPTIONS: ReadonlyArray<keyof WrapOptions> = ['key', 'name', 'tags', 'ttl', 'grace'];
 
 /** Options checked once, when the function is wrapped or the method decorated. */
 export interface ResolvedWrap<A extends unknown[], This> {
@@ -28,6 +32,7 @@ export interface ResolvedWrap<A extends unknown[], This> {
 /** Validates wrap options, throwing a TypeError or RangeError that names the bad one. */
 export function resolveWrapOptions<A extends unknown[], This>(where: string, label: string | undefined, options: WrapOptions<A, This> | undefined): ResolvedWrap<A, This> {
   if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`cachette: ${where}: options must be an object`);
+  if (options !== undefined) checkKnownOptions(options, WRAP_OPTIONS, `cachette: ${where}`);
   const { key, name, tags, ttl, grace } = options ?? {};
   if (key !== undefined && typeof key !== 'function') throw new TypeError(`cachette: ${where}: "key" must be a function (...args) => string`);
   if (name !== undefined && (typeof name !== 'string' || name === '')) throw new TypeError(`cachette: ${where}: "name" must be a non-empty string`);
@@ -79,7 +84,7 @@ export function wrap<F extends AnyFunction>(
   type This = ThisParameterType<F>;
   type R = Awaited<ReturnType<F>>;
   if (typeof fn !== 'function') throw new TypeError('cachette: wrap(fn) needs a function');
-  const resolved = resolveWrapOptions<A, This>('wrap', fn.name, options);
+  const resolved = resolveWrapOptions<A, This>('cache.wrap()', fn.name, options);
   const call = fn as unknown as (this: This, ...args: A) => Promise<R>;
   const wrapped = function (this: This, ...args: A): Promise<R> {
     return cachedCall(cache, resolved, call, this, args);

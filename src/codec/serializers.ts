@@ -1,4 +1,8 @@
-import { Encoder } from 'cbor-x';
+// cbor-x's "cbor-x/encode" entry, not its main one: on Node, Bun and Deno the main entry reads
+// process.env.CBOR_NATIVE_ACCELERATION_DISABLED when it loads, which makes every Deno program
+// need --allow-env. This one is the same Encoder (and decoder) without that read; the native
+// string extractor the main entry adds is installed by runtimes/native/install.ts where it runs.
+import { Encoder } from 'cbor-x/encode';
 import { utf8Bytes } from '../util/bytes.ts';
 
 /** Turns values into bytes and back. `id` is written into every envelope's flags. */

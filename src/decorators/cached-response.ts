@@ -3,7 +3,8 @@
  * `(request, ...rest) => Promise<Response>`, putting the shared HTTP cache (`cachette/http`) in
  * front of them. The policy is the one every binding uses; this file only translates.
  */
-import { createHttpCache, type HttpCache, type HttpCacheOptions, type PurgeTarget, type WaitUntilContext } from '../http/index.ts';
+import { openHttpCache } from '../http/http-cache.ts';
+import type { HttpCache, HttpCacheOptions, PurgeTarget, WaitUntilContext } from '../http/index.ts';
 
 /** A handler method `@cachedResponse` can decorate: a Request first, any further arguments after. */
 export type ResponseMethod<This, A extends unknown[]> = (this: This, request: Request, ...rest: A) => Promise<Response>;
@@ -40,7 +41,7 @@ export interface CachedResponseDecorator {
  * entrypoint or Durable Object) has `waitUntil`, store writes and revalidations run inside it.
  */
 export function cachedResponse(options: HttpCacheOptions): CachedResponseDecorator {
-  const policy = createHttpCache(options);
+  const policy = openHttpCache(options, { name: '@cachedResponse()' });
   const decorator = <This, A extends unknown[]>(method: ResponseMethod<This, A>, context: ClassMethodDecoratorContext<This, ResponseMethod<This, A>>): ResponseMethod<This, A> => {
     if (context?.kind !== 'method' || typeof method !== 'function') {
       throw new TypeError(`cachette: @cachedResponse decorates class methods, not ${context?.kind ?? typeof method}`);

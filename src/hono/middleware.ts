@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { createHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/http-cache.ts';
-import type { HttpCacheOptions } from '../http/options.ts';
+import { openHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/http-cache.ts';
+import type { HttpCacheOptions, HttpOptionsCaller } from '../http/options.ts';
+import { checkOptionsObject } from '../util/known-options.ts';
 
 /** The part of a Hono app the middleware re-enters for background revalidation. */
 export interface RevalidationApp {
@@ -21,6 +22,9 @@ export interface HonoCacheOptions extends HttpCacheOptions {
    */
   app?: RevalidationApp;
 }
+
+/** How errors name the middleware, and the option it takes besides the HTTP cache's. */
+const CALLER: HttpOptionsCaller = { name: 'cache() from cachette/hono', own: ['app'] };
 
 /** The middleware returned by {@link cache}, with the cache's controls. */
 export interface HonoCacheMiddleware extends MiddlewareHandler {
@@ -48,9 +52,11 @@ export interface HonoCacheMiddleware extends MiddlewareHandler {
  * Works on every runtime Hono runs on; uses `c.executionCtx.waitUntil` where the platform has one.
  */
 export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
+  // Checked once, here, where the middleware is created: never per request.
+  checkOptionsObject(options, CALLER.name);
   const { app, ...httpOptions } = options;
-  if (app !== undefined && typeof app?.fetch !== 'function') throw new TypeError('cache(): "app" must be a Hono app (an object with fetch)');
-  const policy = createHttpCache(httpOptions);
+  if (app !== undefined && typeof app?.fetch !== 'function') throw new TypeError(`${CALLER.name}: "app" must be a Hono app (an object with fetch)`);
+  const policy = openHttpCache(httpOptions, CALLER);
   // Revalidation requests the middleware sent through app.fetch itself: they go straight on.
   const revalidations = new WeakSet<Request>();
 

@@ -4,6 +4,11 @@
  * write has settled; the one forward per primary key whose response other requests may share
  * is its key's leader.
  *
+ * A URL whose answer could not be shared with the requests waiting for it (not storable, or
+ * stale on arrival) is remembered for a while (hit-for-miss, as Varnish calls it): its next
+ * misses go to the origin each on its own, at once, instead of queueing behind one another's
+ * origin calls only to be refused and sent on anyway. A response that can be shared ends it.
+ *
  * A purge (or an unsafe method's invalidation) fences every matching forward: it stops being
  * a leader at once, so no later request joins it; a write it has not begun is skipped; a write
  * already running is awaited before the purge deletes from the store. Once `purge` resolves,
@@ -11,11 +16,12 @@
  */
 import type { SharedBody } from './shared-body.ts';
 import type { ResponseMeta } from './stored-response.ts';
+import { sameValues, varyValues } from './vary.ts';
 
 /** What the requests that joined a forward get from it. */
 export type ForwardOutcome =
-  /** A response they may share: read its body along with the leader. */
-  | { kind: 'shared'; meta: ResponseMeta; body: SharedBody; fwdStatus: number }
+  /** A response they may share: read its body along with the leader; `length` when the origin declared it. */
+  | { kind: 'shared'; meta: ResponseMeta; body: SharedBody; length: number | undefined; fwdStatus: number }
   /** The origin failed (threw, timed out, or answered 5xx): stale-if-error where allowed, else 504. */
   | { kind: 'failed'; fwdStatus: number | undefined; detail: string }
   /** A response only for the request that caused it (private, not storable): each joiner forwards itself. */
@@ -81,10 +87,67 @@ export class Forward {
   }
 }
 
-/** The registry of forwards in flight. */
+/** One remembered answer that could not be shared: until when, and for which request values of the fields its `Vary` named. */
+interface Pass {
+  until: number;
+  vary: readonly string[];
+  values: ReadonlyArray<string | null>;
+}
+
+/** Most URLs remembered as hit-for-miss at once (the oldest go first), and most variants per URL. */
+const MAX_PASS_KEYS = 10_000;
+const MAX_PASSES_PER_KEY = 8;
+
+/** How long hit-for-miss lasts, and the clock it is judged by. */
+export interface PassOptions {
+  /** ms; 0 turns hit-for-miss off. */
+  ms: number;
+  now: () => number;
+}
+
+/** The registry of forwards in flight, and the URLs whose misses are not collapsed. */
 export class Forwards {
   readonly #leaders = new Map<string, Forward>();
   readonly #active = new Set<Forward>();
+  readonly #passes = new Map<string, Pass[]>();
+
+  constructor(private readonly passOptions: PassOptions) {}
+
+  /**
+   * Remembers that the answer to a request for `key` with these `headers` could not be shared
+   * (`vary`: the fields its Vary named, so that other variants still collapse).
+   */
+  pass(key: string, vary: readonly string[], headers: Headers): void {
+    const { ms, now } = this.passOptions;
+    if (ms === 0) return;
+    const values = varyValues(vary, headers);
+    const kept = (this.#passes.get(key) ?? []).filter((p) => !(sameValues(p.vary, vary) && sameValues(p.values, values)));
+    kept.push({ until: now() + ms, vary, values });
+    if (kept.length > MAX_PASSES_PER_KEY) kept.shift();
+    // Re-inserted, so that the map's order is the order of last use and the oldest go first.
+    this.#passes.delete(key);
+    this.#passes.set(key, kept);
+    if (this.#passes.size > MAX_PASS_KEYS) this.#passes.delete(this.#passes.keys().next().value!);
+  }
+
+  /** A response for `key` could be shared again: its misses collapse again. */
+  unpass(key: string): void {
+    this.#passes.delete(key);
+  }
+
+  /** True while a request for `key` with these `headers` should go to the origin on its own (hit-for-miss). */
+  passes(key: string, headers: Headers): boolean {
+    const list = this.#passes.get(key);
+    if (list === undefined) return false;
+    const now = this.passOptions.now();
+    const live = list.filter((p) => p.until > now);
+    if (live.length === 0) {
+      this.#passes.delete(key);
+      return false;
+    }
+    if (live.length < list.length) this.#passes.set(key, live);
+    return live.some((p) => p.vary.length === 0 || sameValues(varyValues(p.vary, headers), p.values));
+  }
 
   /** The forward other requests for `key` may join, if one is running. */
   leader(key: string): Forward | undefined {

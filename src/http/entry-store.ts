@@ -10,14 +10,13 @@
 import type { Cache } from '../cache/create-cache.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
-import type { TagIndex } from './tag-index.ts';
-import { contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
+import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
 
 /** What a lookup found. */
 export type Lookup = { kind: 'uri-miss' } | { kind: 'vary-miss'; marker: VaryMarker } | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
 
-/** What became of a write: stored, refused by the store (a failure or timeout), or over the URL's variant cap. */
-export type WriteResult = 'stored' | 'store-failed' | 'variants-full';
+/** What became of a write: stored, or refused by the store (a failure or timeout). */
+export type WriteResult = 'stored' | 'store-failed';
 
 /** How entries are kept. */
 export interface EntryStoreOptions {
@@ -36,7 +35,6 @@ export class EntryStore {
 
   constructor(
     private readonly cache: Cache,
-    private readonly tags: TagIndex,
     private readonly options: EntryStoreOptions,
   ) {}
 
@@ -63,7 +61,9 @@ export class EntryStore {
 
   /**
    * Language selection: a stored variant whose single Content-Language is among the languages
-   * the request weights highest answers it, when the other varying fields match too.
+   * the request weights highest answers it, when it was stored for a request that asked for
+   * that language alone (vary.ts, answersLanguage: checked again here, for aliases written by
+   * earlier versions) and the other varying fields match too.
    */
   async #byLanguage(key: string, marker: VaryMarker, values: Array<string | null>, headers: Headers): Promise<Lookup | undefined> {
     const languages = preferredLanguages(headers.get('accept-language'));
@@ -73,7 +73,7 @@ export class EntryStore {
       const alias = aliases[i];
       if (!isLanguageAlias(alias)) continue;
       const variant = await this.cache.get(alias.variantKey);
-      if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i]) continue;
+      if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i] || !answersLanguage(marker.varyBy, variant.varyValues, languages[i]!)) continue;
       const filed = languageValues(marker.varyBy, variant.varyValues, languages[i]!);
       if (!sameValues(filed, languageValues(marker.varyBy, values, languages[i]!))) continue;
       if (await this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: variant, storeKey: alias.variantKey, marker };
@@ -94,28 +94,19 @@ export class EntryStore {
   }
 
   /**
-   * True when storing a response with these vary values would exceed the URL's variant cap,
-   * judged from the marker its lookup found (the write checks again against the current one).
-   */
-  variantsFull(marker: VaryMarker | undefined, vary: readonly string[], values: ReadonlyArray<string | null>, now: number): boolean {
-    if (marker === undefined || !sameValues(marker.varyBy, vary)) return false;
-    const live = liveVariants(marker, now);
-    return live.length >= this.options.maxVariants && !live.some(([digest]) => digest === variantDigest(values));
-  }
-
-  /**
-   * Stores `entry` for `primaryKey`. A varying response joins the URL's current
+   * Stores `entry` for `primaryKey`, recording its tags' generations (tags.ts: a purged tag
+   * makes it a miss). A varying response joins the URL's current
    * marker when it varies on the same fields, and replaces it otherwise. The marker is read
    * again here, not taken from the lookup, and its updates for one URL run one at a time: two
-   * first variants of a cold URL then share one marker instead of orphaning each other.
+   * first variants of a cold URL then share one marker instead of orphaning each other. A URL
+   * at its variant cap drops its oldest variants for the new one: values nobody asks for again
+   * (junk sent to fill the cap) age out instead of keeping real ones from being stored.
    */
   async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
     const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.swr, entry.sie, this.options.retainStaleMs);
-    const result =
-      entry.vary.length === 0 ? ((await this.cache.set(key, entry, { ttl: retainMs })) ? 'stored' : 'store-failed') : await this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
-    if (result === 'stored' && entry.tags.length > 0) await this.tags.add(entry.tags, key, retainMs);
-    return result;
+    if (entry.vary.length > 0) return this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
+    return (await this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags })) ? 'stored' : 'store-failed';
   }
 
   async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
@@ -124,7 +115,8 @@ export class EntryStore {
     const reuse = isVaryMarker(current) && sameValues(current.varyBy, entry.vary) ? current : undefined;
     const digest = variantDigest(entry.varyValues);
     const live = reuse ? liveVariants(reuse, now).filter(([d]) => d !== digest) : [];
-    if (live.length >= this.options.maxVariants) return 'variants-full';
+    // Oldest first: the list is kept in the order variants were stored.
+    const evicted = live.splice(0, Math.max(0, live.length - this.options.maxVariants + 1));
     const until = now + retainMs;
     const marker: VaryMarker = {
       varyBy: entry.vary,
@@ -133,15 +125,19 @@ export class EntryStore {
       variants: [...live, [digest, until]],
     };
     const variantKey = variantKeyOf(key, marker, entry.varyValues);
-    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number }> = [
+    // The variant carries the tags; the marker and a language alias lead only to it.
+    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number; tags?: readonly string[] }> = [
       { key, value: marker, ttl: Math.max(1, marker.until - now) },
-      { key: variantKey, value: entry, ttl: retainMs },
+      { key: variantKey, value: entry, ttl: retainMs, tags: entry.tags },
     ];
     const language = entry.vary.includes('accept-language') ? contentLanguage(entry.headers) : undefined;
-    if (language !== undefined) {
+    if (language !== undefined && answersLanguage(entry.vary, entry.varyValues, language)) {
       writes.push({ key: variantKeyOf(key, marker, languageValues(entry.vary, entry.varyValues, language)), value: { variantKey }, ttl: retainMs });
     }
-    return (await this.cache.setMany(writes)) ? 'stored' : 'store-failed';
+    const stored = await this.cache.setMany(writes);
+    // A lookup goes straight to a variant's key: an evicted one must be gone from the store, not only from the list.
+    if (evicted.length > 0) await this.cache.delete(evicted.map(([d]) => variantKeyFor(key, marker, d)));
+    return stored ? 'stored' : 'store-failed';
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */
@@ -151,7 +147,11 @@ export class EntryStore {
 }
 
 function variantKeyOf(key: string, marker: VaryMarker, values: ReadonlyArray<string | null>): string {
-  return `${key} v${marker.epoch}.${variantDigest(values)}`;
+  return variantKeyFor(key, marker, variantDigest(values));
+}
+
+function variantKeyFor(key: string, marker: VaryMarker, digest: string): string {
+  return `${key} v${marker.epoch}.${digest}`;
 }
 
 /** The variants of a marker that may still be stored at `now` (markers from before the cap list none). */

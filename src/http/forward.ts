@@ -18,13 +18,13 @@ import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.
 import { resumer } from './resume.ts';
 import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
 import type { Responder } from './responses.ts';
-import { SharedBody } from './shared-body.ts';
+import { SharedBody, type SharedBodyOptions } from './shared-body.ts';
 import { unstorableReason } from './storability.ts';
 import type { StoreHealth } from './store-health.ts';
 import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
 import type { StoredResponse } from './stored-response.ts';
-import { responseTags } from './tag-index.ts';
-import { sameValues, varyValues } from './vary.ts';
+import { MAX_RESPONSE_TAGS, responseTags } from './tags.ts';
+import { parseVary, sameValues, varyValues } from './vary.ts';
 
 /** One forward's inputs, as one object. */
 export interface ForwardJob {
@@ -48,6 +48,12 @@ export interface ForwardJob {
   completion?: { entry: StoredResponse; gap: Span };
 }
 
+/** What the cache reads from an origin response before deciding to store it: the directives it follows and the tags it carries. */
+export interface OriginAnswer {
+  directives: ResponseDirectives;
+  tags: readonly string[];
+}
+
 /** What the forwarder works with. */
 export interface ForwarderContext {
   o: ResolvedHttpOptions;
@@ -60,6 +66,9 @@ export interface ForwarderContext {
 }
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
+
+/** Reasons not to store that come from the request, not the URL's answer: they put no URL under hit-for-miss. */
+const REQUEST_REASONS: ReadonlySet<string> = new Set(['request-no-store', 'method', 'authorization']);
 
 /** Sends requests to the origin and makes use of what comes back. */
 export class Forwarder {
@@ -75,14 +84,17 @@ export class Forwarder {
    */
   async forward(job: ForwardJob): Promise<Response> {
     // Looked up and registered without an await in between: requests that reach this point in
-    // the same tick (in-process callers, Workers) must find each other.
-    const leader = job.lead && !job.rd.noCache && job.range === undefined ? this.c.forwards.leader(job.key) : undefined;
+    // the same tick (in-process callers, Workers) must find each other. A URL under
+    // hit-for-miss (collapsing.ts) is neither joined nor led: each request goes on its own.
+    const collapses = job.lead && job.range === undefined && !this.c.forwards.passes(job.key, job.request.headers);
+    const leader = collapses && !job.rd.noCache ? this.c.forwards.leader(job.key) : undefined;
     if (leader) {
       const joined = await this.#join(job, leader);
       if (joined) return joined;
     }
-    const isGet = job.request.method === 'GET';
-    const forward = job.rd.noStore ? undefined : this.c.forwards.begin(job.key, job.lead && isGet && job.range === undefined);
+    // Asked again: the answer this request waited for may have put the URL under hit-for-miss.
+    const leads = collapses && job.request.method === 'GET' && (leader === undefined || !this.c.forwards.passes(job.key, job.request.headers));
+    const forward = job.rd.noStore ? undefined : this.c.forwards.begin(job.key, leads);
     try {
       return await this.#exchange(job, forward);
     } catch (error) {
@@ -102,8 +114,11 @@ export class Forwarder {
     const { meta } = outcome;
     if (meta.vary.length > 0 && !sameValues(varyValues(meta.vary, job.request.headers), meta.varyValues)) return undefined;
     const age = currentAge(meta, this.c.o.now());
+    // A response that may not be reused without validation (no-cache, or stale on arrival)
+    // answers the request it was fetched for, and no other: each waiter asks for itself.
+    if (meta.lifetime - age <= 0) return undefined;
     const outcomeFor: CacheOutcome = { fwd: job.fwd, fwdStatus: outcome.fwdStatus, ttl: meta.lifetime - age, collapsed: true };
-    return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream() });
+    return this.c.responder.stored(meta, job.request, { outcome: outcomeFor, age, key: job.key, body: () => outcome.body.stream(), length: outcome.length });
   }
 
   /** A joined forward failed: a stale copy where stale-if-error allows, otherwise 504. */
@@ -158,14 +173,15 @@ export class Forwarder {
   /** Continues with a usable origin answer: stored and shared when it may be, passed through otherwise. */
   #answered(job: ForwardJob, res: Response, exchange: Exchange, forward: Forward | undefined): Promise<Response> | Response {
     const status = res.status;
-    const directives = responseDirectives(res.headers, this.c.o.targetedFields);
-    const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, directives, job.rd, this.c.o);
+    const answer: OriginAnswer = { directives: responseDirectives(res.headers, this.c.o.targetedFields), tags: responseTags(job.request, res, this.c.o.tags) };
+    const reason = job.rd.noStore ? 'request-no-store' : job.request.method !== 'GET' ? 'method' : unstorableReason(job.request, res, answer.directives, job.rd, this.c.o, answer.tags);
     if (reason !== undefined || !forward) {
+      if (reason !== undefined && !REQUEST_REASONS.has(reason)) this.#noteShareable(job, status, false, parseVary(res.headers.get('vary')));
       this.#settle(forward, status >= 500 ? { kind: 'failed', fwdStatus: status, detail: 'origin-error' } : { kind: 'unshared' });
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: status, detail: reason }, job.key);
     }
-    if (status === 206) return this.#partial(job, res, directives, exchange, forward);
-    return this.storeAndShare(job, res, directives, exchange, forward);
+    if (status === 206) return this.#partial(job, res, answer, exchange, forward);
+    return this.storeAndShare(job, res, answer, exchange, forward);
   }
 
   /**
@@ -173,28 +189,23 @@ export class Forwarder {
    * requests that join this forward. Also the path of a POST whose response answers later
    * GETs (RFC 9110 §9.3.3).
    */
-  async storeAndShare(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+  async storeAndShare(job: ForwardJob, res: Response, answer: OriginAnswer, exchange: Exchange, forward: Forward): Promise<Response> {
+    const meta = storedMeta(job.request, res, answer.directives, exchange, answer.tags, this.#policy);
     forward.carries(meta.tags);
     const fwdStatus = res.status;
-    const notWorthIt = meta.lifetime - meta.initialAge <= 0 && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
-    const marker = job.found.kind === 'uri-miss' ? undefined : job.found.marker;
-    const full = !notWorthIt && meta.vary.length > 0 && this.c.entries.variantsFull(marker, meta.vary, meta.varyValues, Date.now());
-    if (notWorthIt || full) {
+    const freshOnArrival = meta.lifetime - meta.initialAge > 0;
+    const notWorthIt = !freshOnArrival && meta.etag === null && meta.lastModified === null && meta.swr === 0 && meta.sie === 0;
+    this.#noteShareable(job, fwdStatus, freshOnArrival, meta.vary);
+    if (notWorthIt) {
       this.#settle(forward, fwdStatus >= 500 ? { kind: 'failed', fwdStatus, detail: 'origin-error' } : { kind: 'unshared' });
-      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: notWorthIt ? 'stale-on-arrival' : 'variants' }, job.key);
+      return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus, detail: 'stale-on-arrival' }, job.key);
     }
-    const body = new SharedBody(res.body, {
-      limit: this.c.o.maxBodyBytes,
-      window: this.c.o.shareWindowBytes,
-      idleTimeoutMs: this.c.o.originIdleTimeoutMs,
-      resume: this.#resumer(job, res),
-    });
+    const body = new SharedBody(res.body, { ...this.#bodyBounds(), resume: this.#resumer(job, res) });
     const stored = this.c.track(
       body.complete.then((bytes) => bytes && forward.store(() => this.#write(job.key, { ...meta, body: bytes }))),
       job.options,
     );
-    this.#settle(forward, { kind: 'shared', meta, body, fwdStatus }, stored);
+    this.#settle(forward, { kind: 'shared', meta, body, length: declaredLength(res.headers), fwdStatus }, stored);
     // This client's reader exists before anything is awaited, so that no chunk is dropped before it reads.
     const stream = body.stream();
     const verdict = await this.#storedVerdict(res, body);
@@ -243,11 +254,12 @@ export class Forwarder {
       if (notModified(job.request.headers, validatorsOf(res.headers))) return this.c.responder.fromOrigin(res, job.request, outcome, job.key);
       return this.#retry(job, outcome);
     }
-    const fresh = freshened(stale, res.headers, exchange, this.#policy);
+    const fresh = freshened(stale, job.request, res.headers, exchange, this.#policy);
+    this.#noteShareable(job, 304, fresh !== undefined && fresh.lifetime - fresh.initialAge > 0, stale.vary);
     const write = fresh === undefined ? this.c.entries.remove([job.key]) : forward ? forward.store(() => this.#write(job.key, fresh)) : Promise.resolve();
     const tracked = this.c.track(write, job.options);
     const served = fresh ?? stale;
-    this.#settle(forward, fresh ? { kind: 'shared', meta: fresh, body: new SharedBody(fresh.body, this.#bodyBounds()), fwdStatus: 304 } : { kind: 'unshared' }, tracked);
+    this.#settle(forward, fresh ? { kind: 'shared', meta: fresh, body: new SharedBody(fresh.body, this.#bodyBounds()), length: fresh.body.byteLength, fwdStatus: 304 } : { kind: 'unshared' }, tracked);
     const age = currentAge(served, exchange.responseTime);
     // The client that caused the revalidation gets the cookie the origin set for it, whatever is stored.
     const extra = this.c.o.setCookie === 'store' ? undefined : res.headers.getSetCookie().map((c): [string, string] => ['set-cookie', c]);
@@ -285,16 +297,17 @@ export class Forwarder {
     }
     const whole = addSpan({ partial: entry.partial!, body: entry.body }, entry.partial!.length, gap, bytes);
     const directives = responseDirectives(res.headers, this.c.o.targetedFields);
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
-    const complete: StoredResponse = { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(whole.body.byteLength)]], body: whole.body };
-    const stored = forward
-      ? this.c.track(
-          forward.store(() => this.#write(job.key, complete)),
-          job.options,
-        )
-      : undefined;
+    const meta = storedMeta(job.request, res, directives, exchange, responseTags(job.request, res, this.c.o.tags), this.#policy);
+    const complete: StoredResponse = { ...meta, status: 200, body: whole.body };
+    const stored =
+      forward && meta.tags.length <= MAX_RESPONSE_TAGS
+        ? this.c.track(
+            forward.store(() => this.#write(job.key, complete)),
+            job.options,
+          )
+        : undefined;
     this.#settle(forward, { kind: 'unshared' }, stored);
-    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: !this.c.health.knownDown };
+    const outcome: CacheOutcome = { fwd: job.fwd, fwdStatus: 206, ttl: complete.lifetime - complete.initialAge, stored: stored !== undefined && !this.c.health.knownDown };
     return this.c.responder.stored(complete, job.request, { outcome, age: complete.initialAge, key: job.key, body: complete.body });
   }
 
@@ -303,7 +316,7 @@ export class Forwarder {
    * representation with a strong ETag and a known length: its bytes join the parts already
    * stored for that representation (RFC 9111 §3.4), and a whole one becomes a complete 200.
    */
-  async #partial(job: ForwardJob, res: Response, directives: ResponseDirectives, exchange: Exchange, forward: Forward): Promise<Response> {
+  async #partial(job: ForwardJob, res: Response, answer: OriginAnswer, exchange: Exchange, forward: Forward): Promise<Response> {
     const range = parseContentRange(res.headers.get('content-range'));
     const etag = res.headers.get('etag');
     if (range === undefined || range.length === undefined || etag === null || etag.startsWith('W/') || range.span[1] - range.span[0] > this.c.o.maxBodyBytes) {
@@ -311,7 +324,7 @@ export class Forwarder {
       return this.c.responder.fromOrigin(res, job.request, { fwd: job.fwd, fwdStatus: 206, detail: 'partial-unusable' }, job.key);
     }
     const length = range.length;
-    const meta = storedMeta(job.request, res, directives, exchange, this.#tags(job.request, res), this.#policy);
+    const meta = storedMeta(job.request, res, answer.directives, exchange, answer.tags, this.#policy);
     forward.carries(meta.tags);
     const found = storedEntry(job.found);
     const previous = found?.partial && found.etag === etag && found.partial.length === length ? { partial: found.partial, body: found.body } : undefined;
@@ -322,9 +335,7 @@ export class Forwarder {
         const merged = addSpan(previous, length, range.span, bytes);
         if (merged.body.byteLength > this.c.o.maxBodyBytes) return;
         const whole = merged.partial.spans.length === 1 && merged.partial.spans[0]![0] === 0 && merged.partial.spans[0]![1] === length;
-        const entry: StoredResponse = whole
-          ? { ...meta, status: 200, headers: [...meta.headers, ['content-length', String(length)]], body: merged.body }
-          : { ...meta, body: merged.body, partial: merged.partial };
+        const entry: StoredResponse = whole ? { ...meta, status: 200, body: merged.body } : { ...meta, body: merged.body, partial: merged.partial };
         return forward.store(() => this.#write(job.key, entry));
       }),
       job.options,
@@ -353,13 +364,21 @@ export class Forwarder {
     return result;
   }
 
-  #tags(request: Request, res: Response): string[] {
-    const extra = typeof this.c.o.tags === 'function' ? this.c.o.tags(request, res) : this.c.o.tags;
-    return [...new Set([...responseTags(res.headers), ...(extra ?? [])])];
+  /**
+   * Records whether the answer (with `status`) to a full GET of `job`'s URL could be shared
+   * with requests waiting for it: when not, the URL goes under hit-for-miss (collapsing.ts);
+   * when it could, that ends at once. `vary` names the fields the answer varied on ('*': all).
+   * A 5xx is a failure for the waiters (a stale copy or a 504), not an answer: collapsing goes
+   * on sparing a failing origin.
+   */
+  #noteShareable(job: ForwardJob, status: number, shareable: boolean, vary: readonly string[] | '*'): void {
+    if (job.request.method !== 'GET' || job.range !== undefined || job.completion !== undefined || (!shareable && status >= 500)) return;
+    if (shareable) this.c.forwards.unpass(job.key);
+    else this.c.forwards.pass(job.key, vary === '*' ? [] : vary, job.request.headers);
   }
 
-  #bodyBounds() {
-    return { limit: this.c.o.maxBodyBytes, window: this.c.o.shareWindowBytes, idleTimeoutMs: this.c.o.originIdleTimeoutMs };
+  #bodyBounds(): SharedBodyOptions {
+    return { limit: this.c.o.maxBodyBytes, window: this.c.o.shareWindowBytes, idleTimeoutMs: this.c.o.originIdleTimeoutMs, stallTimeoutMs: this.c.o.slowClientTimeoutMs };
   }
 
   /** Tells the joiners what they get, and releases the forward once its write (if any) settled. */
@@ -369,6 +388,12 @@ export class Forwarder {
     if (write) void write.finally(() => this.c.forwards.end(forward));
     else this.c.forwards.end(forward);
   }
+}
+
+/** The body length an origin response declares, when its Content-Length is one decimal number. */
+function declaredLength(headers: Headers): number | undefined {
+  const value = headers.get('content-length');
+  return value !== null && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 /** The complete stored response a lookup found (not a partial one). */

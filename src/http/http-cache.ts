@@ -12,12 +12,12 @@ import { decide, type Decision } from './decision.ts';
 import { EntryStore, type Lookup } from './entry-store.ts';
 import { Forwarder, type ForwardJob } from './forward.ts';
 import type { HandleOptions, WaitUntilContext } from './handle-options.ts';
+import { showingImpliedTypes } from './implied-type.ts';
 import type { OriginFetch } from './origin-call.ts';
-import { resolveHttpOptions, type HttpCacheOptions, type ResolvedHttpOptions } from './options.ts';
+import { resolveHttpOptions, type HttpCacheOptions, type HttpOptionsCaller, type ResolvedHttpOptions } from './options.ts';
 import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from './ranges.ts';
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
-import { ListTagIndex, type TagIndex } from './tag-index.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
@@ -42,10 +42,12 @@ export interface HttpCache {
    */
   handleBytes(request: Request, origin: OriginFetch, options?: HandleOptions): Promise<Response | BytesAnswer>;
   /**
-   * Deletes the responses stored for a URL (every variant) or carrying a tag; resolves with
-   * how many entries existed. Immediate: a store write of that URL or tag still running is
-   * awaited or cancelled first, and no request that starts after this resolves joins a
-   * forward that was running for it.
+   * Removes the responses stored for a URL (every variant) or carrying a tag. Resolves, for a
+   * URL, with how many entries existed; for a tag, with 1 once the tag is invalidated (its
+   * entries become misses in every process sharing the store; they are not listed, so not
+   * counted) and 0 when the store could not be reached. Immediate: a store write of that URL
+   * or tag still running is awaited or cancelled first, and no request that starts after this
+   * resolves joins a forward that was running for it.
    */
   purge(target: PurgeTarget): Promise<number>;
   /** Resolves when background work (store writes, revalidations, invalidations) has settled. */
@@ -84,8 +86,8 @@ export interface CachedHandler<C extends WaitUntilContext = WaitUntilContext> ex
  * alive on platforms that stop after the response (Workers).
  */
 export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, options: HttpCacheOptions): CachedHandler<C> {
-  if (typeof handler !== 'function') throw new TypeError('httpCache: the first argument must be a handler (request, ctx?) => Promise<Response>');
-  const policy = createHttpCache(options);
+  if (typeof handler !== 'function') throw new TypeError('httpCache(): the first argument must be a handler (request, ctx?) => Promise<Response>');
+  const policy = openHttpCache(options, { name: 'httpCache() from cachette/http' });
   const cached = ((request: Request, ctx?: C) => policy.handle(request, (r) => handler(r, ctx), ctx === undefined ? undefined : { waitUntil: ctx.waitUntil?.bind(ctx) })) as CachedHandler<C>;
   return Object.assign(cached, {
     purge: (target: PurgeTarget) => policy.purge(target),
@@ -97,7 +99,12 @@ export function httpCache<C extends WaitUntilContext>(handler: FetchHandler<C>, 
 
 /** Creates the policy object that bindings call per request. See {@link HttpCacheOptions}. */
 export function createHttpCache(options: HttpCacheOptions): HttpCache {
-  return new SharedHttpCache(resolveHttpOptions(options));
+  return openHttpCache(options, { name: 'createHttpCache() from cachette/http' });
+}
+
+/** {@link createHttpCache} for a binding: its errors name the binding's call, and its own options count as known. */
+export function openHttpCache(options: HttpCacheOptions, caller: HttpOptionsCaller): HttpCache {
+  return new SharedHttpCache(resolveHttpOptions(options, caller));
 }
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
@@ -107,8 +114,7 @@ class SharedHttpCache implements HttpCache {
   readonly cache: Cache;
   readonly #o: ResolvedHttpOptions;
   readonly #entries: EntryStore;
-  readonly #tags: TagIndex;
-  readonly #forwards = new Forwards();
+  readonly #forwards: Forwards;
   readonly #responder: Responder;
   readonly #health: StoreHealth;
   readonly #forwarder: Forwarder;
@@ -120,8 +126,8 @@ class SharedHttpCache implements HttpCache {
   constructor(o: ResolvedHttpOptions) {
     this.#o = o;
     this.cache = o.cache;
-    this.#tags = new ListTagIndex(o.cache);
-    this.#entries = new EntryStore(o.cache, this.#tags, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
+    this.#forwards = new Forwards({ ms: o.hitForMissMs, now: o.now });
+    this.#entries = new EntryStore(o.cache, { retainStaleMs: o.retainStaleMs, maxVariants: o.maxVariants });
     this.#responder = new Responder(o);
     this.#health = new StoreHealth(o.cache);
     const track = (work: Promise<unknown>, options: HandleOptions) => this.#track(work, options);
@@ -144,7 +150,9 @@ class SharedHttpCache implements HttpCache {
   }
 
   /** Both of the above: `bytes` lets a stored response served whole come as bytes. */
-  async #handle(request: Request, origin: OriginFetch, options: HandleOptions, bytes: boolean): Promise<Response | BytesAnswer> {
+  async #handle(request: Request, untypedOrigin: OriginFetch, untypedOptions: HandleOptions, bytes: boolean): Promise<Response | BytesAnswer> {
+    // Every origin response shows the Content-Type its body implies before anything reads it (implied-type.ts).
+    const { origin, options } = showingImpliedTypes(untypedOrigin, untypedOptions);
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD') return handleOtherMethod(this.#unsafe, request, origin, options);
     if (this.#o.bypass?.(request)) return this.#responder.relay(await origin(request), request, { fwd: 'bypass' }, undefined);
@@ -174,9 +182,10 @@ class SharedHttpCache implements HttpCache {
 
   async purge(target: PurgeTarget): Promise<number> {
     const tag = (target as { tag?: unknown } | undefined)?.tag;
-    if (typeof tag === 'string') {
+    if (typeof tag === 'string' && tag.length > 0) {
       await this.#forwards.fence([{ tag }]);
-      return this.#tags.purge(tag);
+      // Its entries are invalidated where they are, in every process (tags.ts), not counted.
+      return (await this.cache.invalidateTags([tag])) ? 1 : 0;
     }
     const url = (target as { url?: unknown } | undefined)?.url;
     if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`httpCache.purge: pass { url: "<absolute URL>" } or { tag: "<tag>" }, got ${JSON.stringify(target)}`);

@@ -1,11 +1,13 @@
 import { createCache, type Cache } from '../cache/create-cache.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
+import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../util/known-options.ts';
 import type { FreshnessPolicy } from './freshness.ts';
 import { isFieldName } from './headers.ts';
 import { primaryKeyFunction, type KeyOptions } from './key.ts';
 import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
 import type { SetCookiePolicy } from './storability.ts';
+import type { TagsOption } from './tags.ts';
 
 /** Options of {@link createHttpCache} and `httpCache`. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
@@ -39,11 +41,27 @@ export interface HttpCacheOptions extends KeyOptions {
    */
   shareWindowBytes?: number;
   /**
-   * Most variants kept per URL (one per combination of the request fields `Vary` names);
-   * further ones are served and not stored (`detail="variants"`) until older ones expire.
-   * Default 100.
+   * How long the clients sharing one response may be held back by one that stopped reading
+   * (a whole `shareWindowBytes` behind, when it cannot be moved onto its own request: no strong
+   * ETag, or a middleware without `app`): past it, that client's response is cut off and the
+   * others go on. Default "10s"; `Infinity` waits for ever.
+   */
+  slowClientTimeout?: Duration;
+  /**
+   * Most variants kept per URL (one per combination of the request fields `Vary` names); a new
+   * one past the cap replaces the oldest. Default 100.
    */
   maxVariants?: number;
+  /**
+   * Hit-for-miss: how long a URL whose answer could not be shared with the requests waiting
+   * for it (not storable, such as `no-store` or `private`, or stale on arrival, such as
+   * `no-cache`) sends its next misses to the origin each on its own, at once, instead of
+   * collapsing them behind one origin call (Varnish keeps the same for 120 s). Judged per
+   * variant when the answer had a `Vary`; a storable, fresh answer for the URL ends it at once.
+   * A 5xx never starts it: requests waiting for a failed origin call get a stale copy or a 504,
+   * so that a failing origin is not asked by each of them. Default "120s"; 0 always collapses.
+   */
+  hitForMiss?: Duration;
   /**
    * How long the origin may take to answer with a status and headers before the request is
    * answered 504 (or from a stale copy that stale-if-error allows); every request that joined
@@ -87,8 +105,12 @@ export interface HttpCacheOptions extends KeyOptions {
    * it; a per-user cookie stored this way is given to every user).
    */
   setCookie?: SetCookiePolicy;
-  /** Tags (surrogate keys) added to every stored response, besides its Cache-Tag and Surrogate-Key headers. */
-  tags?: readonly string[] | ((request: Request, response: Response) => readonly string[] | undefined);
+  /**
+   * Tags (surrogate keys) added to every stored response, besides its Cache-Tag and
+   * Surrogate-Key headers, for `purge({ tag })`. A response with more than 64 tags in all is
+   * served and not stored (`detail="too-many-tags"`).
+   */
+  tags?: TagsOption;
   /** Requests for which the cache is skipped entirely (`fwd=bypass`). Multi-range requests always are. */
   bypass?: (request: Request) => boolean;
   /** The cache's name in Cache-Status. Default "cachette". */
@@ -111,7 +133,9 @@ export interface ResolvedHttpOptions {
   policy: FreshnessPolicy;
   maxBodyBytes: number;
   shareWindowBytes: number;
+  slowClientTimeoutMs: number;
   maxVariants: number;
+  hitForMissMs: number;
   originTimeoutMs: number;
   originIdleTimeoutMs: number;
   /** Lowercase names; empty when targeted fields are ignored. */
@@ -119,7 +143,7 @@ export interface ResolvedHttpOptions {
   storePartial: boolean;
   retainStaleMs: number;
   setCookie: SetCookiePolicy;
-  tags: HttpCacheOptions['tags'];
+  tags: TagsOption | undefined;
   bypass: ((request: Request) => boolean) | undefined;
   name: string;
   cacheStatusKey: boolean;
@@ -128,30 +152,60 @@ export interface ResolvedHttpOptions {
   onError: (error: unknown) => void;
 }
 
-/** Validates the options, throwing a TypeError or RangeError naming the bad one. */
-export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
-  if (!o || typeof o !== 'object') throw new TypeError('httpCache needs an options object with a store or a cache');
-  if ((o.store === undefined) === (o.cache === undefined)) throw new TypeError('httpCache: pass exactly one of "store" or "cache"');
-  for (const name of ['bypass', 'now', 'onError'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`httpCache: "${name}" must be a function`);
-  }
-  if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError('httpCache: "tags" must be an array of strings or a function');
-  if ('storeSetCookie' in o) throw new TypeError("httpCache: \"storeSetCookie\" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')");
-  const setCookie = o.setCookie ?? 'bypass';
-  if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`httpCache: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
-  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes');
-  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes');
-  if (shareWindowBytes === 0) throw new RangeError('httpCache: shareWindowBytes must be at least 1');
-  const maxVariants = o.maxVariants ?? 100;
-  if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`httpCache: maxVariants must be a positive integer, got ${maxVariants}`);
-  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
-  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
-    throw new TypeError('httpCache: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false');
-  }
-  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
-  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`httpCache: heuristic.fraction must be within [0, 1], got ${fraction}`);
-  const name = o.name ?? 'cachette';
-  if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`httpCache: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
+/** Every option of {@link HttpCacheOptions}, for the unknown-option check. */
+export const HTTP_CACHE_OPTIONS = [
+  'store',
+  'cache',
+  'namespace',
+  'batch',
+  'ttl',
+  'heuristic',
+  'maxBodyBytes',
+  'shareWindowBytes',
+  'maxVariants',
+  'slowClientTimeout',
+  'hitForMiss',
+  'originTimeout',
+  'originIdleTimeout',
+  'targetedFields',
+  'storePartial',
+  'retainStale',
+  'setCookie',
+  'tags',
+  'bypass',
+  'name',
+  'cacheStatusKey',
+  'xCache',
+  'now',
+  'onError',
+  'sortQuery',
+  'ignoreQuery',
+  'key',
+] as const satisfies ReadonlyArray<keyof HttpCacheOptions>;
+// Every option must be in the list above: this fails to compile when one is missing.
+const everyOptionListed: Exclude<keyof HttpCacheOptions, (typeof HTTP_CACHE_OPTIONS)[number]> extends never ? true : never = true;
+void everyOptionListed;
+
+/**
+ * Who was handed the options: every message names the call as the user wrote it, never an
+ * internal function, and an unknown name is matched against the caller's own options too.
+ */
+export interface HttpOptionsCaller {
+  /** The call, e.g. "cache() from cachette/hono" or "serve() from cachette/bun". */
+  name: string;
+  /** Options the caller takes itself and removes before handing over the rest (Hono's `app`, a server's `env`). */
+  own?: readonly string[];
+  /**
+   * The caller supplies the store itself, later (a server runtime's or the Workers binding's,
+   * picked from the environment): the options are checked without one, and `cache` is not
+   * among them.
+   */
+  storeLater?: boolean;
+}
+
+/** Validates the options and opens the engine, throwing a TypeError or RangeError naming the bad one and the call. */
+export function resolveHttpOptions(o: HttpCacheOptions, caller: HttpOptionsCaller): ResolvedHttpOptions {
+  const settings = resolveSettings(o, caller);
   const cache =
     o.cache ??
     createCache({
@@ -164,23 +218,64 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
       // The store was passed in: it belongs to the caller, who closes it.
       closeStore: false,
     });
+  return { ...settings, cache, ownsCache: o.cache === undefined };
+}
+
+/**
+ * Validates the options of a caller that opens the cache later (`storeLater`), so that a typo
+ * fails where the options are written, not at the first request.
+ */
+export function checkHttpCacheOptions(o: Omit<HttpCacheOptions, 'store' | 'cache'>, caller: HttpOptionsCaller): void {
+  resolveSettings(o, caller);
+}
+
+function resolveSettings(o: HttpCacheOptions, caller: HttpOptionsCaller): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
+  const where = caller.name;
+  checkOptionsObject(o, where);
+  if ('storeSetCookie' in o) throw new TypeError(`${where}: "storeSetCookie" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')`);
+  const known: readonly string[] = caller.storeLater ? HTTP_CACHE_OPTIONS.filter((name) => name !== 'store' && name !== 'cache') : HTTP_CACHE_OPTIONS;
+  checkKnownOptions(o, caller.own ? [...known, ...caller.own] : known, where);
+  if (!caller.storeLater) checkStoreOrCache(o, where);
+  for (const name of ['bypass', 'now', 'onError'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'function') throw new TypeError(`${where}: "${name}" must be a function`);
+  }
+  if (o.tags !== undefined && typeof o.tags !== 'function' && !Array.isArray(o.tags)) throw new TypeError(`${where}: "tags" must be an array of strings or a function`);
+  const setCookie = o.setCookie ?? 'bypass';
+  if (setCookie !== 'bypass' && setCookie !== 'strip' && setCookie !== 'store') throw new TypeError(`${where}: "setCookie" must be 'bypass', 'strip' or 'store', got ${JSON.stringify(setCookie)}`);
+  const maxBodyBytes = byteCount(o.maxBodyBytes, 8 * 1024 * 1024, 'maxBodyBytes', where);
+  const shareWindowBytes = byteCount(o.shareWindowBytes, 1024 * 1024, 'shareWindowBytes', where);
+  if (shareWindowBytes === 0) throw new RangeError(`${where}: shareWindowBytes must be at least 1`);
+  const maxVariants = o.maxVariants ?? 100;
+  if (!Number.isSafeInteger(maxVariants) || maxVariants < 1) throw new RangeError(`${where}: maxVariants must be a positive integer, got ${maxVariants}`);
+  const targeted = o.targetedFields ?? DEFAULT_TARGETED_FIELDS;
+  if (targeted !== false && (!Array.isArray(targeted) || !targeted.every((f) => typeof f === 'string' && isFieldName(f)))) {
+    throw new TypeError(`${where}: "targetedFields" must be an array of field names (e.g. ["CDN-Cache-Control"]) or false`);
+  }
+  if (o.heuristic !== undefined && o.heuristic !== false) {
+    checkOptionsObject(o.heuristic, where, '"heuristic"');
+    checkKnownOptions(o.heuristic, ['fraction', 'max'], `${where}: heuristic`);
+  }
+  const fraction = o.heuristic === false ? 0 : (o.heuristic?.fraction ?? 0.1);
+  if (!(fraction >= 0 && fraction <= 1)) throw new RangeError(`${where}: heuristic.fraction must be within [0, 1], got ${fraction}`);
+  const name = o.name ?? 'cachette';
+  if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(name)) throw new TypeError(`${where}: "name" must be a structured-field token (e.g. "cachette"), got ${JSON.stringify(name)}`);
   return {
-    cache,
-    ownsCache: o.cache === undefined,
-    key: primaryKeyFunction(o),
+    key: primaryKeyFunction(o, where),
     policy: {
-      defaultTtlMs: o.ttl === undefined ? undefined : toMs(o.ttl, 'httpCache: ttl'),
+      defaultTtlMs: o.ttl === undefined ? undefined : toMs(o.ttl, `${where}: ttl`),
       heuristicFraction: fraction,
-      heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', 'httpCache: heuristic.max'),
+      heuristicMaxMs: o.heuristic === false ? 0 : toMs(o.heuristic?.max ?? '1d', `${where}: heuristic.max`),
     },
     maxBodyBytes,
     shareWindowBytes,
+    slowClientTimeoutMs: positiveMs(o.slowClientTimeout ?? '10s', `${where}: slowClientTimeout`),
     maxVariants,
-    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', 'httpCache: originTimeout'),
-    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', 'httpCache: originIdleTimeout'),
+    hitForMissMs: toMs(o.hitForMiss ?? '120s', `${where}: hitForMiss`),
+    originTimeoutMs: positiveMs(o.originTimeout ?? '60s', `${where}: originTimeout`),
+    originIdleTimeoutMs: positiveMs(o.originIdleTimeout ?? '60s', `${where}: originIdleTimeout`),
     targetedFields: targeted === false ? [] : targeted.map((f) => f.toLowerCase()),
     storePartial: o.storePartial === true,
-    retainStaleMs: toMs(o.retainStale ?? '10m', 'httpCache: retainStale'),
+    retainStaleMs: toMs(o.retainStale ?? '10m', `${where}: retainStale`),
     setCookie,
     tags: o.tags,
     bypass: o.bypass,
@@ -192,9 +287,20 @@ export function resolveHttpOptions(o: HttpCacheOptions): ResolvedHttpOptions {
   };
 }
 
-function byteCount(value: number | undefined, fallback: number, name: string): number {
+/** Exactly one of `store` and `cache`, each of the right kind. */
+function checkStoreOrCache(o: HttpCacheOptions, where: string): void {
+  if (o.store === undefined && o.cache === undefined) throw new TypeError(`${where}: pass a "store" (e.g. memoryStore()) or a "cache" (from createCache)`);
+  if (o.store !== undefined && o.cache !== undefined) throw new TypeError(`${where}: pass a "store" or a "cache", not both (the cache already has its store)`);
+  if (o.store !== undefined) {
+    const mistake = storeOptionMistake(o.store, where);
+    if (mistake) throw mistake;
+  }
+  if (o.cache !== undefined && typeof (o.cache as Partial<Cache> | null)?.getOrSet !== 'function') throw new TypeError(`${where}: "cache" must be a cache from createCache()`);
+}
+
+function byteCount(value: number | undefined, fallback: number, name: string, where: string): number {
   const n = value ?? fallback;
-  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`httpCache: ${name} must be a non-negative number of bytes, got ${String(n)}`);
+  if (typeof n !== 'number' || !(n >= 0)) throw new RangeError(`${where}: ${name} must be a non-negative number of bytes, got ${String(n)}`);
   return n;
 }
 

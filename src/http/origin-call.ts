@@ -5,6 +5,7 @@
  */
 import type { Validators } from './conditional.ts';
 import type { Span } from './ranges.ts';
+import { acceptedEncodings } from './vary.ts';
 
 /** Calls the origin for one request. */
 export type OriginFetch = (request: Request) => Promise<Response>;
@@ -28,13 +29,17 @@ export interface OriginAsk {
  * The request sent to the origin: the client's, unchanged when the cache adds nothing;
  * otherwise without the client's validators when the response may be stored (they are
  * answered from the full response instead), with the cache's own validators when it holds a
- * response, and with `Range` + `If-Range` when it asks only for a missing part.
+ * response, with `Range` + `If-Range` when it asks only for a missing part, and with
+ * Accept-Encoding as the variant key reads it (vary.ts), so that the origin picks its coding
+ * among those the key says the client takes.
  */
 export function originRequest(request: Request, ask: OriginAsk): Request {
   const h = request.headers;
   const clientConditional = h.has('if-none-match') || h.has('if-modified-since');
-  if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional)) return request;
+  const encoding = keyedEncoding(h);
+  if (ask.validators === undefined && ask.gap === undefined && !(ask.mayStore && clientConditional) && encoding === undefined) return request;
   const headers = new Headers(h);
+  if (encoding !== undefined) headers.set('accept-encoding', encoding);
   if (ask.mayStore || ask.validators) {
     headers.delete('if-none-match');
     headers.delete('if-modified-since');
@@ -48,6 +53,14 @@ export function originRequest(request: Request, ask: OriginAsk): Request {
   return new Request(request.url, { method: request.method, headers });
 }
 
+/** Accept-Encoding as the variant key reads it, when that differs from what the client sent (undefined otherwise). */
+export function keyedEncoding(headers: Headers): string | undefined {
+  const sent = headers.get('accept-encoding');
+  if (sent === null) return undefined;
+  const keyed = acceptedEncodings(sent);
+  return keyed === sent ? undefined : keyed;
+}
+
 /**
  * Calls `origin`, failing with {@link OriginTimeoutError} when it has not answered within
  * `timeoutMs`. The origin's request then carries an aborted signal, and a response that comes
@@ -56,7 +69,7 @@ export function originRequest(request: Request, ask: OriginAsk): Request {
 export async function callOrigin(origin: OriginFetch, request: Request, timeoutMs: number): Promise<Response> {
   if (!Number.isFinite(timeoutMs)) return origin(request);
   const controller = new AbortController();
-  const call = Promise.resolve().then(() => origin(new Request(request, { signal: controller.signal })));
+  const call = Promise.resolve().then(() => origin(withSignal(request, controller.signal)));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -73,6 +86,22 @@ export async function callOrigin(origin: OriginFetch, request: Request, timeoutM
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `request` with `signal` as its only signal. Built from its parts rather than with
+ * `new Request(request, { signal })`, which reads the original's signal to follow it: on
+ * Deno.serve that read alone prints a warning ("request.signal aborts on successful responses
+ * (legacy behavior)") on the first cached request of every program. The cache calls the origin
+ * this way for GET and HEAD only; a body, were there one, goes along.
+ */
+function withSignal(request: Request, signal: AbortSignal): Request {
+  const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, redirect: request.redirect, signal };
+  if (request.body !== null) {
+    init.body = request.body;
+    init.duplex = 'half';
+  }
+  return new Request(request.url, init);
 }
 
 /**

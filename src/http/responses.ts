@@ -37,6 +37,8 @@ export interface StoredReply {
   body: StoredBody;
   /** The single byte range the client asked for, if any. */
   range?: RangeSpec | undefined;
+  /** The length of a body that is still arriving, when the origin declared it (a body in bytes has its own). */
+  length?: number | undefined;
   /** Fields for this client only (the cookie a revalidation set for it). */
   extra?: HeaderPair[] | undefined;
 }
@@ -72,7 +74,7 @@ export class Responder {
     }
     // The hot path: a header list handed to Response as is costs one Headers construction,
     // where building a Headers object and then setting fields on it costs several.
-    const headers = this.#storedHeaders(meta, reply);
+    const headers = this.#storedHeaders(meta, reply, body instanceof Uint8Array ? body.byteLength : reply.length);
     const content = request.method === 'HEAD' || NULL_BODY_STATUS.has(meta.status) ? null : body instanceof Uint8Array ? body : body();
     // Stored bodies are never backed by a SharedArrayBuffer; the DOM typings cannot know that.
     return new Response(content as BodyInit | null, { status: meta.status, headers });
@@ -87,12 +89,18 @@ export class Responder {
     if (this.clientHasIt(request, meta)) return { status: 304, headers: this.#notModifiedHeaders(meta, outcome, age, key), body: null };
     if (reply.range !== undefined && meta.status === 200 && request.method === 'GET') return undefined;
     const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(meta.status);
-    return { status: meta.status, headers: this.#storedHeaders(meta, reply), body: bodiless ? null : reply.body };
+    return { status: meta.status, headers: this.#storedHeaders(meta, reply, reply.body.byteLength), body: bodiless ? null : reply.body };
   }
 
-  /** The stored fields of a reply, with Age, Cache-Status, X-Cache when asked, and the client's own extra fields. */
-  #storedHeaders(meta: ResponseMeta, reply: StoredReply): HeaderPair[] {
+  /**
+   * The stored fields of a reply, with the body's Content-Length (never stored: the length
+   * always comes from the bytes sent, so stored bytes cannot forge a reply's framing; a HEAD
+   * gets the GET's length, RFC 9110 §8.6), Age, Cache-Status, X-Cache when asked, and the
+   * client's own extra fields.
+   */
+  #storedHeaders(meta: ResponseMeta, reply: StoredReply, length: number | undefined): HeaderPair[] {
     const headers: HeaderPair[] = meta.headers.slice();
+    if (length !== undefined && !NULL_BODY_STATUS.has(meta.status)) headers.push(['content-length', String(length)]);
     headers.push(['age', ageSeconds(reply.age)], ['cache-status', this.status(reply.outcome, reply.key)]);
     if (this.o.xCache) headers.push(['x-cache', xCacheValue(reply.outcome)]);
     if (reply.extra) headers.push(...reply.extra);
@@ -129,7 +137,8 @@ export class Responder {
   }
 
   #notModifiedHeaders(meta: ResponseMeta, outcome: CacheOutcome, age: number, key: string): HeaderPair[] {
-    const headers = withoutFields(meta.headers, NOT_MODIFIED_DROPPED);
+    // Stored fields never include Content-Length, so none describes the body a 304 leaves out.
+    const headers = meta.headers.slice();
     headers.push(['age', ageSeconds(age)], ['cache-status', this.status(outcome, key)]);
     if (this.o.xCache) headers.push(['x-cache', xCacheValue(outcome)]);
     return headers;
@@ -191,12 +200,10 @@ export class Responder {
   }
 }
 
-/** Fields a 304 leaves out: the length of a body it does not carry. */
-const NOT_MODIFIED_DROPPED: ReadonlySet<string> = new Set(['content-length']);
-/** Fields that describe the whole body and are replaced in a 206. */
-const RANGE_FIELDS: ReadonlySet<string> = new Set(['content-length', 'content-range']);
+/** A Content-Range of the whole stored response (a stored 200 has none, a 206's is not stored): replaced in a 206. */
+const RANGE_FIELDS: ReadonlySet<string> = new Set(['content-range']);
 /** Fields that describe a body a 416 does not carry. */
-const BODY_FIELDS: ReadonlySet<string> = new Set(['content-length', 'content-range', 'content-type', 'content-encoding']);
+const BODY_FIELDS: ReadonlySet<string> = new Set(['content-range', 'content-type', 'content-encoding']);
 
 function withoutFields(headers: readonly HeaderPair[], drop: ReadonlySet<string>): HeaderPair[] {
   return headers.filter(([name]) => !drop.has(name));

@@ -3,7 +3,7 @@
  * (shared-body.ts): a request for the rest of the body from its offset, which must be the same
  * representation, checked by its strong ETag.
  */
-import { callOrigin, discardBody, type OriginFetch } from './origin-call.ts';
+import { callOrigin, discardBody, keyedEncoding, type OriginFetch } from './origin-call.ts';
 import { parseContentRange } from './ranges.ts';
 
 /**
@@ -16,6 +16,9 @@ export function resumer(origin: OriginFetch, request: Request, etag: string | nu
   const url = request.url;
   const headers = new Headers(request.headers);
   for (const name of ['if-none-match', 'if-modified-since', 'cache-control', 'pragma']) headers.delete(name);
+  // The same coding the shared body came in: the origin was sent this Accept-Encoding for it.
+  const encoding = keyedEncoding(headers);
+  if (encoding !== undefined) headers.set('accept-encoding', encoding);
   return async (offset) => {
     headers.set('range', `bytes=${offset}-`);
     headers.set('if-range', etag);

@@ -11,12 +11,20 @@
  *   the origin instead of filling memory;
  * - a client that falls a whole window behind the others is moved onto its own path (`resume`:
  *   a request for the rest of the body from its offset), so that it neither holds memory nor
- *   holds the others back. When no such path exists, the others wait for it instead.
+ *   holds the others back. When no such path exists, the others wait for it, but not for
+ *   ever: once they have been held back for `stallTimeoutMs` in a row, the clients still a
+ *   whole window behind are cut off (their streams error with {@link SlowClientError}) and
+ *   the others go on;
  * - a source that sends nothing for `idleTimeoutMs` fails the body: every client's stream
  *   errors, and nothing is stored.
  * - when no client is left and nothing will be stored, the source is cancelled.
  */
 import { readWithin } from './idle-read.ts';
+
+/** Raised into the stream of a client that held the others sharing its body back for too long. */
+export class SlowClientError extends Error {
+  override readonly name = 'SlowClientError';
+}
 
 /** How a shared body is bounded. */
 export interface SharedBodyOptions {
@@ -26,6 +34,11 @@ export interface SharedBodyOptions {
   window: number;
   /** A source read that delivers nothing for this long fails the body, ms; Infinity for none. */
   idleTimeoutMs: number;
+  /**
+   * How long the clients may be held back in a row by one a whole window behind that has no
+   * own path to move to, ms; past it, that client is cut off. Infinity waits for ever.
+   */
+  stallTimeoutMs: number;
   /**
    * Opens the rest of the body from byte `offset`, for a client that fell behind; it must
    * resolve with a stream of exactly those bytes or reject. Without it, a slow client holds the
@@ -45,6 +58,8 @@ interface Reader {
   /** Set once it fell behind: it then reads from its own path, opened on its next read. */
   moved: boolean;
   own: Promise<ReadableStreamDefaultReader<Uint8Array>> | undefined;
+  /** Its stream's controller, to cut it off while it reads nothing. */
+  controller: ReadableStreamDefaultController<Uint8Array> | undefined;
 }
 
 export class SharedBody {
@@ -62,6 +77,8 @@ export class SharedBody {
   /** Clients reading from the shared chunks (not those moved onto their own path). */
   readonly #readers = new Set<Reader>();
   #wake: (() => void) | undefined;
+  /** Runs while the clients are held back by one a window behind (see {@link SharedBodyOptions.stallTimeoutMs}). */
+  #stall: ReturnType<typeof setTimeout> | undefined;
   #resolve!: (body: Uint8Array | undefined) => void;
   readonly #options: SharedBodyOptions;
   /** The complete body once read within the limit; undefined when it was too large, failed or was abandoned. */
@@ -111,10 +128,11 @@ export class SharedBody {
 
   /** A new stream of the whole body; call only while {@link joinable}. */
   stream(): ReadableStream<Uint8Array> {
-    const reader: Reader = { next: this.#dropped, offset: 0, waiting: undefined, moved: false, own: undefined };
+    const reader: Reader = { next: this.#dropped, offset: 0, waiting: undefined, moved: false, own: undefined, controller: undefined };
     this.#readers.add(reader);
     return new ReadableStream<Uint8Array>(
       {
+        start: (controller) => void (reader.controller = controller),
         pull: (controller) => this.#pull(reader, controller),
         cancel: (reason) => {
           this.#leave(reader);
@@ -190,20 +208,46 @@ export class SharedBody {
    * clients that fell a window behind onto their own path. False when no client is left.
    */
   async #demand(): Promise<boolean> {
-    for (;;) {
-      if (this.#readers.size === 0) return false;
-      let wanted = false;
-      let slowest = Infinity;
-      for (const r of this.#readers) {
-        if (r.waiting) wanted = true;
-        slowest = Math.min(slowest, r.offset);
+    try {
+      for (;;) {
+        if (this.#readers.size === 0) return false;
+        let wanted = false;
+        let slowest = Infinity;
+        for (const r of this.#readers) {
+          if (r.waiting) wanted = true;
+          slowest = Math.min(slowest, r.offset);
+        }
+        if (wanted) {
+          if (this.#size - slowest < this.#options.window) return true;
+          if (this.#moveLaggards()) continue;
+          this.#stall ??= this.#stallTimer();
+        }
+        await new Promise<void>((resolve) => (this.#wake = resolve));
       }
-      if (wanted) {
-        if (this.#size - slowest < this.#options.window) return true;
-        if (this.#moveLaggards()) continue;
-      }
-      await new Promise<void>((resolve) => (this.#wake = resolve));
+    } finally {
+      this.#clearStall();
     }
+  }
+
+  /** Cuts off the clients still a window behind once the others have waited for them `stallTimeoutMs`. */
+  #stallTimer(): ReturnType<typeof setTimeout> | undefined {
+    const ms = this.#options.stallTimeoutMs;
+    if (!Number.isFinite(ms)) return undefined;
+    return setTimeout(() => {
+      this.#stall = undefined;
+      for (const r of this.#readers) {
+        if (r.waiting || this.#size - r.offset < this.#options.window) continue;
+        this.#readers.delete(r);
+        r.controller?.error(new SlowClientError(`cachette: this client read nothing for ${ms} ms while others sharing its response waited for it`));
+      }
+      this.#trim();
+      this.#poke();
+    }, ms);
+  }
+
+  #clearStall(): void {
+    clearTimeout(this.#stall);
+    this.#stall = undefined;
   }
 
   /**

@@ -5,6 +5,7 @@
 import type { RequestDirectives } from './cache-control.ts';
 import { HEURISTICALLY_CACHEABLE, hasExplicitFreshness } from './freshness.ts';
 import type { ResponseDirectives } from './response-directives.ts';
+import { MAX_RESPONSE_TAGS } from './tags.ts';
 import { parseVary } from './vary.ts';
 
 /** What to do with a response that sets a cookie. */
@@ -28,10 +29,10 @@ const UNDERSTOOD: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * Why the response to a GET (or to a POST that answers later GETs) may not be stored, or
- * undefined when it may.
+ * Why the response to a GET (or to a POST that answers later GETs), carrying `tags`, may not
+ * be stored, or undefined when it may.
  */
-export function unstorableReason(request: Request, res: Response, directives: ResponseDirectives, rd: RequestDirectives, policy: StorabilityPolicy): string | undefined {
+export function unstorableReason(request: Request, res: Response, directives: ResponseDirectives, rd: RequestDirectives, policy: StorabilityPolicy, tags: readonly string[]): string | undefined {
   if (rd.noStore) return 'request-no-store';
   const status = res.status;
   if (status < 200 || status === 304 || (status === 206 && !policy.storePartial)) return 'status';
@@ -51,6 +52,8 @@ export function unstorableReason(request: Request, res: Response, directives: Re
   if (parseVary(res.headers.get('vary')) === '*') return 'vary-star';
   const length = res.headers.get('content-length');
   if (length !== null && Number(length) > policy.maxBodyBytes) return 'too-large';
+  // Truncating the list would leave the entry alive after a purge of a tag left out.
+  if (tags.length > MAX_RESPONSE_TAGS) return 'too-many-tags';
   return undefined;
 }
 

@@ -7,12 +7,16 @@
  * status no response may have. {@link storedResponseProblem} checks each entry on read.
  */
 import type { Freshness } from './freshness.ts';
-import { FIELD_NAME, isFieldName, type HeaderPair } from './headers.ts';
+import { isFieldName, isHopByHop, type HeaderPair } from './headers.ts';
 
 /** Everything known about a stored response except its body. */
 export interface ResponseMeta extends Freshness {
   status: number;
-  /** End-to-end header lines, in order, without Age (computed per reply); Set-Cookie only under `setCookie: 'store'`. */
+  /**
+   * End-to-end header lines, in order, names lowercase: never a framing field (no Content-Length,
+   * Transfer-Encoding, Connection…: replies derive their length from the body), never Age
+   * (computed per reply); Set-Cookie only under `setCookie: 'store'`.
+   */
   headers: HeaderPair[];
   /** When the request that produced it was sent and the response received (the cache's clock), ms. */
   requestTime: number;
@@ -90,6 +94,8 @@ export function isLanguageAlias(v: unknown): v is LanguageAlias {
   return typeof o === 'object' && o !== null && typeof o.variantKey === 'string';
 }
 
+/** A stored field name: a token (RFC 9110 §5.1), lowercase as the cache writes it, so a check by name cannot be dodged by case. */
+const STORED_FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 /** Characters a field value may never hold (RFC 9110 §5.5): CR, LF and NUL. */
 const FORBIDDEN_IN_VALUE = /[\r\n\0]/;
 /** Statuses a stored response may have: final ones a Response can carry; 304 is never stored. */
@@ -98,22 +104,37 @@ const isTime = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
 const isStringList = (list: unknown[]) => list.every((item) => typeof item === 'string');
 
 /**
- * Why a stored response cannot be served as it is (a header no platform would send, a status
- * a response may not have, numbers that are not numbers), or undefined when it is sound. Such
- * an entry is a corrupt miss: it would otherwise fail every hit until it expired.
+ * Why a stored response cannot be served as it is (a header no platform would send, a framing
+ * field, a status a response may not have, numbers that are not numbers), or undefined when it
+ * is sound. Such an entry is a corrupt miss: it would otherwise fail every hit until it expired,
+ * or (a Content-Length that disagrees with the body, a Transfer-Encoding, a Connection) make a
+ * reply's framing lie, so that bytes of the body answer a keep-alive connection's next request.
+ *
+ * Entries written before framing fields were left out carry a Content-Length equal to their
+ * body's: that one is sound, and is removed from the entry here (each reply derives its own).
  */
 export function storedResponseProblem(e: StoredResponse): string | undefined {
   if (!isStoredStatus(e.status)) return `status ${String(e.status)} cannot be served`;
-  for (const pair of e.headers) {
+  let legacyLength = -1;
+  for (let i = 0; i < e.headers.length; i++) {
+    const pair = e.headers[i];
     if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return 'a header line is not a [name, value] pair of strings';
-    // On every hit: the regular expressions inline, no call per header.
-    if (!FIELD_NAME.test(pair[0])) return `bad header name ${JSON.stringify(pair[0])}`;
-    if (FORBIDDEN_IN_VALUE.test(pair[1])) return `the value of "${pair[0]}" holds CR, LF or NUL`;
+    const name = pair[0];
+    // On every hit: the regular expressions inline, no call per header but the Set lookup.
+    if (!STORED_FIELD_NAME.test(name)) return `bad header name ${JSON.stringify(name)}`;
+    if (FORBIDDEN_IN_VALUE.test(pair[1])) return `the value of "${name}" holds CR, LF or NUL`;
+    if (name === 'content-length') {
+      if (legacyLength !== -1 || e.partial !== undefined || pair[1] !== String(e.body.byteLength)) return 'a content-length that disagrees with the body';
+      legacyLength = i;
+    } else if (isHopByHop(name, undefined)) {
+      return `the framing field "${name}"`;
+    }
   }
   if (!isTime(e.requestTime) || !isTime(e.responseTime) || !isTime(e.lifetime) || !isTime(e.initialAge) || !isTime(e.swr) || !isTime(e.sie)) return 'a time is not a finite number';
   if (!isStringList(e.vary) || !isStringList(e.tags) || e.varyValues.length !== e.vary.length) return 'bad vary or tag lists';
   if ((e.status === 206) !== (e.partial !== undefined)) return 'a 206 must describe its spans, and only a 206 may';
   if (e.partial !== undefined && !partialIsSound(e.partial, e.body.byteLength)) return 'the partial spans do not match the body';
+  if (legacyLength !== -1) e.headers.splice(legacyLength, 1);
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import type { OriginFetch } from './origin-call.ts';
 import type { Responder } from './responses.ts';
 import { responseDirectives } from './response-directives.ts';
 import { postAnswersGets, unstorableReason } from './storability.ts';
+import { responseTags } from './tags.ts';
 import type { ResolvedHttpOptions } from './options.ts';
 import type { Forwards } from './collapsing.ts';
 
@@ -46,9 +47,10 @@ export async function handleOtherMethod(c: UnsafeMethodsContext, request: Reques
   await c.invalidate(keys, options);
   const directives = responseDirectives(res.headers, c.o.targetedFields);
   const rd = requestDirectives(request.headers);
-  if (postAnswersGets(request, res, directives) && unstorableReason(request, res, directives, rd, c.o) === undefined) {
+  const tags = responseTags(request, res, c.o.tags);
+  if (postAnswersGets(request, res, directives) && unstorableReason(request, res, directives, rd, c.o, tags) === undefined) {
     const forward = c.forwards.begin(key, false);
-    return c.forwarder.storeAndShare({ request, origin, options, rd, key, found: { kind: 'uri-miss' }, fwd: 'method', lead: false }, res, directives, { requestTime, responseTime }, forward);
+    return c.forwarder.storeAndShare({ request, origin, options, rd, key, found: { kind: 'uri-miss' }, fwd: 'method', lead: false }, res, { directives, tags }, { requestTime, responseTime }, forward);
   }
   return c.responder.fromOrigin(res, request, { fwd: 'method', fwdStatus: status }, undefined);
 }

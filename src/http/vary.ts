@@ -2,9 +2,11 @@
  * The secondary cache key (RFC 9111 §4.1): which stored variant of a URL a request selects,
  * from the request fields the response's `Vary` names. Values are normalised first, as §4.1
  * allows, so that spellings with the same meaning share one variant: whitespace and repeated
- * field lines everywhere, and for the content-negotiation fields (Accept, Accept-Encoding,
- * Accept-Language) also case, the order of equally weighted members and the spelling of
- * q-values.
+ * field lines everywhere, and for the content-negotiation fields (Accept, Accept-Language)
+ * also case, the order of equally weighted members and the spelling of q-values.
+ * Accept-Encoding is reduced further, to the closed set of codings a response may come in
+ * (see {@link acceptedEncodings}): junk values cannot fill a URL's variants, and the origin is
+ * sent that same reduced value (origin-call.ts), so what it answers is what the key says.
  */
 import type { HeaderPair } from './headers.ts';
 
@@ -23,8 +25,11 @@ export function parseVary(value: string | null): readonly string[] | '*' {
   return [...names].sort();
 }
 
+/** A weight (RFC 9110 §12.4.2). */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
 /** Fields whose members carry weights (q) and whose member order means nothing beyond them (RFC 9110 §12.5). */
-const NEGOTIATION_FIELDS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language']);
+const NEGOTIATION_FIELDS: ReadonlySet<string> = new Set(['accept', 'accept-language']);
 
 /**
  * The request's values for the varying fields, normalised; `null` marks an absent field,
@@ -34,8 +39,68 @@ export function varyValues(names: readonly string[], headers: Headers): Array<st
   return names.map((name) => {
     const value = headers.get(name);
     if (value === null) return null;
+    if (name === 'accept-encoding') return acceptedEncodings(value);
     return (NEGOTIATION_FIELDS.has(name) ? normaliseNegotiation(value) : undefined) ?? normaliseWhitespace(value);
   });
+}
+
+/**
+ * The content codings responses are encoded with in practice (RFC 9110 §8.4.1; br RFC 7932,
+ * zstd RFC 8878), in the order {@link acceptedEncodings} writes them. `x-gzip` is gzip (§8.4.1.3).
+ */
+const CODINGS: readonly string[] = ['br', 'deflate', 'gzip', 'zstd'];
+const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };
+
+/**
+ * Accept-Encoding reduced to what it means for the responses a cache holds: the known codings
+ * the client accepts (q above 0, or through `*`), in a fixed order, and `identity;q=0` when it
+ * refuses an unencoded body (RFC 9110 §12.5.3). Weights between accepted codings, unknown
+ * codings and malformed members are left out, so at most 32 values exist: `gzip;q=0.5, br`,
+ * `br,gzip` and `GZIP, br, foo` are all `br,gzip`, and `gzip;q=0` or junk is `` (identity
+ * only). The origin gets this value too, so it never picks a coding outside the key.
+ */
+export function acceptedEncodings(value: string): string {
+  const weights = new Map<string, number>();
+  for (const { name, q } of weightedMembers(value)) {
+    // A malformed weight: the member is left out, as if it were not there.
+    const canonical = CODING_ALIASES[name] ?? name;
+    if (!Number.isNaN(q) && !weights.has(canonical)) weights.set(canonical, q);
+  }
+  const any = weights.get('*');
+  const accepted = CODINGS.filter((coding) => (weights.get(coding) ?? any ?? 0) > 0);
+  const identity = weights.get('identity') ?? any ?? 1;
+  if (identity <= 0) accepted.push('identity;q=0');
+  return accepted.join(',');
+}
+
+/** One member of a weighted list field (RFC 9110 §12.4.2): its name and other parameters lowercased, its weight (NaN when malformed). */
+interface WeightedMember {
+  name: string;
+  q: number;
+  /** `key=value` (or a bare `key`), in order, without q. */
+  params: string[];
+}
+
+/** The non-empty members of a weighted list field such as Accept-Encoding or Accept-Language. */
+function weightedMembers(value: string): WeightedMember[] {
+  const members: WeightedMember[] = [];
+  for (const part of value.split(',')) {
+    const [range, ...rest] = part.split(';');
+    const name = range!.trim().toLowerCase();
+    if (!name) continue;
+    let q = 1;
+    const params: string[] = [];
+    for (const param of rest) {
+      const eq = param.indexOf('=');
+      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
+      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
+      // A malformed q spoils the member's weight for good, however many follow.
+      if (key === 'q') q = QVALUE.test(arg) && !Number.isNaN(q) ? Number(arg) : Number.NaN;
+      else if (key) params.push(eq === -1 ? key : `${key}=${arg}`);
+    }
+    members.push({ name, q, params });
+  }
+  return members;
 }
 
 /** Whitespace around commas and runs of it carry no meaning in a list field. */
@@ -45,8 +110,6 @@ function normaliseWhitespace(value: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
-
-const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
 /**
  * A negotiation field in canonical form: members lowercased (language tags, codings and media
@@ -58,24 +121,9 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 function normaliseNegotiation(value: string): string | undefined {
   if (value.includes('"')) return undefined;
   const members = new Map<string, number>();
-  for (const part of value.split(',')) {
-    const [range, ...params] = part.split(';');
-    const name = range!.trim().toLowerCase();
-    if (!name) continue;
-    let q = 1;
-    const kept: string[] = [];
-    for (const param of params) {
-      const eq = param.indexOf('=');
-      const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
-      const arg = eq === -1 ? '' : param.slice(eq + 1).trim();
-      if (key === 'q') {
-        if (!QVALUE.test(arg)) return undefined;
-        q = Number(arg);
-      } else if (key) {
-        kept.push(eq === -1 ? key : `${key}=${arg}`);
-      }
-    }
-    const member = [name, ...kept].join(';');
+  for (const { name, q, params } of weightedMembers(value)) {
+    if (Number.isNaN(q)) return undefined;
+    const member = [name, ...params].join(';');
     if (!members.has(member)) members.set(member, q);
   }
   return [...members]
@@ -154,6 +202,17 @@ export function preferredLanguages(value: string | null): string[] {
   }
   // A top-weighted `*` takes any language as first choice: no stored one is more right than another.
   return top.includes('*') ? [] : top;
+}
+
+/**
+ * True when a variant stored for `values` may answer, by language selection, the requests that
+ * weight `language` highest: its request asked for exactly that language and nothing else. A
+ * variant computed for any other Accept-Language (`en, <payload>`) is the answer to that value
+ * alone, however its Content-Language reads: an origin that echoes the field would otherwise
+ * spread one request's payload to every visitor who prefers the same language.
+ */
+export function answersLanguage(vary: readonly string[], values: ReadonlyArray<string | null>, language: string): boolean {
+  return values[vary.indexOf('accept-language')] === language;
 }
 
 /**

@@ -4,12 +4,18 @@
  * an SDK every call below is the API's no-op. Only the events something is recorded for get a
  * listener, so the engine keeps skipping event objects (and timing) for the rest.
  */
-import { metrics, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type MeterProvider, type ObservableCallback, type TracerProvider } from '@opentelemetry/api';
+import type { Attributes, MeterProvider, ObservableCallback, TracerProvider } from '@opentelemetry/api';
 import type { CacheEventMap, CacheEventType } from '../cache/events.ts';
 import type { Cache } from '../cache/types.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
+import { importPeer } from '../util/optional-peer.ts';
 import { keyNamespace } from './key-namespace.ts';
 import { ATTRIBUTE, METRIC, SPAN } from './names.ts';
+
+// @opentelemetry/api is an optional peer: without it, importing cachette/otel fails with an error
+// that names the package, not the runtime's bare "Cannot find package". Top-level, so that
+// instrument() stays synchronous; an import() because this entry runs on every runtime.
+const { metrics, SpanKind, SpanStatusCode, trace, ValueType } = await importPeer('cachette/otel', '@opentelemetry/api', () => import('@opentelemetry/api'));
 
 /** What telemetry says about keys; see {@link InstrumentOptions.keys}. */
 export type KeyDetail = 'namespace' | 'full' | 'none';

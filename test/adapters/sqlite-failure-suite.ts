@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultBinding, openConnection } from '../../adapters/sqlite/binding.ts';
 import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { bytes, sleep, text, type SuiteApi } from '../support/suite-api.ts';
+import { sqliteSecuritySuite } from './sqlite-security-suite.ts';
 import { removeDir, tempDir } from './sqlite-temp.ts';
 
 const errorsOf = (cache: Cache) => {
@@ -18,7 +19,8 @@ const isStoreError = (code: string) => (e: unknown) => e instanceof SqliteStoreE
 /**
  * A corrupt or locked file on each runtime's own binding (the three word their errors
  * differently): a miss or a failed write plus an error event, never a crash; SQLITE_BUSY
- * retried on the event loop within the store's timeout. Runner-neutral: vitest, bun test, Deno.test.
+ * retried on the event loop within the store's timeout; then hostile rows and files
+ * (sqlite-security-suite.ts). Runner-neutral: vitest, bun test, Deno.test.
  */
 export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
   t.describe(`sqlite store failures on ${runtime} (${defaultBinding()})`, () => {
@@ -53,6 +55,34 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       }
     });
 
+    // POSIX record locks belong to the process and go when it closes *any* descriptor of the file:
+    // a store that opened and closed the database, -wal or -shm itself once SQLite had them open
+    // would drop SQLite's locks, and another process would then reset the -shm under it (SIGBUS).
+    const heldLocks = (path: string) => {
+      const inodes = new Map(['', '-wal', '-shm'].filter((s) => existsSync(path + s)).map((s) => [statSync(path + s).ino, s || 'db']));
+      return readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.split(/\s+/)[4] === String(process.pid))
+        .map((line) => inodes.get(Number(line.split(/\s+/)[5]?.split(':')[2])))
+        .filter(Boolean)
+        .sort();
+    };
+    if (existsSync('/proc/locks'))
+      t.it("keeps SQLite's locks on the database and -shm: opening a store (or a second one on the same file) closes no descriptor of theirs", async () => {
+        const path = join(dir, 'locks.db');
+        const first = sqliteStore(path);
+        await first.set('k', bytes('v'));
+        const held = heldLocks(path);
+        assert.ok(held.includes('-shm'), `the -shm lock every connection holds: ${held.join(', ')}`);
+        const second = sqliteStore(path);
+        await second.get('k');
+        assert.deepEqual(heldLocks(path), held, 'the second store took nothing from the first');
+        await second.close();
+        await first.set('k', bytes('w'));
+        assert.ok(heldLocks(path).includes('-shm'));
+        await first.close();
+      });
+
     t.it('SQLITE_BUSY is retried without blocking the event loop: a lock released in time lets the write through', async () => {
       const path = join(dir, 'busy.db');
       const store = sqliteStore({ path, timeoutMs: 2000 });
@@ -71,6 +101,30 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       assert.equal(text(await store.get('k')), 'after');
       other.close();
       await store.close();
+    });
+
+    t.it('writes issued while another connection holds the lock wait behind the first and commit in the order issued', async () => {
+      const path = join(dir, 'queued.db');
+      const store = sqliteStore({ path, timeoutMs: 5000 });
+      await store.set('k', bytes('0'));
+      const other = openConnection(path, store.binding);
+      other.exec('PRAGMA busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        const first = store.set('k', bytes('1'));
+        await sleep(5); // later ticks: these queue behind the first, which waits for the lock
+        const later = [store.set('k', bytes('2')), store.incr('n', 1), store.set('k', bytes('3'))];
+        await sleep(5);
+        const read = store.get('k'); // a read does not wait for them: WAL readers never do
+        other.exec('COMMIT');
+        await Promise.all([first, ...later]);
+        assert.equal(text(await read), '0');
+        assert.equal(text(await store.get('k')), '3');
+        assert.equal(text(await store.get('n')), '1');
+      } finally {
+        other.close();
+        await store.close();
+      }
     });
 
     t.it('a lock held past the timeout fails the write (code BUSY) while reads go on; the cache reports set → false', async () => {
@@ -96,4 +150,5 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       }
     });
   });
+  sqliteSecuritySuite(t, runtime);
 }

@@ -14,8 +14,11 @@ export function openBridge(options: Partial<BridgeOptions> = {}): Promise<Bridge
   return startBridge({ redisUrl: redisUrl!, connectionName: uniqueName('bridge'), ...options });
 }
 
+/** Where a bridge listens and the token it takes: one in this process, or a `cachette bridge` process. */
+export type BridgeEndpoint = Pick<Bridge, 'url' | 'token'>;
+
 /** POSTs `body` (JSON-encoded unless already a string) to `path` with the bridge's token. */
-export async function post(bridge: Bridge, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function post(bridge: BridgeEndpoint, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   return request(bridge, path, {
     method: 'POST',
     headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json', ...headers },
@@ -24,7 +27,7 @@ export async function post(bridge: Bridge, path: string, body: unknown, headers:
 }
 
 /** Any request to the bridge, body parsed as JSON. */
-export async function request(bridge: Bridge, path: string, init: RequestInit): Promise<Answer> {
+export async function request(bridge: BridgeEndpoint, path: string, init: RequestInit): Promise<Answer> {
   const res = await fetch(bridge.url + path, init);
   return { status: res.status, headers: res.headers, body: await res.json() };
 }

@@ -111,8 +111,10 @@ describe('upstash bridge: options', () => {
     await assert.rejects(openBridge({ redisUrl: 'redis://127.0.0.1:1' }), /cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
   });
 
-  it('refuses an empty token and a bad body limit', async () => {
-    await assert.rejects(openBridge({ token: '' }), /"token" must be a non-empty string/);
+  it('refuses an empty or short token and a bad body limit', async () => {
+    await assert.rejects(openBridge({ token: '' }), /"token" must be at least 16 characters of visible ASCII, .*got 0 characters/);
+    await assert.rejects(openBridge({ token: 'dev-token' }), /"token" must be at least 16 characters of visible ASCII, .*got 9 characters/);
+    await assert.rejects(openBridge({ token: 'sixteen chars ok' }), /got one with spaces, control or non-ASCII characters/);
     await assert.rejects(openBridge({ maxBodyBytes: 0 }), /"maxBodyBytes" must be a positive integer/);
   });
 });

@@ -186,6 +186,7 @@ describe('the guard', () => {
     }
     expect(health).toEqual(['read down', 'write down']);
     expect(lines).toEqual([
+      'warn cachette: store memory is unreachable (connect ECONNREFUSED 127.0.0.1:1); serving from the source',
       'warn cachette: memory reads down: connect ECONNREFUSED 127.0.0.1:1 (3 consecutive failures); skipping them, one probe every 1000 ms',
       'warn cachette: memory writes down: connect ECONNREFUSED 127.0.0.1:1 (3 consecutive failures); skipping them, one probe every 1000 ms',
     ]);
@@ -195,9 +196,10 @@ describe('the guard', () => {
     await cache.get('x');
     await cache.set('x', 1);
     expect(health).toEqual(['read down', 'write down', 'read up', 'write up']);
-    expect(lines.slice(2)).toEqual([
+    expect(lines.slice(3)).toEqual([
       'info cachette: memory reads recovered after 1000 ms (47 calls skipped meanwhile)',
       'info cachette: memory writes recovered after 1000 ms (47 calls skipped meanwhile)',
+      'info cachette: store memory answers again',
     ]);
   });
 

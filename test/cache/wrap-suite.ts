@@ -256,11 +256,11 @@ export function wrapSuite(t: SuiteApi): void {
       assert.throws(() => cache.wrap(async () => 1), /has no name to build keys from; pass a "name" or a "key" option/);
       assert.throws(
         () => cache.wrap(fn, { ttl: 'soon' as unknown as '1s' }),
-        (e: unknown) => e instanceof RangeError && /wrap: ttl/.test(e.message),
+        (e: unknown) => e instanceof RangeError && /cache\.wrap\(\): ttl/.test(e.message),
       );
       assert.throws(
         () => cache.wrap(fn, { grace: -1 }),
-        (e: unknown) => e instanceof RangeError && /wrap: grace/.test(e.message),
+        (e: unknown) => e instanceof RangeError && /cache\.wrap\(\): grace/.test(e.message),
       );
       assert.throws(() => cache.wrap(fn, { key: 'k' as unknown as () => string }), /"key" must be a function/);
       assert.throws(() => cache.wrap(fn, { name: '' }), /"name" must be a non-empty string/);

@@ -1,8 +1,14 @@
+import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { storeContract } from './store-contract.ts';
 
 describe.runIf(requireRedis())('valkey', () => {
+  // A URL: the store's own connection.
   storeContract({ describe, it, beforeAll, afterAll }, { name: 'valkey', open: () => valkeyStore(redisUrl!) });
+  // An iovalkey client passed in: the same commands, through the client's queue.
+  let client: Valkey | undefined;
+  afterAll(() => client?.disconnect());
+  storeContract({ describe, it, beforeAll, afterAll }, { name: 'valkey (iovalkey client)', open: () => valkeyStore({ connection: (client = new Valkey(redisUrl!)) }) });
 });

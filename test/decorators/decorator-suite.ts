@@ -173,7 +173,7 @@ export function decoratorSuite(t: SuiteApi): void {
         }
       }
       await assert.rejects(new Api().fetch('https://example.com/' as unknown as Request), /first argument must be a Request, got string/);
-      assert.throws(() => cachedResponse({} as never), /pass exactly one of "store" or "cache"/);
+      assert.throws(() => cachedResponse({} as never), /@cachedResponse\(\): pass a "store" \(e\.g\. memoryStore\(\)\) or a "cache" \(from createCache\)/);
       await pages.close();
     });
   });

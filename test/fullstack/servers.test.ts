@@ -4,7 +4,8 @@ import { EXCEPTION_MARKER, STORE_ERROR_MARKER } from '../../bench/fullstack/app/
 import type { WorkResult } from '../../bench/fullstack/app/workload.ts';
 import { readFullstackConfig } from '../../bench/fullstack/config.ts';
 import { TARGETS, type TargetId } from '../../bench/fullstack/plan.ts';
-import { checkSanity, getSanity, startServer, type TargetContext } from '../../bench/fullstack/run-row.ts';
+import { checkSanity, getSanity, startServer, type TargetContext } from '../../bench/fullstack/row-server.ts';
+import { runTarget } from '../../bench/fullstack/run-target.ts';
 import { httpRequest } from '../../bench/fullstack/support/http.ts';
 import { groupProcesses } from '../../bench/fullstack/support/proc.ts';
 import { startBridgeService, type Service } from '../../bench/fullstack/support/services.ts';
@@ -81,6 +82,35 @@ describe.runIf(requireRedis())('full-stack servers', () => {
       assert.deepEqual(groupProcesses(launched.pgid), [], 'no process of the server outlives stop()');
     }, 180_000);
   }
+
+  it('node: a target runs its rows in alternating rounds, each server with its own keys and its own connection', async () => {
+    const ctx = { ...context('node'), cfg: { ...context('node').cfg, rounds: 2, windowS: 1, warmupMinS: 1, warmupMaxS: 1, connections: 4 } };
+    const rows = await runTarget(ctx, [
+      { kind: 'work', row: { contender: 'cachette', label: 'cachette', role: 'cachette' } },
+      { kind: 'work', row: { contender: 'iovalkey', label: 'iovalkey', role: 'raw' } },
+      { kind: 'work', row: { contender: 'no-such-library', label: 'broken', role: 'peer' } },
+    ]);
+    const [cachette, iovalkey, broken] = rows;
+    assert.equal(broken!.status, 'failed');
+    assert.match(broken!.reason!, /unknown FULLSTACK_CONTENDER "no-such-library"/);
+    for (const row of [cachette!, iovalkey!]) {
+      assert.equal(row.status, 'ok', row.reason);
+      assert.deepEqual(
+        row.windows.map((w) => w.round),
+        [0, 1],
+      );
+      assert.ok(row.windows.every((w) => w.requests > 0 && w.non2xx + w.socketErrors === 0));
+      // Both servers are up at once against one redis-server: each counts only its own connection.
+      assert.deepEqual(
+        row.windows.map((w) => w.connections),
+        [1, 1],
+      );
+      assert.equal(row.connectionsIdle, 1);
+      assert.equal(row.exceptions, 0);
+    }
+    // A B, then B A: the second round starts with the row that ended the first.
+    assert.ok(cachette!.windows[0]!.at < iovalkey!.windows[0]!.at && iovalkey!.windows[1]!.at < cachette!.windows[1]!.at);
+  }, 180_000);
 
   it('node: store failures reach the harness as store errors, and a write that was not stored fails the request', async () => {
     // A store that does not answer: every cachette call is a miss plus an error event.

@@ -73,6 +73,20 @@ describe('negotiation fields in the secondary key', () => {
     assert.equal(key('x-other', ' A ,  b '), 'A,b');
   });
 
+  it('reduces Accept-Encoding to the known codings it accepts, and identity;q=0 when it refuses an unencoded body', () => {
+    const cases: Array<[string, string]> = [
+      ['gzip, deflate, br, zstd', 'br,deflate,gzip,zstd'],
+      ['gzip;q=0.5, br', 'br,gzip'],
+      ['GZIP, x-gzip;q=0, foo', 'gzip'],
+      ['br;q=0, *', 'deflate,gzip,zstd'],
+      ['*;q=0', 'identity;q=0'],
+      ['*;q=0, identity', ''],
+      ['gzip;q=2, gzip;q=abc, junk', ''],
+      ['', ''],
+    ];
+    for (const [value, reduced] of cases) assert.equal(key('accept-encoding', value), reduced, value);
+  });
+
   it('names the languages a request weights highest', () => {
     assert.deepEqual(preferredLanguages('fr;q=0.5, de;q=1.0'), ['de']);
     assert.deepEqual(preferredLanguages('en, DE, fr;q=0.9'), ['de', 'en']);

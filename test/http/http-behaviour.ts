@@ -1,5 +1,7 @@
 import type { SuiteApi } from '../support/suite-api.ts';
 import { bodyScenarios } from './behaviour/bodies.ts';
+import { collapsingScenarios } from './behaviour/collapsing.ts';
+import { credentialScenarios } from './behaviour/credentials.ts';
 import { freshnessScenarios } from './behaviour/freshness.ts';
 import { scenarioFor, type HttpTarget } from './behaviour/harness.ts';
 import { invalidationScenarios } from './behaviour/invalidation.ts';
@@ -28,10 +30,12 @@ export function httpBehaviourSuite(t: SuiteApi, target: HttpTarget): void {
   t.describe(`http cache behaviour: ${target.name}`, () => {
     keyAndStorageScenarios(scenario);
     freshnessScenarios(scenario);
+    credentialScenarios(scenario);
     validationScenarios(scenario);
     staleScenarios(scenario);
     invalidationScenarios(scenario);
     bodyScenarios(scenario);
+    collapsingScenarios(scenario);
     targetedFieldScenarios(scenario);
     rangeScenarios(scenario);
     negotiationScenarios(scenario);

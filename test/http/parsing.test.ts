@@ -73,7 +73,7 @@ describe('Vary parsing', () => {
 describe('httpCache options', () => {
   const handler = async () => new Response('x');
   it('names the bad option', () => {
-    assert.throws(() => httpCache(handler, {} as never), /exactly one of "store" or "cache"/);
+    assert.throws(() => httpCache(handler, {} as never), /httpCache\(\) from cachette\/http: pass a "store" \(e\.g\. memoryStore\(\)\) or a "cache"/);
     assert.throws(() => httpCache('nope' as never, { store: memoryStore() }), /first argument must be a handler/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), ttl: -1 }), RangeError);
     assert.throws(() => httpCache(handler, { store: memoryStore(), maxBodyBytes: -5 }), /maxBodyBytes/);
@@ -88,6 +88,8 @@ describe('httpCache options', () => {
     assert.throws(() => httpCache(handler, { store: memoryStore(), shareWindowBytes: 0 }), /shareWindowBytes/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), originTimeout: 0 }), /originTimeout must be greater than 0/);
     assert.throws(() => httpCache(handler, { store: memoryStore(), originIdleTimeout: '-1s' as never }), /originIdleTimeout/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), hitForMiss: 'soon' as never }), /hitForMiss/);
+    assert.throws(() => httpCache(handler, { store: memoryStore(), slowClientTimeout: 0 }), /slowClientTimeout must be greater than 0/);
   });
 
   it('rejects a custom key function that returns no key, and a bad purge target', async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { OriginIdleError } from '../../src/http/idle-read.ts';
-import { SharedBody } from '../../src/http/shared-body.ts';
+import { SharedBody, SlowClientError } from '../../src/http/shared-body.ts';
 
 const KIB = 1024;
 
@@ -57,7 +57,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 describe('SharedBody', () => {
   it('gives a late joiner the whole body while the copy for the store is collected', async () => {
     const src = source(8, 16 * KIB);
-    const body = new SharedBody(src.stream, { limit: 1024 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity });
+    const body = new SharedBody(src.stream, { limit: 1024 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity, stallTimeoutMs: Infinity });
     const first = body.stream().getReader();
     await first.read();
     const late = body.stream();
@@ -80,7 +80,7 @@ describe('SharedBody', () => {
 
   it('once too large to store, holds at most a window between a fast and a stalled client, and the origin waits', async () => {
     const src = source(64, 16 * KIB); // 1 MiB
-    const body = new SharedBody(src.stream, { limit: 128 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity });
+    const body = new SharedBody(src.stream, { limit: 128 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity, stallTimeoutMs: Infinity });
     const fast = body.stream().getReader();
     const slow = body.stream().getReader(); // never reads until the end
     let read = 0;
@@ -106,6 +106,18 @@ describe('SharedBody', () => {
     await slow.cancel();
   });
 
+  it('cuts off a client that stopped reading once it has held the others back for stallTimeoutMs, when it has no own path (issue 23, item 13)', async () => {
+    const src = source(64, 16 * KIB); // 1 MiB, no resume: no strong ETag to ask for the rest with
+    const body = new SharedBody(src.stream, { limit: 128 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity, stallTimeoutMs: 50 });
+    const fast = body.stream();
+    const stopped = body.stream().getReader();
+    assert.equal((await stopped.read()).value?.byteLength, 16 * KIB, 'it read one chunk, then stopped');
+    assert.deepEqual(await readAll(fast), src.bytes(), 'the reading client got the whole body');
+    await assert.rejects(stopped.read(), SlowClientError);
+    assert.equal(body.readers, 0);
+    assert.equal(body.buffered, 0, 'nothing is held for the client that was cut off');
+  });
+
   it('moves a client a window behind onto its own path, so the others run on and memory stays bounded', async () => {
     const src = source(64, 16 * KIB);
     const whole = src.bytes();
@@ -114,6 +126,7 @@ describe('SharedBody', () => {
       limit: 128 * KIB,
       window: 64 * KIB,
       idleTimeoutMs: Infinity,
+      stallTimeoutMs: Infinity,
       resume: async (offset) => {
         resumed.push(offset);
         return new Response(whole.slice(offset)).body!;
@@ -140,7 +153,7 @@ describe('SharedBody', () => {
 
   it('stops reading the origin when no client is left and nothing will be stored', async () => {
     const src = source(1000, 16 * KIB);
-    const body = new SharedBody(src.stream, { limit: 64 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity });
+    const body = new SharedBody(src.stream, { limit: 64 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity, stallTimeoutMs: Infinity });
     const only = body.stream().getReader();
     for (let i = 0; i < 6; i++) await only.read();
     await only.cancel();
@@ -152,7 +165,7 @@ describe('SharedBody', () => {
 
   it('keeps reading to store the body when every client left before the end', async () => {
     const src = source(8, 16 * KIB);
-    const body = new SharedBody(src.stream, { limit: 1024 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity });
+    const body = new SharedBody(src.stream, { limit: 1024 * KIB, window: 64 * KIB, idleTimeoutMs: Infinity, stallTimeoutMs: Infinity });
     const only = body.stream().getReader();
     await only.read();
     await only.cancel();
@@ -169,7 +182,7 @@ describe('SharedBody', () => {
         controller.close();
       },
     });
-    const body = new SharedBody(stalled, { limit: 1024, window: 1024, idleTimeoutMs: 50 });
+    const body = new SharedBody(stalled, { limit: 1024, window: 1024, idleTimeoutMs: 50, stallTimeoutMs: Infinity });
     const reader = body.stream().getReader();
     assert.deepEqual((await reader.read()).value, new Uint8Array([1, 2, 3]));
     await assert.rejects(reader.read(), OriginIdleError);

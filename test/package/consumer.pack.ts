@@ -130,8 +130,9 @@ describe('the packed package in a consumer project', () => {
   it('stays small: the tarball size is reported, and bounded', () => {
     console.info(`[pack] ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
     // The bound catches what must never ship (tests, benches, results, node_modules: megabytes),
-    // not growth of the library itself: ~580 KiB with the cluster store, tags and L1, and otel,
-    // about a third of it the TypeScript sources the source maps point at.
-    assert.ok(packed.size < 768 * 1024, `${packed.size} bytes`);
+    // not growth of the library itself: ~775 KiB with the docs pages, the RESP transport, the
+    // cluster store, tags and L1, and otel, about a third of it the TypeScript sources the
+    // source maps point at.
+    assert.ok(packed.size < 1024 * 1024, `${packed.size} bytes`);
   });
 });

@@ -5,31 +5,21 @@
  * `cachette proxy` must not need them.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { installPacked } from '../support/packed-package.ts';
+import { runInApp } from './run-in-app.ts';
 import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand } from '../proxy/support.ts';
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
 const closing = closesAfterEach();
 let work: string;
 let app: string;
 
-/** Runs a command in the app; resolves its exit code and output instead of throwing on failure. */
-async function inApp(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(file, args, { cwd: app, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+/** Runs a command in the app. */
+const inApp = (file: string, args: string[]) => runInApp(app, file, args);
 
 describe('the packed package', () => {
   beforeAll(() => {
@@ -70,6 +60,6 @@ describe('the packed package', () => {
     assert.equal(imported.stdout.trim(), 'function', imported.stderr);
     const bridge = await inApp(join(app, 'node_modules/.bin/cachette'), ['bridge', '--port', '0']);
     assert.equal(bridge.code, 1);
-    assert.match(bridge.stderr, /^cachette bridge: needs the iovalkey package \(npm install iovalkey\)/);
+    assert.match(bridge.stderr, /^cachette bridge: cachette\/node\/bridge needs the iovalkey package, which is not installed: npm install iovalkey\n/);
   }, 60_000);
 });

@@ -53,8 +53,15 @@ describe('cachette proxy', () => {
       [['--origin', 'http://x', '--port', '70000'], {}, /--port must be a port number/],
       [['--origin', 'http://x', '--store', 'disk'], {}, /--store must be memory or valkey/],
       [['--origin', 'http://x', '--ttl', 'soon'], {}, /--ttl must be a duration/],
+      [['--origin', 'http://x', '--write-timeout', 'soon'], {}, /--write-timeout must be a duration/],
+      [['--origin', 'http://x', '--port', '0', '--max-body-bytes', '2000', '--max-held-bytes', '1000'], {}, /"maxHeldBytes" must be an integer of at least "maxBodyBytes" \(2000\)/],
       [['--origin', 'http://x', '--set-cookie', 'keep'], {}, /--set-cookie must be bypass, strip, store, got "keep"/],
-      [['--origin', 'http://x', '--port', '0', '--purge-token', 'short'], {}, /purge.token must be a string of at least 16 characters/],
+      [['--origin', 'http://x', '--port', '0', '--purge-token', 'short'], {}, /^cachette proxy: --purge-token must be at least 16 characters of visible ASCII, .*got 5 characters/],
+      [
+        ['--origin', 'http://x', '--port', '0'],
+        { CACHETTE_PURGE_TOKEN: 'sixteen chars ok' },
+        /^cachette proxy: CACHETTE_PURGE_TOKEN must be at least 16 characters of visible ASCII, .*got one with spaces/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const io = terminal(env);

@@ -1,10 +1,12 @@
 /**
- * Issue 10, item 3: unkeyed forwarding headers. By default the client's are dropped and the
- * proxy sets its own; trusted, they reach the origin and the cache keys on them.
+ * Issue 10, item 3, and issue 23, item 8: unkeyed forwarding headers. By default the client's
+ * (the whole family: X-Forwarded-*, X-Original-*, X-Host, X-HTTP-*-Override, CF-*, …) are
+ * dropped and the proxy sets its own; trusted, the ones the cache keys on reach the origin, and
+ * the rest of the family is still dropped.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from '../../runtimes/node/proxy/index.ts';
+import { isForwardingField, TRUSTED_FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from '../../runtimes/node/proxy/index.ts';
 import { closesAfterEach, headerOf, proxyFor, rawGet, recordingOrigin, type RecordingOrigin } from './support.ts';
 
 const closing = closesAfterEach();
@@ -32,14 +34,101 @@ const EVIL = {
   'x-real-ip': '6.6.6.6',
 };
 
+/**
+ * Fields frameworks read the scheme, host or method from besides the X-Forwarded-Host/-Proto
+ * pair: Rack takes the scheme from X-Forwarded-Ssl and X-Forwarded-Scheme, others the host from
+ * X-Host, X-Forwarded-Server, X-Original-Host or X-HTTP-Host-Override, IIS the scheme from
+ * Front-End-Https and X-ARR-SSL, Tornado from X-Scheme, apps behind Cloudflare from CF-Visitor.
+ */
+const UNKEYED: Record<string, string> = {
+  'x-forwarded-ssl': 'on',
+  'x-forwarded-scheme': 'https',
+  'x-host': 'evil.example',
+  'x-forwarded-server': 'evil.example',
+  'x-original-host': 'evil.example',
+  'x-http-host-override': 'evil.example',
+  'front-end-https': 'on',
+  'x-arr-ssl': 'yes',
+  'x-url-scheme': 'https',
+  'x-scheme': 'https',
+  'cf-visitor': '{"scheme":"https"}',
+  'fastly-ssl': '1',
+  'x-http-method-override': 'DELETE',
+  'x-method-override': 'DELETE',
+  'x-http-method': 'DELETE',
+  'true-client-ip': '6.6.6.6',
+  'cf-connecting-ip': '6.6.6.6',
+  'x-proxyuser-ip': '6.6.6.6',
+  'x-client-ip': '6.6.6.6',
+  'x-envoy-original-path': '/admin',
+};
+
+/** An origin that reads every field of UNKEYED the way some framework does, into the redirect it answers. */
+function permissiveOrigin(): Promise<RecordingOrigin> {
+  return recordingOrigin((req, res) => {
+    const h = req.headers;
+    const https =
+      h['x-forwarded-ssl'] === 'on' ||
+      h['x-forwarded-scheme'] === 'https' ||
+      h['front-end-https'] === 'on' ||
+      h['x-arr-ssl'] !== undefined ||
+      h['x-url-scheme'] === 'https' ||
+      h['x-scheme'] === 'https' ||
+      String(h['cf-visitor']).includes('https') ||
+      h['fastly-ssl'] !== undefined;
+    const host = h['x-host'] ?? h['x-forwarded-server'] ?? h['x-original-host'] ?? h['x-http-host-override'] ?? h.host;
+    const method = h['x-http-method-override'] ?? h['x-method-override'] ?? h['x-http-method'] ?? req.method;
+    const client = h['true-client-ip'] ?? h['cf-connecting-ip'] ?? h['x-proxyuser-ip'] ?? h['x-client-ip'] ?? 'proxy';
+    const path = h['x-envoy-original-path'] ?? req.url;
+    res.writeHead(302, { location: `${https ? 'https' : 'http'}://${host}${path}`, 'x-method': String(method), 'x-client': String(client), 'cache-control': 'max-age=60' });
+    res.end();
+  });
+}
+
 describe('proxy: forwarding headers', () => {
+  it('drops the whole family of forwarding fields, trusted or not, unless the cache keys on them (the reproduction: 12 probes, 12 poisoned redirects)', async () => {
+    for (const trustForwarded of [false, true]) {
+      const origin = closing(await permissiveOrigin());
+      const proxy = closing(await proxyFor(origin.url, { trustForwarded }));
+      for (const [name, value] of Object.entries(UNKEYED)) {
+        const path = `/${trustForwarded ? 'trusted' : 'plain'}/${name}`;
+        const probe = await rawGet(proxy.port, path, { [name]: value });
+        assert.equal(headerOf(probe, 'location'), `http://site.test${path}`, `${name} (trustForwarded: ${trustForwarded})`);
+        assert.equal(headerOf(probe, 'x-method'), 'GET', name);
+        assert.equal(headerOf(probe, 'x-client'), 'proxy', name);
+        const victim = await rawGet(proxy.port, path);
+        assert.match(headerOf(victim, 'cache-status') ?? '', /hit/, name);
+        assert.equal(headerOf(victim, 'location'), `http://site.test${path}`, `${name}: what the next visitor gets`);
+      }
+      for (const received of origin.received) for (const name of Object.keys(UNKEYED)) assert.equal(received.headers[name], undefined, name);
+    }
+  });
+
+  it('names the family in isForwardingField, and leaves ordinary fields alone', () => {
+    for (const name of [
+      ...Object.keys(UNKEYED),
+      ...TRUSTED_FORWARDING_FIELDS,
+      'x-forwarded-anything',
+      'x-original-uri',
+      'x-real-port',
+      'cf-ipcountry',
+      'fastly-client-ip',
+      'x-http-destination-override',
+    ]) {
+      assert.ok(isForwardingField(name), name);
+    }
+    for (const name of ['accept', 'cookie', 'cache-control', 'content-type', 'x-requested-with', 'x-http-version', 'forwarded-by-me', 'fastly', 'via', 'cdn-loop', 'x-hosted']) {
+      assert.ok(!isForwardingField(name), name);
+    }
+  });
+
   it("drops the client's, sets its own, and stores no reflected redirect (the reproduction)", async () => {
     const origin = closing(await reflectingOrigin());
     const proxy = closing(await proxyFor(origin.url));
     const attack = await rawGet(proxy.port, '/r', EVIL);
     assert.equal(headerOf(attack, 'location'), 'http://site.test/r');
     const seen = origin.received[0]!.headers;
-    for (const name of FORWARDING_FIELDS) {
+    for (const name of TRUSTED_FORWARDING_FIELDS) {
       if (name === 'x-forwarded-for' || name === 'x-forwarded-host' || name === 'x-forwarded-proto') continue;
       assert.equal(seen[name], undefined, name);
     }

@@ -110,7 +110,7 @@ describe('proxy: purge endpoint', () => {
 
   it('refuses a short token or a bad path when it starts', async () => {
     const origin = closing(await recordingOrigin((_req, res) => cacheable(res, 'origin')));
-    await assert.rejects(proxyFor(origin.url, { purge: { token: 'short' } }), /purge.token must be a string of at least 16 characters/);
+    await assert.rejects(proxyFor(origin.url, { purge: { token: 'short' } }), /purge.token must be at least 16 characters of visible ASCII/);
     await assert.rejects(proxyFor(origin.url, { purge: { token: TOKEN, path: 'no-slash' } }), /purge.path must be a path/);
   });
 });

@@ -60,6 +60,34 @@ export function serveSuite(t: SuiteApi, runtime: string, serve: ServeFn, env: En
       }
     });
 
+    // Issue 20 (first-hour defect 5): on Bun a string body's type is not in the headers, and the
+    // cache sent the miss without a Content-Type and the hit as application/octet-stream.
+    t.it("keeps the Content-Type the runtime's own server sends for a string body, on the miss and on the hit", async () => {
+      // No init: @hono/node-server sends no type for a string body given with headers of its own.
+      const handler = async () => new Response('hello');
+      const plain = await serve(handler, { port: 0 });
+      let expected: string | null;
+      try {
+        expected = (await fetch(`${plain.url}/typed`)).headers.get('content-type');
+      } finally {
+        await plain.close();
+      }
+      assert.match(expected ?? '', /^text\/plain; ?charset=utf-8$/i);
+      const server = await serve(handler, { port: 0, cache: { env: {}, log: false, ttl: '60s' } });
+      try {
+        const miss = await fetch(`${server.url}/typed`);
+        assert.equal(await miss.text(), 'hello');
+        assert.match(miss.headers.get('cache-status') ?? '', /fwd=uri-miss/);
+        assert.equal(miss.headers.get('content-type'), expected);
+        const hit = await fetch(`${server.url}/typed`);
+        assert.equal(await hit.text(), 'hello');
+        assert.match(hit.headers.get('cache-status') ?? '', /; hit/);
+        assert.equal(hit.headers.get('content-type'), expected);
+      } finally {
+        await server.close();
+      }
+    });
+
     t.it('with cache, serves a miss, then the stored response, from the store the environment names', async () => {
       const o = origin();
       const lines: string[] = [];

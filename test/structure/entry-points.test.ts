@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; default: string } | string> };
 const IMPORT = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sources(dir: string): string[] {
@@ -25,7 +25,9 @@ function repoCompilerOptions(): ts.CompilerOptions {
 
 describe('entry points', () => {
   const options = repoCompilerOptions();
-  const entries = Object.entries(manifest.exports).map(([subpath, target]) => ({
+  // `./package.json` exports the manifest itself (for tools that read it), not a module.
+  const modules = Object.entries(manifest.exports).filter((entry): entry is [string, { types: string; default: string }] => typeof entry[1] === 'object');
+  const entries = modules.map(([subpath, target]) => ({
     specifier: subpath === '.' ? 'cachette' : `cachette/${subpath.slice(2)}`,
     source: join(root, target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')),
     target,

@@ -9,11 +9,11 @@ export interface BridgeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `npm run bridge` (`cachette bridge` from the sources, through tsx) in front of `redisUrl`. */
-export async function spawnBridge(redisUrl: string): Promise<BridgeProcess> {
+/** Starts `npm run bridge` (`cachette bridge` from the sources, through tsx) in front of `redisUrl`, with more flags when given. */
+export async function spawnBridge(redisUrl: string, args: readonly string[] = []): Promise<BridgeProcess> {
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'bridge', '--port', String(port), '--redis', redisUrl, '--token', token], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'bridge', '--port', String(port), '--redis', redisUrl, '--token', token, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await ready(child);

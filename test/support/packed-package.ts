@@ -7,7 +7,7 @@
  * that needs it, with its dependencies linked from this checkout so no network is needed.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What `npm pack --json` reports of the tarball. */
@@ -23,7 +23,10 @@ export interface PackedTarball {
 /** Copies, builds and packs the package at `root` below `work`; returns the tarball. */
 export function packPackage(root: string, work: string): PackedTarball {
   const staging = join(work, 'package');
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'src', 'adapters', 'runtimes']) {
+  // What package.json "files" ships (docs/ included), plus what npm always ships and the build needs.
+  const { files } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+  const shipped = files.filter((entry) => !entry.startsWith('!') && entry !== 'dist');
+  for (const entry of ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', ...shipped]) {
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(staging, entry), { recursive: true });
   }
   // The compiler resolves the dependencies' types from the checkout's node_modules.

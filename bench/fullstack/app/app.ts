@@ -7,7 +7,7 @@ import { cache as honoCache } from 'hono/cache';
 import { cache as cachetteHono } from '../../../src/hono/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender } from '../../contenders/types.ts';
-import { doWork, paramsFromQuery, prefill } from './workload.ts';
+import { doWork, paramsFromQuery, prefill, workKeys } from './workload.ts';
 
 /** How `/page/:id` is cached. */
 export type PageCache =
@@ -18,7 +18,7 @@ export type PageCache =
    * hono/cache over the platform's Cache API (workerd, Deno). `wait`: finish the put before
    * answering, which Deno needs (hono's docs say so); workerd puts in waitUntil.
    */
-  | { kind: 'hono-cache'; wait: boolean };
+  | { kind: 'hono-cache'; wait: boolean; cacheName: string };
 
 /** What a runtime's server hands the app. */
 export interface FullstackAppOptions {
@@ -26,6 +26,8 @@ export interface FullstackAppOptions {
   contender?: Contender;
   /** The cache in front of `/page/:id`; absent leaves the route out. */
   page?: PageCache;
+  /** Prefix of the `/work` keys (default "fs"): each server of a run keeps to its own keys. */
+  keyPrefix?: string;
 }
 
 /** Marks a server-side exception on stderr; the harness counts these lines. */
@@ -38,8 +40,11 @@ export const EXCEPTION_MARKER = '[fullstack-exception]';
  */
 export const STORE_ERROR_MARKER = '[fullstack-store-error]';
 
-/** The Cache API cache hono/cache stores pages in. */
-export const HONO_CACHE_NAME = 'fullstack-page';
+/**
+ * The Cache API cache hono/cache stores a server's pages in: one per namespace, since the
+ * servers of a Deno run share one DENO_DIR, where Deno keeps its Cache API on disk.
+ */
+export const honoCacheName = (namespace: string): string => `${namespace}-page`;
 
 /** The origin's answer time: what a page cache saves. */
 export const ORIGIN_DELAY_MS = 20;
@@ -94,7 +99,8 @@ export function fullstackApp(options: FullstackAppOptions): Hono {
 
   const contender = options.contender;
   if (contender) {
-    app.post('/prefill', async (c) => c.json({ stored: await prefill(contender) }));
+    const keys = workKeys(options.keyPrefix ?? 'fs');
+    app.post('/prefill', async (c) => c.json({ stored: await prefill(contender, keys) }));
     app.get('/work', async (c) => {
       let params;
       try {
@@ -102,7 +108,7 @@ export function fullstackApp(options: FullstackAppOptions): Hono {
       } catch (error) {
         return c.text((error as Error).message, 400);
       }
-      return c.json(await doWork(contender, params));
+      return c.json(await doWork(contender, params, keys));
     });
   }
 
@@ -124,6 +130,6 @@ function pageMiddleware(page: PageCache, app: Hono): MiddlewareHandler | undefin
     case 'cachette':
       return cachetteHono({ store: page.store, app, namespace: page.namespace, ...(page.batch === undefined ? {} : { batch: page.batch }) });
     case 'hono-cache':
-      return honoCache({ cacheName: HONO_CACHE_NAME, wait: page.wait });
+      return honoCache({ cacheName: page.cacheName, wait: page.wait });
   }
 }

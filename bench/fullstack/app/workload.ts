@@ -43,9 +43,19 @@ export class WrongValueError extends Error {
   override readonly name = 'WrongValueError';
 }
 
-export const smallKey = (i: number): string => `fs:small:${i}`;
-export const docKey = (i: number): string => `fs:doc:${i}`;
-export const counterKey = (i: number): string => `fs:counter:${i}`;
+/** The keys of one server's workload, under a prefix of its own: the servers of a run share one redis-server. */
+export interface WorkKeys {
+  small(i: number): string;
+  doc(i: number): string;
+  counter(i: number): string;
+}
+
+/** The workload's keys under `prefix` (`PREFIX:small:4`, `PREFIX:doc:3`, `PREFIX:counter:7`). */
+export function workKeys(prefix: string): WorkKeys {
+  return { small: (i) => `${prefix}:small:${i}`, doc: (i) => `${prefix}:doc:${i}`, counter: (i) => `${prefix}:counter:${i}` };
+}
+
+const DEFAULT_KEYS = workKeys('fs');
 
 const randomInt = (below: number): number => Math.floor(Math.random() * below);
 
@@ -82,10 +92,10 @@ export function paramsFromQuery(query: URLSearchParams): WorkParams {
  * JSON document; incr; get that document back. Each value read is checked against what was
  * stored under that key (a miss is fine, another value is a {@link WrongValueError}).
  */
-export async function doWork(cache: Contender, p: WorkParams): Promise<WorkResult> {
-  const one = await cache.get(smallKey(p.read));
-  if (one != null && !isSmallValue(one, p.read)) throw new WrongValueError(`get ${smallKey(p.read)} returned another value`);
-  const keys = Array.from({ length: MANY }, (_, k) => smallKey(p.read + k));
+export async function doWork(cache: Contender, p: WorkParams, key: WorkKeys = DEFAULT_KEYS): Promise<WorkResult> {
+  const one = await cache.get(key.small(p.read));
+  if (one != null && !isSmallValue(one, p.read)) throw new WrongValueError(`get ${key.small(p.read)} returned another value`);
+  const keys = Array.from({ length: MANY }, (_, k) => key.small(p.read + k));
   const values = await cache.getMany(keys);
   let many = 0;
   values.forEach((v, k) => {
@@ -93,22 +103,22 @@ export async function doWork(cache: Contender, p: WorkParams): Promise<WorkResul
     if (!isSmallValue(v, p.read + k)) throw new WrongValueError(`getMany ${keys[k]} returned another value`);
     many++;
   });
-  await cache.set(smallKey(p.write), smallValue(p.write));
-  await cache.set(docKey(p.doc), rowsValue(p.doc));
-  const counter = await cache.incr(counterKey(p.counter));
-  if (!Number.isSafeInteger(counter) || counter < 1) throw new WrongValueError(`incr ${counterKey(p.counter)} returned ${String(counter)}`);
-  const doc = await cache.get(docKey(p.doc));
+  await cache.set(key.small(p.write), smallValue(p.write));
+  await cache.set(key.doc(p.doc), rowsValue(p.doc));
+  const counter = await cache.incr(key.counter(p.counter));
+  if (!Number.isSafeInteger(counter) || counter < 1) throw new WrongValueError(`incr ${key.counter(p.counter)} returned ${String(counter)}`);
+  const doc = await cache.get(key.doc(p.doc));
   // Every request writes this key before reading it, always with the same value: a miss here is lost data.
-  if (!isRowsValue(doc, p.doc)) throw new WrongValueError(`get ${docKey(p.doc)} right after setting it returned ${doc == null ? 'a miss' : 'another value'}`);
+  if (!isRowsValue(doc, p.doc)) throw new WrongValueError(`get ${key.doc(p.doc)} right after setting it returned ${doc == null ? 'a miss' : 'another value'}`);
   return { small: one != null, many, counter, doc: true };
 }
 
 /** Stores every even small key, so reads hit about half the time from the first request on. */
-export async function prefill(cache: Contender): Promise<number> {
+export async function prefill(cache: Contender, key: WorkKeys = DEFAULT_KEYS): Promise<number> {
   const ids = Array.from({ length: SMALL_KEYS / 2 }, (_, k) => 2 * k);
   // 50 writes in flight: quick, without a burst one store would refuse.
   for (let at = 0; at < ids.length; at += 50) {
-    await Promise.all(ids.slice(at, at + 50).map((i) => cache.set(smallKey(i), smallValue(i))));
+    await Promise.all(ids.slice(at, at + 50).map((i) => cache.set(key.small(i), smallValue(i))));
   }
   return ids.length;
 }

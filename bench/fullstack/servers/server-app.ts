@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import type { Store } from '../../../src/store/types.ts';
 import type { CachetteVariant } from '../../contenders/cachette.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
-import { fullstackApp, HONO_CACHE_NAME, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
+import { fullstackApp, honoCacheName, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
 
 /** A server runtime of the bench. */
 export type ServerRuntime = 'node' | 'bun' | 'deno';
@@ -35,7 +35,12 @@ export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespac
     const store = await defaultStore(runtime);
     return cachetteRow({ id: namespace, label: 'cachette, compression: true', store: () => store, compression: true });
   },
-  'cachette-iovalkey': (_, namespace) => cachetteRow({ id: namespace, label: 'cachette over iovalkey', store: 'valkey' }),
+  // The configuration that serves repeated reads from process memory, kept current by CLIENT TRACKING.
+  async 'cachette-l1'(runtime, namespace) {
+    const store = await defaultStore(runtime);
+    return cachetteRow({ id: namespace, label: "cachette, l1: { consistency: 'tracking' }", store: () => store, options: { l1: { consistency: 'tracking' } } });
+  },
+  'cachette-valkey': (_, namespace) => cachetteRow({ id: namespace, label: 'cachette over the valkey store', store: 'valkey' }),
   async 'cachette-bun-redis'(_, namespace) {
     const { bunRedisStore } = await import('../../../adapters/bun-redis/index.ts');
     return cachetteRow({ id: namespace, label: "cachette over Bun's RedisClient", store: bunRedisStore });
@@ -88,14 +93,14 @@ export async function openServerApp(runtime: ServerRuntime, env: Readonly<Record
       break;
     case 'hono-cache':
       // Deno keeps its Cache API on disk: each row starts from an empty cache, as on workerd.
-      await (globalThis as { caches?: { delete(name: string): Promise<boolean> } }).caches?.delete(HONO_CACHE_NAME);
-      page = { kind: 'hono-cache', wait: true };
+      await (globalThis as { caches?: { delete(name: string): Promise<boolean> } }).caches?.delete(honoCacheName(namespace));
+      page = { kind: 'hono-cache', wait: true, cacheName: honoCacheName(namespace) };
       break;
     default:
       throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${env.FULLSTACK_PAGE}"`);
   }
   return {
-    app: fullstackApp({ contender, page }),
+    app: fullstackApp({ contender, page, keyPrefix: namespace }),
     async close() {
       await contender?.close();
       await pageStore?.close();

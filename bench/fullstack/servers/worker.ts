@@ -11,7 +11,7 @@ import { cloudflareKvStore, type KVNamespaceLike } from '../../../adapters/cloud
 import { upstashStore } from '../../../adapters/upstash/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
-import { fullstackApp, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
+import { fullstackApp, honoCacheName, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
 import { kvRawContender, type KvTextNamespace } from '../contenders/kv.ts';
 import { upstashRawContender } from '../contenders/upstash.ts';
 
@@ -93,7 +93,7 @@ function pageFor(kind: string | undefined, env: Env): PageCache | undefined {
     case 'cachette':
       return { kind: 'cachette', store: storeFor(env), namespace: `${namespaceOf(env)}-page`, batch: false };
     case 'hono-cache':
-      return { kind: 'hono-cache', wait: false };
+      return { kind: 'hono-cache', wait: false, cacheName: honoCacheName(namespaceOf(env)) };
     default:
       throw new Error(`FULLSTACK_PAGE must be off, none, cachette or hono-cache, got "${kind}"`);
   }
@@ -105,7 +105,7 @@ export default {
   async fetch(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
     // The harness's liveness probe: workerd is up, whatever the contender will do.
     if (new URL(request.url).pathname === '/health') return new Response('ok');
-    app ??= openContender(env.FULLSTACK_CONTENDER ?? 'none', env).then((contender) => fullstackApp({ contender, page: pageFor(env.FULLSTACK_PAGE, env) }));
+    app ??= openContender(env.FULLSTACK_CONTENDER ?? 'none', env).then((contender) => fullstackApp({ contender, page: pageFor(env.FULLSTACK_PAGE, env), keyPrefix: namespaceOf(env) }));
     let opened: Hono;
     try {
       opened = await app;

@@ -78,6 +78,11 @@ const live = new Set<Launched>();
 let exitHookInstalled = false;
 const TAIL_LINES = 60;
 
+/** The groups started and not yet gone (the exit hook's list): what a run still has running. */
+export function liveGroups(): ReadonlyArray<{ name: string; pgid: number }> {
+  return [...live].filter((l) => groupAlive(l.pgid)).map((l) => ({ name: l.name, pgid: l.pgid }));
+}
+
 /** True when `taskset` can pin processes on this machine. */
 export const canPin: boolean = spawnSync('sh', ['-c', 'command -v taskset'], { encoding: 'utf8' }).stdout.trim() !== '';
 

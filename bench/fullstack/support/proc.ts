@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
- * What the sampler reads from Linux's /proc: the resident memory of a process group, and the
- * TCP connections open to a port. Plain file reads, once a second, so sampling costs the
- * measured server nothing.
+ * What the harness reads from Linux's /proc: the resident memory and CPU time of a process
+ * group, the TCP connections a group (or anyone) holds to a port, and how busy a CPU was.
+ * Plain file reads between measured windows, so sampling costs the measured server nothing.
  */
 
 /** Programs of the launch supervisor, never counted as the server. */
@@ -62,21 +62,95 @@ export function groupCpuSeconds(pgid: number, program?: string): number {
 
 const ESTABLISHED = '01';
 
-/** TCP connections in ESTABLISHED state whose remote end is `port` (clients of a local server). */
-export function connectionsTo(port: number): number {
-  let count = 0;
+/** One established TCP connection as /proc/net/tcp{,6} lists it: the remote port and the socket's inode. */
+interface TcpConnection {
+  remotePort: number;
+  inode: string;
+}
+
+function establishedConnections(): TcpConnection[] {
+  const out: TcpConnection[] = [];
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     const text = readOrUndefined(file);
     if (!text) continue;
     for (const line of text.split('\n').slice(1)) {
       const cols = line.trim().split(/\s+/);
-      // sl local_address rem_address st …; addresses are HEXIP:HEXPORT.
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …; addresses are HEXIP:HEXPORT.
       const remote = cols[2];
-      if (cols[3] !== ESTABLISHED || !remote) continue;
-      if (parseInt(remote.slice(remote.lastIndexOf(':') + 1), 16) === port) count++;
+      if (cols[3] !== ESTABLISHED || !remote || cols[9] === undefined) continue;
+      out.push({ remotePort: parseInt(remote.slice(remote.lastIndexOf(':') + 1), 16), inode: cols[9] });
     }
   }
-  return count;
+  return out;
+}
+
+/** TCP connections in ESTABLISHED state whose remote end is `port` (clients of a local server). */
+export function connectionsTo(port: number): number {
+  return establishedConnections().filter((c) => c.remotePort === port).length;
+}
+
+/**
+ * The connections to `port` that processes of group `pgid` hold (their file descriptors name
+ * the sockets): what one server of a run opened, while other servers hold their own to the
+ * same redis-server or bridge.
+ */
+export function groupConnectionsTo(pgid: number, port: number): number {
+  const inodes = new Set<string>();
+  for (const p of groupProcesses(pgid)) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${p.pid}/fd`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    for (const fd of fds) {
+      try {
+        const link = readlinkSync(`/proc/${p.pid}/fd/${fd}`);
+        if (link.startsWith('socket:[')) inodes.add(link.slice(8, -1));
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return establishedConnections().filter((c) => c.remotePort === port && inodes.has(c.inode)).length;
+}
+
+/** Time the CPUs of a list spent so far, seconds. */
+export interface CpuTimes {
+  /** Every state of /proc/stat but idle and iowait (steal included). */
+  busy: number;
+  /** Time the hypervisor gave to other guests while these CPUs had work (a throttled VM shows here). */
+  steal: number;
+}
+
+/**
+ * CPU time of the CPUs in `cpuList` (a taskset list such as "1" or "0-2") so far. Over a
+ * window, busy time minus the server's own CPU time is what other processes took from the
+ * server's core.
+ */
+export function cpuTimes(cpuList: string): CpuTimes {
+  const wanted = parseCpuList(cpuList);
+  let busy = 0;
+  let steal = 0;
+  for (const line of (readOrUndefined('/proc/stat') ?? '').split('\n')) {
+    const m = /^cpu(\d+) (.*)$/.exec(line);
+    if (!m || !wanted.has(Number(m[1]))) continue;
+    const [user, nice, system, , , irq, softirq, stolen] = m[2]!.trim().split(/\s+/).map(Number);
+    busy += user! + nice! + system! + irq! + softirq! + stolen!;
+    steal += stolen!;
+  }
+  return { busy: busy / TICKS_PER_SECOND, steal: steal / TICKS_PER_SECOND };
+}
+
+/** The CPUs of a taskset list ("1", "0-2", "0,3"). */
+export function parseCpuList(list: string): Set<number> {
+  const cpus = new Set<number>();
+  for (const part of list.split(',')) {
+    const [from, to = from] = part.split('-').map((n) => Number(n.trim()));
+    if (!Number.isInteger(from) || !Number.isInteger(to)) throw new RangeError(`not a CPU list: "${list}"`);
+    for (let c = from!; c <= to!; c++) cpus.add(c);
+  }
+  return cpus;
 }
 
 function readOrUndefined(path: string): string | undefined {

@@ -1,25 +1,36 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import Valkey, { ReplyError } from 'iovalkey';
-import { bearerTokenCheck } from '../shared/bearer-token.ts';
+import type { Redis as Valkey } from 'iovalkey';
+import { iovalkey } from '../../../adapters/valkey/iovalkey.ts';
+import { bearerTokenCheck, tokenProblem } from '../shared/bearer-token.ts';
 import { closeServer, listen, serverUrl } from '../shared/listen.ts';
 import { BodyTooLargeError, readBody } from '../shared/read-body.ts';
 import { BridgeError } from './bridge-error.ts';
+import { browserGuard } from './browser-guard.ts';
 import { commandPolicy, type CommandPolicy, type CommandPolicyOptions } from './command-policy.ts';
 import { replyToJson, type ReplyJson } from './reply-json.ts';
 import { parseBatchBody, parseCommandBody, toCommand, type BridgeCommand } from './request-body.ts';
 
 /** Options of {@link startBridge}. */
-export interface BridgeOptions extends CommandPolicyOptions {
+export interface BridgeOptions extends Omit<CommandPolicyOptions, 'maxGrowthBytes'> {
   /** The Redis/Valkey server behind the bridge, e.g. `redis://127.0.0.1:6379`. */
   redisUrl: string;
-  /** The bearer token clients must send; a random one when absent. */
+  /** The bearer token clients must send: at least 16 characters of visible ASCII; a random one when absent. */
   token?: string;
   /** TCP port; 0 or absent picks a free one. */
   port?: number;
   /** Interface to listen on. Default 127.0.0.1: the bridge is a development tool, not a gateway. */
   host?: string;
-  /** Largest request body accepted, in bytes (413 above). Default 16 MiB. */
+  /**
+   * Host names requests may carry besides IP addresses, `localhost` (and names under
+   * `.localhost`) and `host`; one starting with a dot accepts that name and every name under
+   * it. Any other Host is refused (403), as is any request a browser sent (browser-guard.ts).
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Largest request body accepted, in bytes (413 above). Default 16 MiB. It also bounds how
+   * far the commands of one request may grow strings through offsets (command-bounds.ts).
+   */
   maxBodyBytes?: number;
   /** Most commands in one `/pipeline` or `/multi-exec` request (400 above). Default 10,000. */
   maxCommands?: number;
@@ -62,13 +73,16 @@ const ROUTES = new Set(['/', '/pipeline', '/multi-exec']);
  */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const token = options.token ?? randomBytes(24).toString('base64url');
-  if (typeof token !== 'string' || token === '') throw new TypeError('startBridge: "token" must be a non-empty string');
+  const problem = tokenProblem(token);
+  if (problem !== undefined) throw new TypeError(`startBridge: "token" ${problem}`);
   const maxBodyBytes = positiveInteger(options.maxBodyBytes ?? DEFAULT_MAX_BODY, 'maxBodyBytes');
   const maxCommands = positiveInteger(options.maxCommands ?? DEFAULT_MAX_COMMANDS, 'maxCommands');
-  const policy = commandPolicy(options);
+  const policy = commandPolicy({ ...options, maxGrowthBytes: maxBodyBytes });
   const host = options.host ?? '127.0.0.1';
+  const guard = browserGuard({ host, allowedHosts: options.allowedHosts });
 
-  const redis = new Valkey(options.redisUrl, {
+  const { Redis } = iovalkey('cachette/node/bridge');
+  const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     // A command fails after one reconnect attempt instead of hanging an HTTP request for ever.
     maxRetriesPerRequest: 1,
@@ -103,6 +117,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before anything else, so that a page learns nothing, not even which paths exist.
+    guard(req.headers);
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
     if (!ROUTES.has(path)) throw new BridgeError(404, `unknown path ${path}: use POST /, /pipeline or /multi-exec`);
     if (req.method !== 'POST') {
@@ -150,12 +166,12 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 async function runOne(redis: Valkey, policy: CommandPolicy, command: BridgeCommand, base64: boolean): Promise<[number, Json]> {
-  const refused = policy.check(command);
+  const refused = policy.forRequest()(command);
   if (refused) return [refused.status, { error: refused.message }];
   try {
     return [200, { result: replyToJson(await redis.callBuffer(command.wireName, command.args), base64) }];
   } catch (error) {
-    if (error instanceof ReplyError) return [400, { error: (error as Error).message }];
+    if (isReplyError(error)) return [400, { error: (error as Error).message }];
     throw error;
   }
 }
@@ -163,7 +179,7 @@ async function runOne(redis: Valkey, policy: CommandPolicy, command: BridgeComma
 // One RESP pipeline on the shared connection: every command is written before any reply is
 // read. A refused command answers in its own slot and is not sent.
 async function runPipeline(redis: Valkey, policy: CommandPolicy, commands: BridgeCommand[], base64: boolean): Promise<Json> {
-  const refusals = commands.map((c) => policy.check(c));
+  const refusals = commands.map(policy.forRequest());
   const pipeline = redis.pipeline();
   for (const [i, c] of commands.entries()) if (!refusals[i]) pipeline.callBuffer(c.wireName, c.args);
   const results = (await pipeline.exec()) ?? [];
@@ -174,14 +190,14 @@ async function runPipeline(redis: Valkey, policy: CommandPolicy, commands: Bridg
 // MULTI … EXEC written in one go on the shared connection, so no other request's command can
 // land inside the transaction. A command Redis rejects while queueing aborts it all (400).
 async function runTransaction(redis: Valkey, policy: CommandPolicy, commands: BridgeCommand[], base64: boolean): Promise<Json> {
-  const refused = commands.map((c) => policy.check(c)).find(Boolean);
+  const refused = commands.map(policy.forRequest()).find(Boolean);
   if (refused) throw new BridgeError(refused.status, refused.message);
   const multi = redis.multi();
   for (const c of commands) multi.callBuffer(c.wireName, c.args);
   try {
     return ((await multi.exec()) ?? []).map((r) => slot(r, base64));
   } catch (error) {
-    if (!(error instanceof ReplyError)) throw error;
+    if (!isReplyError(error)) throw error;
     const causes = ((error as { previousErrors?: Error[] }).previousErrors ?? []).map((e) => e.message);
     throw new BridgeError(400, [(error as Error).message, ...causes].join('; '));
   }
@@ -190,8 +206,13 @@ async function runTransaction(redis: Valkey, policy: CommandPolicy, commands: Br
 function slot(pair: [Error | null, unknown] | undefined, base64: boolean): { result: ReplyJson } | { error: string } {
   if (!pair) throw new Error('Redis returned fewer replies than commands');
   const [error, reply] = pair;
-  if (error && !(error instanceof ReplyError)) throw error; // The connection failed: 502 for the whole request.
+  if (error && !isReplyError(error)) throw error; // The connection failed: 502 for the whole request.
   return error ? { error: error.message } : { result: replyToJson(reply, base64) };
+}
+
+/** An error reply from the server (iovalkey's ReplyError), told apart by name: iovalkey is loaded only when the bridge starts. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 function positiveInteger(value: number, name: string): number {

@@ -2,9 +2,11 @@
  * `cachette bridge` (and `npm run bridge --`): a local Upstash-compatible REST endpoint in
  * front of a real Redis, so code written for `@upstash/redis` (edge functions, Workers) runs
  * and is tested without a cloud account. Without a token a random one is made and printed.
+ * Web pages cannot reach it (browser-guard.ts), and a token must be 16+ characters.
  */
-import { parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type Command } from '../cli/command.ts';
+import { parseFlags, portFrom, positiveIntegerFrom, startupProblem, tokenFrom, UsageError, type Command } from '../cli/command.ts';
 import type { BridgeOptions } from './bridge.ts';
+import { MissingPeerError } from '../../../src/util/optional-peer.ts';
 
 const DEFAULT_PORT = 8079;
 
@@ -17,18 +19,22 @@ stores' own scripts run unless you allow more.
 Options:
   --port <n>              port to listen on (default: $UPSTASH_BRIDGE_PORT, else ${DEFAULT_PORT}; 0 picks a free one)
   --host <address>        address to listen on (default 127.0.0.1)
+  --allowed-hosts <names> comma-separated Host names to answer besides IP addresses, localhost
+                          and --host (".example.test" allows the names under it too)
   --redis <url>           the Redis server (default $REDIS_URL, else redis://127.0.0.1:6379)
-  --token <secret>        the bearer token clients send (default $UPSTASH_BRIDGE_TOKEN, else a
-                          random one, printed)
+  --token <secret>        the bearer token clients send, 16+ characters (default
+                          $UPSTASH_BRIDGE_TOKEN, else a random one, printed)
   --max-body-bytes <n>    largest request body (default 16777216)
   --max-commands <n>      most commands in one pipeline or transaction (default 10000)
-  --allow-admin           also run admin commands (FLUSHALL, CONFIG, KEYS, SHUTDOWN, …)
+  --allow-admin           also run admin commands (FLUSHALL, CONFIG, KEYS, LCS, SHUTDOWN, …)
+                          and lift the bounds on offsets and counts (SETRANGE, SCAN COUNT, …)
   --allow-eval            also run any Lua script or function (which can call any command)
   -h, --help              show this help`;
 
 const FLAGS = {
   port: { type: 'string' },
   host: { type: 'string' },
+  'allowed-hosts': { type: 'string' },
   redis: { type: 'string' },
   token: { type: 'string' },
   'max-body-bytes': { type: 'string' },
@@ -54,22 +60,25 @@ export const bridgeCommand: Command = {
       onRedisError: (error) => io.err(`cachette bridge: Redis: ${error.message}`),
     };
     const token = flags.token ?? io.env.UPSTASH_BRIDGE_TOKEN;
-    if (token !== undefined) options.token = token;
+    if (token !== undefined) options.token = tokenFrom(token, flags.token === undefined ? 'UPSTASH_BRIDGE_TOKEN' : '--token');
+    if (flags['allowed-hosts'] !== undefined)
+      options.allowedHosts = flags['allowed-hosts']
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
     if (flags['max-body-bytes'] !== undefined) options.maxBodyBytes = positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes');
     if (flags['max-commands'] !== undefined) options.maxCommands = positiveIntegerFrom(flags['max-commands'], '--max-commands');
 
-    let startBridge;
-    try {
-      // Loaded here: the bridge needs iovalkey, which `cachette --help` and the proxy do not.
-      ({ startBridge } = await import('./bridge.ts'));
-    } catch (error) {
-      io.err(`cachette bridge: needs the iovalkey package (npm install iovalkey): ${(error as Error).message}`);
-      return 1;
-    }
+    // Loaded here, with iovalkey when it starts: `cachette --help` and the proxy need neither.
+    const { startBridge } = await import('./bridge.ts');
     let bridge;
     try {
       bridge = await startBridge(options);
     } catch (error) {
+      if (error instanceof MissingPeerError) {
+        io.err(`cachette bridge: ${error.message}`);
+        return 1;
+      }
       if (error instanceof TypeError || error instanceof RangeError) throw new UsageError(error.message);
       io.err(`cachette bridge: ${startupProblem(error, { port: options.port ?? DEFAULT_PORT, host: options.host ?? '127.0.0.1', portChoice: '--port or the UPSTASH_BRIDGE_PORT variable' })}`);
       return 1;

@@ -11,7 +11,7 @@ import { checkShape } from './json-shape.ts';
 
 /** One Redis command: its name and its arguments, all as strings. */
 export interface BridgeCommand {
-  /** Lower-case command name, for the checks. */
+  /** Lower-case command name, for the checks: the {@link wireName} with A–Z lowered, nothing else. */
   name: string;
   /**
    * Upper-case command name, the one sent. iovalkey looks its reply transformers up by the
@@ -21,6 +21,13 @@ export interface BridgeCommand {
   wireName: string;
   args: string[];
 }
+
+// Redis matches command names byte for byte, ignoring ASCII case only. JavaScript's case
+// mappings are wider: "ſ" upper-cases to "S" and "ı" to "I", so "ſelect" was checked as itself
+// (unlisted, allowed under --allow-admin) and sent as SELECT. Names are therefore visible
+// ASCII, on which lowering and raising change A–Z and a–z only: the name checked and the name
+// sent are one name.
+const COMMAND_NAME = /^[\x21-\x7e]+$/;
 
 /** Parses the body of `POST /`. */
 export function parseCommandBody(text: string): BridgeCommand {
@@ -44,12 +51,22 @@ export function toCommand(value: unknown, where: string): BridgeCommand {
   if (!Array.isArray(value) || value.length === 0) throw new BridgeError(400, `${where} must be a non-empty JSON array such as ["GET","key"]`);
   const [head, ...rest] = value as unknown[];
   if (typeof head !== 'string' || head === '') throw new BridgeError(400, `${where}: the command name must be a non-empty string`);
+  if (!COMMAND_NAME.test(head)) throw new BridgeError(400, `${where}: the command name ${JSON.stringify(head.slice(0, 40))} is not visible ASCII, as every Redis command name is`);
   const args = rest.map((arg, i) => {
     if (typeof arg === 'string') return arg;
     if (typeof arg === 'number') return String(arg);
     throw new BridgeError(400, `${where}: argument ${i + 1} must be a string or a number, got ${arg === null ? 'null' : typeof arg}`);
   });
-  return { name: head.toLowerCase(), wireName: head.toUpperCase(), args };
+  const wireName = head.toUpperCase();
+  return { name: wireName.toLowerCase(), wireName, args };
+}
+
+/**
+ * An argument lowered the way Redis compares keywords (A–Z only), for matching subcommands and
+ * options such as LOAD, BLOCK or COUNT: "K" (the Kelvin sign) stays what Redis sees, not "k".
+ */
+export function keyword(arg: string | undefined): string | undefined {
+  return arg?.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
 function parseJson(text: string): unknown {

@@ -1,6 +1,7 @@
 /** What the subcommands of the `cachette` command share: their shape, flag parsing and start-up errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Duration } from '../../../src/util/duration.ts';
+import { tokenProblem } from '../shared/bearer-token.ts';
 
 /** Where a command writes, and the environment it reads (tests pass their own). */
 export interface CliIo {
@@ -57,6 +58,13 @@ export function positiveIntegerFrom(text: string, where: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < 1 || !Number.isSafeInteger(n)) throw new UsageError(`${where} must be a positive integer, got ${JSON.stringify(text)}`);
   return n;
+}
+
+/** A bearer token from a flag or variable: refused, naming `where`, unless it meets the rule of bearer-token.ts. */
+export function tokenFrom(text: string, where: string): string {
+  const problem = tokenProblem(text);
+  if (problem !== undefined) throw new UsageError(`${where} ${problem}`);
+  return text;
 }
 
 /** A duration such as "30s" or "250ms" from a flag (the receiving API checks its range). */

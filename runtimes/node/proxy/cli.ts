@@ -5,7 +5,8 @@
  */
 import type { SetCookiePolicy } from '../../../src/http/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
-import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
+import { MissingPeerError } from '../../../src/util/optional-peer.ts';
+import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, tokenFrom, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';
 import { parseOrigin, type ProxyOptions } from './options.ts';
 
 const DEFAULT_PORT = 8082;
@@ -24,14 +25,17 @@ Options:
   --valkey-url <url>          the server for --store valkey (default $VALKEY_URL, $REDIS_URL,
                               else redis://127.0.0.1:6379)
   --ttl <duration>            freshness for cacheable responses that state none, e.g. 30s
+                              (never for requests with Cookie or Authorization unless the response is public)
   --max-body-bytes <n>        larger responses are served, not stored (default 8388608)
   --x-cache                   also send X-Cache: HIT | MISS | STALE | BYPASS
   --set-cookie bypass|strip|store
                               responses with Set-Cookie: not stored (bypass, the default),
                               stored without the header (strip), or stored with it (store:
                               every client then gets that cookie; never for sessions)
-  --trust-forwarded           keep clients' X-Forwarded-*, Forwarded, X-Original-URL and
-                              X-Rewrite-URL and key on them; only behind a trusted front
+  --trust-forwarded           keep the forwarding fields a front sets (Forwarded, X-Forwarded-For,
+                              -Host, -Proto, -Port, -Prefix, X-Original-URL, X-Rewrite-URL,
+                              X-Real-IP) and key on them; only behind a trusted front. Other
+                              forwarding fields (X-Forwarded-Ssl, X-Host, CF-*, …) are always dropped
   --purge-token <token>       turn the purge endpoint on (default $CACHETTE_PURGE_TOKEN;
                               prefer the variable: arguments show in ps); 16+ characters
   --purge-path <path>         the purge endpoint's path (default /.cachette/purge)
@@ -39,6 +43,11 @@ Options:
                               (the cache's originTimeout; default 60s)
   --body-idle-timeout <dur>   fail a body the origin stops sending for this long
                               (the cache's originIdleTimeout; default 60s)
+  --max-held-bytes <n>        most bytes of responses held for clients that do not read them,
+                              all together; past it the most stalled are closed (default
+                              67108864, or --max-body-bytes when larger)
+  --write-timeout <dur>       close a connection whose client takes nothing for this long
+                              while a response waits for it (default 60s)
   -h, --help                  show this help`;
 
 const FLAGS = {
@@ -56,6 +65,8 @@ const FLAGS = {
   'purge-path': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'body-idle-timeout': { type: 'string' },
+  'max-held-bytes': { type: 'string' },
+  'write-timeout': { type: 'string' },
 } as const;
 
 /** The `proxy` subcommand. */
@@ -74,7 +85,8 @@ export const proxyCommand: Command = {
     const portText = flags.port ?? io.env.PORT;
     const port = portText === undefined ? DEFAULT_PORT : portFrom(portText, flags.port === undefined ? 'PORT' : '--port');
     const host = flags.host ?? '127.0.0.1';
-    const purgeToken = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
+    const purgeTokenText = flags['purge-token'] ?? io.env.CACHETTE_PURGE_TOKEN;
+    const purgeToken = purgeTokenText === undefined ? undefined : tokenFrom(purgeTokenText, flags['purge-token'] === undefined ? 'CACHETTE_PURGE_TOKEN' : '--purge-token');
     if (flags['purge-path'] !== undefined && purgeToken === undefined) throw new UsageError('--purge-path needs --purge-token (or CACHETTE_PURGE_TOKEN)');
     const setCookie = flags['set-cookie'];
     if (setCookie !== undefined && !SET_COOKIE_POLICIES.includes(setCookie as SetCookiePolicy)) {
@@ -93,6 +105,8 @@ export const proxyCommand: Command = {
       ...(setCookie === undefined ? {} : { setCookie: setCookie as SetCookiePolicy }),
       ...(flags.ttl === undefined ? {} : { ttl: durationFrom(flags.ttl, '--ttl') }),
       ...(flags['max-body-bytes'] === undefined ? {} : { maxBodyBytes: positiveIntegerFrom(flags['max-body-bytes'], '--max-body-bytes') }),
+      ...(flags['max-held-bytes'] === undefined ? {} : { maxHeldBytes: positiveIntegerFrom(flags['max-held-bytes'], '--max-held-bytes') }),
+      ...(flags['write-timeout'] === undefined ? {} : { writeTimeout: durationFrom(flags['write-timeout'], '--write-timeout') }),
       ...(purgeToken === undefined ? {} : { purge: { token: purgeToken, ...(flags['purge-path'] === undefined ? {} : { path: flags['purge-path'] }) } }),
       onError: (error) => io.err(`cachette proxy: ${error instanceof Error ? error.message : String(error)}`),
     };
@@ -129,15 +143,11 @@ async function openStore(kind: 'memory' | 'valkey', valkeyUrl: string): Promise<
     const { memoryStore } = await import('../../../adapters/memory/index.ts');
     return memoryStore();
   }
-  let valkey;
+  const { valkeyStore } = await import('../../../adapters/valkey/index.ts');
   try {
-    valkey = await import('../../../adapters/valkey/index.ts');
+    return valkeyStore(valkeyUrl);
   } catch (error) {
-    throw new UsageError(`--store valkey needs the iovalkey package (npm install iovalkey): ${(error as Error).message}`);
-  }
-  try {
-    return valkey.valkeyStore(valkeyUrl);
-  } catch (error) {
+    if (error instanceof MissingPeerError) throw new UsageError(`--store valkey: ${error.message}`);
     throw new UsageError(`--valkey-url: ${(error as Error).message}`);
   }
 }

@@ -2,16 +2,57 @@
  * The forwarding header fields: what a client may claim about where a request came from or
  * which URL it meant, and what the proxy tells the origin instead.
  *
- * An origin that builds links or redirects from `X-Forwarded-Host` would otherwise reflect a
- * value the cache key does not contain into a stored response, which every later client then
- * gets. So by default these fields are dropped from client requests and the proxy sets
- * `X-Forwarded-For`, `-Host` and `-Proto` itself, from the connection and from the keyed URL.
- * When the proxy runs behind a trusted front (a CDN, a load balancer) that sets them, they may
- * be trusted: then they reach the origin, and responses vary on them (see {@link TRUSTED_KEYED_FIELDS}).
+ * An origin that builds links or redirects from such a claim would otherwise reflect a value the
+ * cache key does not contain into a stored response, which every later client then gets: Rack
+ * takes the scheme from X-Forwarded-Ssl or X-Forwarded-Scheme, frameworks the host from X-Host,
+ * X-Forwarded-Server, X-Original-Host or X-HTTP-Host-Override, IIS the scheme from
+ * Front-End-Https. There are too many such fields to list, so they are known by family
+ * ({@link isForwardingField}), and every field of the family is dropped from client requests.
+ * The proxy sets `X-Forwarded-For`, `-Host` and `-Proto` itself, from the connection and from
+ * the keyed URL.
+ *
+ * When the proxy runs behind a trusted front (a CDN, a load balancer), the fields such a front
+ * sets may be trusted ({@link TRUSTED_FORWARDING_FIELDS}): then those reach the origin and
+ * responses vary on them ({@link TRUSTED_KEYED_FIELDS}); the rest of the family is dropped all
+ * the same, since the cache does not key on it.
  */
 
-/** Client-sent fields that are dropped unless trusted, lowercase. */
-export const FORWARDING_FIELDS: readonly string[] = [
+/**
+ * The family, by exact name: client addresses (the proxy sets X-Forwarded-For itself), scheme
+ * claims (IIS, Tornado, WSGI setups), and method overrides, which would make the origin run
+ * DELETE for a GET the cache stores.
+ */
+const FAMILY_NAMES: ReadonlySet<string> = new Set([
+  'forwarded',
+  'x-host',
+  'x-rewrite-url',
+  'x-proxyuser-ip',
+  'true-client-ip',
+  'client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'x-originating-ip',
+  'x-remote-ip',
+  'x-remote-addr',
+  'front-end-https',
+  'x-arr-ssl',
+  'x-url-scheme',
+  'x-scheme',
+  'x-http-method',
+  'x-method-override',
+]);
+
+/**
+ * The family, by prefix: X-Forwarded-* (Host, Proto, Ssl, Scheme, Server, Port, Prefix, …),
+ * X-Original-* (URL, Host, …), X-Real-* (IP, …), Envoy's X-Envoy-* (original path, timeouts),
+ * and the fields Cloudflare and Fastly set in front of an origin (CF-Visitor carries the
+ * scheme, CF-Connecting-IP and Fastly-Client-IP the client's address). Besides these,
+ * X-HTTP-*-Override (Host, Method, …).
+ */
+const FAMILY_PREFIXES: readonly string[] = ['x-forwarded-', 'x-original-', 'x-real-', 'x-envoy-', 'cf-', 'fastly-'];
+
+/** Client-sent forwarding fields kept under `trustForwarded` (every other one is always dropped), lowercase. */
+export const TRUSTED_FORWARDING_FIELDS: readonly string[] = [
   'forwarded',
   'x-forwarded-for',
   'x-forwarded-host',
@@ -28,13 +69,26 @@ export const FORWARDING_FIELDS: readonly string[] = [
  * would split every URL into one entry per client. An origin must not reflect an address
  * into a shared response.
  */
-export const TRUSTED_KEYED_FIELDS: readonly string[] = FORWARDING_FIELDS.filter((name) => name !== 'x-forwarded-for' && name !== 'x-real-ip');
+export const TRUSTED_KEYED_FIELDS: readonly string[] = TRUSTED_FORWARDING_FIELDS.filter((name) => name !== 'x-forwarded-for' && name !== 'x-real-ip');
 
-const FORWARDING = new Set(FORWARDING_FIELDS);
+const TRUSTED: ReadonlySet<string> = new Set(TRUSTED_FORWARDING_FIELDS);
+const X = 0x78;
+const C = 0x63;
+const F = 0x66;
 
-/** True for a forwarding field (lowercase name). */
+/** True for a field of the forwarding family (lowercase name), trusted or not. */
 export function isForwardingField(name: string): boolean {
-  return FORWARDING.has(name);
+  if (FAMILY_NAMES.has(name)) return true;
+  // Every prefix starts with x, c or f: one comparison settles almost every other field.
+  const first = name.charCodeAt(0);
+  if (first !== X && first !== C && first !== F) return false;
+  for (const prefix of FAMILY_PREFIXES) if (name.startsWith(prefix)) return true;
+  return name.startsWith('x-http-') && name.endsWith('-override');
+}
+
+/** True when a client's field (lowercase name) is dropped before the request reaches the cache and the origin. */
+export function isDroppedForwardingField(name: string, trustForwarded: boolean): boolean {
+  return isForwardingField(name) && !(trustForwarded && TRUSTED.has(name));
 }
 
 /** What the proxy knows about one request, to tell the origin. */
@@ -74,7 +128,7 @@ export function setForwardingFields(headers: Headers, facts: ForwardingFacts): v
  */
 export function varyOnTrustedFields(headers: Headers): void {
   const vary = headers.get('vary');
-  if (vary !== null && vary.split(',').some((name) => name.trim() === '*')) return;
+  if (vary?.split(',').some((name) => name.trim() === '*')) return;
   const listed = new Set(
     (vary ?? '')
       .split(',')

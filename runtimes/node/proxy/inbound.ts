@@ -15,12 +15,12 @@
  *   normalised once (case, default or leading-zero port) and that normal form is what is keyed
  *   and what the origin receives.
  * - Headers. Hop-by-hop fields (and those `Connection` names), `Expect` (Node has answered it)
- *   and, unless trusted, the client's forwarding fields are removed; the proxy's own forwarding
- *   fields are set (forwarding-headers.ts).
+ *   and the client's forwarding fields (the whole family, but for the keyed ones when trusted)
+ *   are removed; the proxy's own forwarding fields are set (forwarding-headers.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { isHopByHop } from '../../../src/http/headers.ts';
-import { isForwardingField, setForwardingFields } from './forwarding-headers.ts';
+import { isDroppedForwardingField, setForwardingFields } from './forwarding-headers.ts';
 import { readableToWeb } from './readable-stream.ts';
 
 /** How inbound requests are read. */
@@ -129,7 +129,7 @@ function forwardedHeaders(raw: readonly string[], trustForwarded: boolean): Head
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (name === 'host' || name === 'content-length' || name === 'expect' || isHopByHop(name, named)) continue;
-    if (!trustForwarded && isForwardingField(name)) continue;
+    if (isDroppedForwardingField(name, trustForwarded)) continue;
     headers.append(name, raw[i + 1]!);
   }
   return headers;

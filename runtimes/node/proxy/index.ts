@@ -11,4 +11,5 @@
 export { startProxy, type RunningProxy } from './proxy.ts';
 export type { ProxyOptions } from './options.ts';
 export type { PurgeOptions } from './purge-endpoint.ts';
-export { FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from './forwarding-headers.ts';
+export type { HeldStats } from './held-bytes.ts';
+export { isForwardingField, TRUSTED_FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from './forwarding-headers.ts';

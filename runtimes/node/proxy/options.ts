@@ -1,6 +1,7 @@
 /** The caching proxy's options, validated once when it starts. */
 import type { HttpCacheOptions } from '../../../src/http/index.ts';
 import type { Store } from '../../../src/store/types.ts';
+import { toMs, type Duration } from '../../../src/util/duration.ts';
 import type { PurgeOptions } from './purge-endpoint.ts';
 
 /**
@@ -19,14 +20,24 @@ export interface ProxyOptions extends Omit<HttpCacheOptions, 'store' | 'cache'> 
   /** Address to listen on. Default 127.0.0.1. */
   host?: string;
   /**
-   * Keep the client's forwarding fields (X-Forwarded-*, Forwarded, X-Original-URL,
-   * X-Rewrite-URL, X-Real-IP) instead of dropping them, and key responses on them (through
-   * Vary), except the client addresses. Only for a proxy that only a trusted front (CDN, load
-   * balancer) can reach. Default false.
+   * Keep the client's forwarding fields a front sets (`TRUSTED_FORWARDING_FIELDS`: Forwarded,
+   * X-Forwarded-For, -Host, -Proto, -Port, -Prefix, X-Original-URL, X-Rewrite-URL, X-Real-IP)
+   * instead of dropping them, and key responses on them (through Vary), except the client
+   * addresses. The rest of the forwarding family (`isForwardingField`: X-Forwarded-Ssl,
+   * X-Host, X-HTTP-Method-Override, CF-*, …) is dropped either way. Only for a proxy that only
+   * a trusted front (CDN, load balancer) can reach. Default false.
    */
   trustForwarded?: boolean;
   /** Turns the purge endpoint on (off by default). */
   purge?: PurgeOptions;
+  /**
+   * Most bytes of response bodies held for clients that have not taken them, all connections
+   * together (held-bytes.ts); past it, the connections that took nothing for the longest are
+   * closed. Default 64 MiB, or `maxBodyBytes` when that is larger: one stored body always fits.
+   */
+  maxHeldBytes?: number;
+  /** Closes a connection whose client takes none of the bytes held for it for this long. Default 60s. */
+  writeTimeout?: Duration;
 }
 
 /** Options after validation. */
@@ -38,15 +49,33 @@ export interface ResolvedProxyOptions {
   /** The cache's own options, with the store. */
   cache: HttpCacheOptions;
   purge: PurgeOptions | undefined;
+  maxHeldBytes: number;
+  writeTimeoutMs: number;
 }
+
+/** The proxy's own options (the rest are the HTTP cache's, `store` among them). */
+export const PROXY_OPTIONS: ReadonlyArray<keyof ProxyOptions> = ['origin', 'port', 'host', 'trustForwarded', 'purge', 'maxHeldBytes', 'writeTimeout'];
+
+const DEFAULT_MAX_HELD_BYTES = 64 * 1024 * 1024;
+/** The cache's own default `maxBodyBytes`, which the bound on held bytes must not be below. */
+const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Node's timers take at most 2^31 − 1 ms (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Validates the proxy's own options (the cache validates its own), throwing a TypeError or RangeError naming the bad one. */
 export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('startProxy needs an options object with "origin" and "store"');
-  const { origin, store, port = 0, host = '127.0.0.1', trustForwarded = false, purge, ...cacheOptions } = options;
+  const { origin, store, port = 0, host = '127.0.0.1', trustForwarded = false, purge, maxHeldBytes, writeTimeout = '60s', ...cacheOptions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`startProxy: "port" must be an integer from 0 to 65535, got ${port}`);
   if (typeof host !== 'string' || host === '') throw new TypeError('startProxy: "host" must be a non-empty string');
   if (typeof trustForwarded !== 'boolean') throw new TypeError('startProxy: "trustForwarded" must be a boolean');
+  const maxBodyBytes = cacheOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const heldBound = maxHeldBytes ?? Math.max(DEFAULT_MAX_HELD_BYTES, maxBodyBytes);
+  if (!Number.isSafeInteger(heldBound) || heldBound < maxBodyBytes) {
+    throw new RangeError(`startProxy: "maxHeldBytes" must be an integer of at least "maxBodyBytes" (${maxBodyBytes}), so that one stored body fits, got ${heldBound}`);
+  }
+  const writeTimeoutMs = toMs(writeTimeout, 'startProxy: writeTimeout');
+  if (writeTimeoutMs === 0 || writeTimeoutMs > MAX_TIMER_MS) throw new RangeError(`startProxy: "writeTimeout" must be above 0 and at most ${MAX_TIMER_MS} ms, got ${String(writeTimeout)}`);
   return {
     origin: parseOrigin(origin),
     port,
@@ -54,6 +83,8 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
     trustForwarded,
     cache: { ...cacheOptions, store },
     purge,
+    maxHeldBytes: heldBound,
+    writeTimeoutMs,
   };
 }
 

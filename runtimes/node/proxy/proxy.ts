@@ -5,12 +5,14 @@
  * origin receives are one and the same request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createHttpCache, type HttpCache, type PurgeTarget } from '../../../src/http/index.ts';
+import { openHttpCache } from '../../../src/http/http-cache.ts';
+import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
 import { closeServer, listen, serverUrl } from '../shared/listen.ts';
 import { varyOnTrustedFields } from './forwarding-headers.ts';
+import { HeldBytes, type HeldStats } from './held-bytes.ts';
 import { readInbound, toRequest } from './inbound.ts';
 import { interimRelay } from './interim.ts';
-import { resolveProxyOptions, type ProxyOptions } from './options.ts';
+import { PROXY_OPTIONS, resolveProxyOptions, type ProxyOptions } from './options.ts';
 import { OriginError, originClient, type InterimResponse } from './origin-client.ts';
 import { purgeEndpoint, type PurgeEndpoint } from './purge-endpoint.ts';
 import { textResponse, writeBytes, writeResponse } from './write-response.ts';
@@ -27,14 +29,23 @@ export interface RunningProxy {
   purge(target: PurgeTarget): Promise<number>;
   /** Resolves when background cache work (store writes, revalidations) has settled. */
   idle(): Promise<void>;
+  /**
+   * The bytes of response bodies held for clients that have not taken them yet (distinct
+   * bytes, all connections; bounded by `maxHeldBytes`), and how many connections were closed
+   * because their client took nothing (past that bound, or for `writeTimeout`).
+   */
+  held(): HeldStats;
   /** Stops listening, drops connections, waits for background cache work and closes the origin connections. */
   close(): Promise<void>;
 }
 
+/** How errors name the proxy, and the options it takes besides the HTTP cache's. */
+const PROXY_CALLER = { name: 'startProxy()', own: PROXY_OPTIONS };
+
 /** Starts the proxy and resolves once it listens. Options are validated first: a bad one throws before anything starts. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const resolved = resolveProxyOptions(options);
-  const cache = createHttpCache(resolved.cache);
+  const cache = openHttpCache(resolved.cache, PROXY_CALLER);
   let purge: PurgeEndpoint | undefined;
   try {
     purge = resolved.purge === undefined ? undefined : purgeEndpoint(resolved.purge, cache);
@@ -43,6 +54,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     throw error;
   }
   const origin = originClient(resolved.origin);
+  const held = new HeldBytes({ maxBytes: resolved.maxHeldBytes, writeTimeoutMs: resolved.writeTimeoutMs });
   const via = `1.1 ${resolved.cache.name ?? 'cachette'}`;
   const onError = resolved.cache.onError ?? (() => {});
 
@@ -70,18 +82,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const inbound = readInbound(incoming, { trustForwarded: resolved.trustForwarded, via });
     if (!inbound.ok) {
       // The connection's framing may be in doubt (a body nobody will read): it ends here.
-      return writeResponse(
-        outgoing,
-        textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`, { connection: 'close' }),
-        incoming.method ?? 'GET',
-      );
+      return writeResponse(outgoing, textResponse(inbound.status, `${inbound.status === 405 ? 'Method Not Allowed' : 'Bad Request'}: ${inbound.message}`), incoming.method ?? 'GET', held, {
+        close: true,
+      });
     }
-    if (purge?.handles(inbound)) return writeResponse(outgoing, await purge.handle(inbound, incoming), inbound.method);
+    if (purge?.handles(inbound)) return writeResponse(outgoing, await purge.handle(inbound, incoming), inbound.method, held);
     const onInterim = interimRelay(incoming, outgoing);
     // A hit comes as bytes, written as they are: no fetch Response is built for it.
     const answer = await cache.handleBytes(toRequest(inbound, incoming), (request) => forward(request, onInterim), { revalidate });
-    if (answer instanceof Response) await writeResponse(outgoing, answer, inbound.method);
-    else writeBytes(outgoing, answer);
+    if (answer instanceof Response) await writeResponse(outgoing, answer, inbound.method, held);
+    else writeBytes(outgoing, answer, held);
   }
 
   const server = createServer((incoming, outgoing) => {
@@ -89,7 +99,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       // Not the origin (its failures are answers already) but the proxy itself: say so without details.
       onError(error);
       if (outgoing.headersSent) outgoing.destroy();
-      else void writeResponse(outgoing, textResponse(500, 'Internal Server Error: the proxy failed to answer'), 'GET');
+      else void writeResponse(outgoing, textResponse(500, 'Internal Server Error: the proxy failed to answer'), 'GET', held);
     });
   });
   let port: number;
@@ -106,6 +116,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     cache,
     purge: (target) => cache.purge(target),
     idle: () => cache.idle(),
+    held: () => held.stats(),
     async close() {
       await closeServer(server);
       await cache.close();

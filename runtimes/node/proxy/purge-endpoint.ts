@@ -10,17 +10,18 @@
  *   a URL may be a path, resolved against the request's own authority, or absolute.
  * - `PURGE /some/path` (the Varnish convention): purges that URL.
  *
- * Both need `Authorization: Bearer <token>` and answer `{"purged": n}` (entries removed).
+ * Both need `Authorization: Bearer <token>` and answer `{"purged": n}` (variants removed for URLs, plus 1 per tag invalidated).
  */
 import type { IncomingMessage } from 'node:http';
 import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
-import { bearerTokenCheck } from '../shared/bearer-token.ts';
+import { checkKnownOptions } from '../../../src/util/known-options.ts';
+import { bearerTokenCheck, tokenProblem } from '../shared/bearer-token.ts';
 import { BodyTooLargeError, readBody } from '../shared/read-body.ts';
 import type { Inbound } from './inbound.ts';
 
 /** Options of the purge endpoint. */
 export interface PurgeOptions {
-  /** The bearer token purge requests must carry; at least 16 characters. */
+  /** The bearer token purge requests must carry: at least 16 characters of visible ASCII. */
   token: string;
   /** The path of the JSON endpoint. Default "/.cachette/purge". */
   path?: string;
@@ -39,13 +40,14 @@ export const MAX_PURGE_BODY_BYTES = 64 * 1024;
 /** Most URLs and tags one request may name together. */
 export const MAX_PURGE_TARGETS = 1000;
 const DEFAULT_PATH = '/.cachette/purge';
-const MIN_TOKEN_LENGTH = 16;
 
 /** Validates the options and builds the endpoint. */
 export function purgeEndpoint(options: PurgeOptions, cache: HttpCache): PurgeEndpoint {
   if (typeof options !== 'object' || options === null) throw new TypeError('startProxy: "purge" must be an object { token, path? }');
+  checkKnownOptions(options, ['token', 'path'], 'startProxy(): purge');
   const { token, path = DEFAULT_PATH } = options;
-  if (typeof token !== 'string' || token.length < MIN_TOKEN_LENGTH) throw new TypeError(`startProxy: purge.token must be a string of at least ${MIN_TOKEN_LENGTH} characters`);
+  const problem = tokenProblem(token);
+  if (problem !== undefined) throw new TypeError(`startProxy: purge.token ${problem}`);
   if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path)) throw new TypeError(`startProxy: purge.path must be a path such as "${DEFAULT_PATH}", got ${JSON.stringify(path)}`);
   const check = bearerTokenCheck(token);
 

@@ -28,5 +28,5 @@ const upstashFactories: StoreFactories = {
 
 /** Wraps a Worker's fetch in the HTTP cache over Upstash, KV or memory, chosen from the bindings. */
 export function withCache<Env extends object>(app: WorkerApp<Env> | WorkerFetch<Env>, options: WorkersCacheOptions = {}): CachedWorker<Env> {
-  return cachedWorker(app, options, upstashFactories);
+  return cachedWorker(app, options, upstashFactories, 'cachette/workers/upstash');
 }

@@ -3,8 +3,17 @@ import type { Clock } from '../clock.ts';
 /** Which half of a store's health a breaker watches: reads and writes fail for different reasons. */
 export type HealthKind = 'read' | 'write';
 
-/** A change of a breaker's state, reported once per change. */
-export type HealthChange = { kind: HealthKind; state: 'down'; cause: string; failures: number } | { kind: HealthKind; state: 'up'; downForMs: number; skipped: number };
+/**
+ * A change of a breaker's state, reported once per change: `failing` at the first failure of a
+ * healthy store and `answering` at the success that ends a run of failures too short to open
+ * the breaker (so that a store that never answered is said at once, not after `threshold`
+ * calls); `down` when the breaker opens and `up` when it closes again.
+ */
+export type HealthChange =
+  | { kind: HealthKind; state: 'failing'; cause: string }
+  | { kind: HealthKind; state: 'answering' }
+  | { kind: HealthKind; state: 'down'; cause: string; failures: number }
+  | { kind: HealthKind; state: 'up'; downForMs: number; skipped: number };
 
 const CLOSED = 0;
 const OPEN = 1;
@@ -56,7 +65,10 @@ export class Breaker {
   /** Records a call that reached the store and was answered. */
   success(): void {
     if (this.#state === CLOSED) {
-      this.#failures = 0;
+      if (this.#failures !== 0) {
+        this.#failures = 0;
+        this.onChange({ kind: this.kind, state: 'answering' });
+      }
       return;
     }
     const change: HealthChange = { kind: this.kind, state: 'up', downForMs: this.clock.now() - this.#downSince, skipped: this.#skipped };
@@ -75,7 +87,10 @@ export class Breaker {
       this.#openUntil = now + this.cooldownMs;
       return;
     }
-    if (++this.#failures < this.threshold) return;
+    if (++this.#failures < this.threshold) {
+      if (this.#failures === 1) this.onChange({ kind: this.kind, state: 'failing', cause });
+      return;
+    }
     this.#state = OPEN;
     this.#openUntil = now + this.cooldownMs;
     this.#downSince = now;

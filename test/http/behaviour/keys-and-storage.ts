@@ -67,6 +67,26 @@ export function keyAndStorageScenarios(scenario: ScenarioFn): void {
     assert.equal(origin.count('/q'), 2);
   });
 
+  scenario('ignoreQuery drops only whole &-separated pairs without `;`, and keeps the rest as sent (issue 23, item 19)', { ignoreQuery: ['utm_source'], sortQuery: true }, async ({ origin, get }) => {
+    // An origin that splits the query on `;` as well as `&`, and reflects the last callback.
+    origin.on('/jsonp', (req, k) => {
+      const query = new URL(req.url).search.slice(1);
+      const callback = query
+        .split(/[&;]/)
+        .filter((p) => p.startsWith('callback='))
+        .pop()
+        ?.slice('callback='.length);
+      return reply(`${callback}(${k})`, { 'cache-control': 'max-age=60' });
+    });
+    assert.equal((await get('/jsonp?callback=ok&utm_source=x;callback=evil')).body, 'evil(1)');
+    assert.equal((await get('/jsonp?callback=ok')).body, 'ok(2)', 'the cloaked callback did not reach the plain URL');
+    assert.equal((await get('/jsonp?utm_source=mail&callback=ok')).body, 'ok(2)', 'a whole utm_source pair is still ignored');
+    // Spellings an origin may tell apart stay apart: the query is not re-encoded.
+    assert.equal((await get('/jsonp?callback=a+b')).body, 'a+b(3)');
+    assert.equal((await get('/jsonp?callback=a%20b')).body, 'a%20b(4)');
+    assert.equal(origin.count('/jsonp'), 4);
+  });
+
   scenario('keys on the whole query by default', {}, async ({ origin, get }) => {
     origin.on('/q', numbered({ 'cache-control': 'max-age=60' }));
     await get('/q?a=1&b=2');

@@ -22,9 +22,9 @@ export function negotiationScenarios(scenario: ScenarioFn): void {
     assert.equal((await get('/accept-encoding', { headers: { 'accept-encoding': 'gzip;q=0, br' } })).body, 'accept-encoding2');
   });
 
-  scenario('a stored Content-Language answers a request that weights that language highest', {}, async ({ origin, get }) => {
+  scenario('a variant stored for one language alone answers a request that weights that language highest', {}, async ({ origin, get }) => {
     origin.on('/l', (_, k) => reply(`de${k}`, { 'cache-control': 'max-age=60', vary: 'Accept-Language', 'content-language': 'de' }));
-    await get('/l', { headers: { 'accept-language': 'en, de' } });
+    await get('/l', { headers: { 'accept-language': 'de' } });
     const selected = await get('/l', { headers: { 'accept-language': 'fr;q=0.5, de;q=1.0' } });
     assert.equal(selected.body, 'de1');
     assert.match(selected.cs, /^cachette; hit/);
@@ -33,16 +33,44 @@ export function negotiationScenarios(scenario: ScenarioFn): void {
     assert.equal(origin.count('/l'), 2);
   });
 
-  scenario('caps the variants kept per URL (maxVariants)', { maxVariants: 3 }, async ({ origin, get }) => {
+  scenario("the variant computed for an attacker's Accept-Language is never served to other visitors of that language (issue 23, item 10)", {}, async ({ origin, get }) => {
+    // An origin that answers in English and echoes the field it negotiated from.
+    origin.on('/echo', (req, k) => reply(`${k}: ${req.headers.get('accept-language')}`, { 'cache-control': 'max-age=60', vary: 'Accept-Language', 'content-language': 'en' }));
+    const payload = 'en, <script>alert(1)</script>;q=0.1';
+    assert.equal((await get('/echo', { headers: { 'accept-language': payload } })).body, `1: ${payload}`);
+    for (const language of ['en', 'en, fr;q=0.5', 'EN']) {
+      const visitor = await get('/echo', { headers: { 'accept-language': language } });
+      assert.doesNotMatch(visitor.body, /script/, `${language} got the payload`);
+    }
+    assert.match((await get('/echo', { headers: { 'accept-language': payload } })).cs, /^cachette; hit/, 'the attacker still has his own variant');
+  });
+
+  scenario('keeps at most maxVariants variants per URL, replacing the oldest', { maxVariants: 3 }, async ({ origin, get }) => {
     origin.on('/cap', (req, k) => reply(`${req.headers.get('x-v')}:${k}`, { 'cache-control': 'max-age=60', vary: 'X-V' }));
     for (const v of ['a', 'b', 'c']) assert.match((await get('/cap', { headers: { 'x-v': v } })).cs, /stored/);
     const fourth = await get('/cap', { headers: { 'x-v': 'd' } });
     assert.equal(fourth.body, 'd:4');
-    assert.match(fourth.cs, /detail="variants"/);
-    assert.doesNotMatch(fourth.cs, /stored/);
-    assert.equal((await get('/cap', { headers: { 'x-v': 'd' } })).body, 'd:5', 'served, not stored');
-    for (const v of ['a', 'b', 'c']) assert.match((await get('/cap', { headers: { 'x-v': v } })).cs, /^cachette; hit/, `variant ${v} kept`);
+    assert.match(fourth.cs, /stored/);
+    assert.match((await get('/cap', { headers: { 'x-v': 'd' } })).cs, /^cachette; hit/, 'the new variant is stored');
+    assert.equal((await get('/cap', { headers: { 'x-v': 'a' } })).body, 'a:5', 'the oldest one made room for it');
+    for (const v of ['c', 'd', 'a']) assert.match((await get('/cap', { headers: { 'x-v': v } })).cs, /^cachette; hit/, `variant ${v} kept`);
     assert.equal(origin.count('/cap'), 5);
+  });
+
+  scenario('junk Accept-Encoding values cannot fill the variants: real requests are still stored and served (issue 23, item 14)', {}, async ({ origin, get }) => {
+    // An origin that picks br or gzip from what it was sent, and says which.
+    origin.on('/enc', (req, k) => {
+      const sent = req.headers.get('accept-encoding') ?? '';
+      return reply(`${k} for ${sent}`, { 'cache-control': 'max-age=600', vary: 'Accept-Encoding' });
+    });
+    for (let i = 0; i < 100; i++) await get('/enc', { headers: { 'accept-encoding': `junk-${i}, gzip;q=0.${(i % 9) + 1}` } });
+    assert.ok(origin.count('/enc') <= 2, `junk values made ${origin.count('/enc')} variants`);
+    for (const value of ['gzip, deflate, br, zstd', 'br, gzip', 'gzip']) {
+      await get('/enc', { headers: { 'accept-encoding': value } });
+      assert.match((await get('/enc', { headers: { 'accept-encoding': value } })).cs, /^cachette; hit/, `${value} is stored`);
+    }
+    // The origin was sent the value the variant is keyed on, not the client's spelling.
+    assert.deepEqual([...new Set(origin.seen.map((s) => s.headers.get('accept-encoding')))], ['gzip', 'br,deflate,gzip,zstd', 'br,gzip']);
   });
 
   scenario('first variants of a cold URL arriving together do not orphan each other', {}, async ({ origin, cache, get }) => {

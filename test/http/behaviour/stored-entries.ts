@@ -21,6 +21,10 @@ export function storedEntryScenarios(scenario: ScenarioFn): void {
       ['status 101', { ...good, status: 101 }],
       ['status 999', { ...good, status: 999 }],
       ['a 206 without its spans', { ...good, status: 206 }],
+      ['a content-length that disagrees with the body', { ...good, headers: [...(good.headers as unknown[]), ['content-length', '1']] }],
+      ['a transfer-encoding', { ...good, headers: [...(good.headers as unknown[]), ['transfer-encoding', 'chunked']] }],
+      ['a connection field', { ...good, headers: [...(good.headers as unknown[]), ['connection', 'close']] }],
+      ['an upper-case header name', { ...good, headers: [...(good.headers as unknown[]), ['Content-Length', '1']] }],
     ];
     let k = 1;
     for (const [what, entry] of planted) {
@@ -36,5 +40,26 @@ export function storedEntryScenarios(scenario: ScenarioFn): void {
       assert.match(hit.cs, /^cachette; hit/, what);
     }
     assert.equal(origin.count('/c'), planted.length + 1);
+  });
+
+  scenario('an entry stored with its Content-Length (as earlier versions wrote them) is served with one length, from its body', {}, async ({ origin, cache, get, engine }) => {
+    origin.on('/legacy', numbered({ 'cache-control': 'max-age=60' }));
+    const first = await cache.fetch('/legacy');
+    await first.text();
+    await cache.idle();
+    const key = `u:${first.url}`;
+    const stored = await engine.get<{ headers: Array<[string, string]>; body: Uint8Array }>(key);
+    assert.ok(stored);
+    assert.equal(
+      stored.headers.find(([name]) => name === 'content-length'),
+      undefined,
+      'no framing field is stored',
+    );
+    await engine.set(key, { ...stored, headers: [...stored.headers, ['content-length', String(stored.body.byteLength)]] }, { ttl: 60_000 });
+    const hit = await get('/legacy');
+    assert.equal(hit.body, 'v1');
+    assert.match(hit.cs, /^cachette; hit/);
+    assert.equal(hit.headers.get('content-length'), '2');
+    assert.equal(origin.count('/legacy'), 1);
   });
 }

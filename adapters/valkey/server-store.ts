@@ -1,0 +1,224 @@
+/**
+ * The valkey store on one server. Commands are the store's own bytes (resp/encoder.ts), written
+ * once per call on its own connection (resp/connection.ts) — or, given an iovalkey client, through
+ * that client's queue — and a tick's pipeline is folded into as few native commands as its ops
+ * allow: a run of reads is one MGET, a run of plain writes one MSET (a SET PX per expiring
+ * entry), each delete one DEL (each caller gets its own count), each increment one INCRBY.
+ * Scripts only where atomicity needs them: TTL'd increments, compareAndDelete, tag generations.
+ */
+import type { Redis as Valkey, RedisOptions } from 'iovalkey';
+import { checkKnownOptions } from '../../src/util/known-options.ts';
+import { iovalkey } from './iovalkey.ts';
+import { StoreUnavailableError } from '../../src/store/errors.ts';
+import { readKeyCount, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
+import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
+import { call, type Route } from './channel.ts';
+import { encodeDel, encodeGet, encodeMset, encodeReadRun, encodeSet } from './commands.ts';
+import { sendReadWithGenerations, sendWriteGenerations } from './generations.ts';
+import { classify, CountSink, type Round, ValueSink, ValuesSink, WriteSink } from './round.ts';
+import { ClientLink, OwnLink, type ServerLink } from './server-links.ts';
+import { ValkeyStoreBase } from './store-base.ts';
+import { ValkeyTracking } from './tracking.ts';
+import { checkUrl, describe, ownConnectionOptions } from './urls.ts';
+
+/** Options of {@link valkeyStore}. */
+export interface ValkeyStoreOptions {
+  /** A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or an iovalkey client you own. */
+  connection: string | Valkey;
+  /**
+   * Options for the connection when the store opens it itself, named as iovalkey names them. The
+   * store's own connection takes host, port, path, family, tls, username, password, db,
+   * connectionName, connectTimeout, keepAlive, retryStrategy and lazyConnect; any other option
+   * (sentinels, a custom Connector, commandTimeout, …) makes the store open an iovalkey client
+   * with all of them instead.
+   */
+  clientOptions?: RedisOptions;
+  /**
+   * Called on connection errors of a connection the store opened. Commands issued while the
+   * server is away fail anyway, and the cache reports those (and the store going down, once),
+   * so by default connection errors are not printed again.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
+/**
+ * A store on Valkey or Redis over TCP, one server: see the module comment. One connection per
+ * store, shared by every call: commands pipeline on it and keep their order, and values travel
+ * as bytes, so any bytes round-trip.
+ */
+export class ValkeyStore extends ValkeyStoreBase {
+  readonly name = 'valkey';
+  /** host:port (or socket path) of the server, for messages. */
+  readonly address: string;
+  readonly #link: ServerLink;
+  readonly #route: Route;
+  readonly #url: string | undefined;
+  readonly #clientOptions: RedisOptions | undefined;
+  /** The iovalkey client opened on demand by {@link client} next to the store's own connection. */
+  #extraClient: Valkey | undefined;
+  /** CLIENT TRACKING for L1 tiers, started by the first {@link track}. */
+  #tracking: ValkeyTracking | undefined;
+
+  constructor(options: ValkeyStoreOptions | string) {
+    super();
+    const o = typeof options === 'string' ? { connection: options } : options;
+    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyStoreOptions>, 'valkeyStore()');
+    const report = o?.onConnectionError ?? (() => {});
+    if (typeof o?.connection === 'string') {
+      rejectKeyPrefix(o.clientOptions?.keyPrefix);
+      this.#url = checkUrl(o.connection);
+      this.#clientOptions = o.clientOptions;
+      const own = ownConnectionOptions(this.#url, (o.clientOptions ?? {}) as Record<string, unknown>);
+      if (own) this.#link = new OwnLink(own, report);
+      else {
+        // Options only iovalkey implements: its client manages the connection, the store writes the bytes.
+        const client = new (iovalkey('valkeyStore()').Redis)(this.#url, {
+          // A cache must answer fast when the server is away: fail a command after one reconnect
+          // attempt instead of queueing it for ever, and keep reconnecting with a capped backoff.
+          maxRetriesPerRequest: 1,
+          retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+          ...o.clientOptions,
+        });
+        client.on('error', report);
+        this.#link = new ClientLink(client, true);
+      }
+    } else if (o?.connection && typeof (o.connection as Valkey).getBuffer === 'function') {
+      rejectKeyPrefix(o.connection.options?.keyPrefix);
+      this.#link = new ClientLink(o.connection, false);
+    } else {
+      throw new TypeError(`valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey client, got ${describe(o?.connection)}`);
+    }
+    this.address = this.#link.address;
+    this.#route = { channel: this.#link.channel };
+  }
+
+  /**
+   * An iovalkey client on the same server, for commands the store contract does not cover: the
+   * client passed in (or opened for iovalkey-only options), or else one opened on first use — a
+   * second connection, closed with the store.
+   */
+  get client(): Valkey {
+    if (this.#link instanceof ClientLink) return this.#link.client;
+    this.#extraClient ??= new (iovalkey('valkeyStore().client').Redis)(this.#url!, { maxRetriesPerRequest: 1, ...this.#clientOptions });
+    return this.#extraClient;
+  }
+
+  protected get where(): string {
+    return `valkey ${this.address}`;
+  }
+
+  /** Fails at once while the connection is known to be down: a dead store is a miss in microseconds. */
+  protected down(): StoreUnavailableError | undefined {
+    const why = this.#link.unavailable();
+    return why === undefined ? undefined : new StoreUnavailableError(`valkey ${this.address}: ${why}`);
+  }
+
+  protected route(): Route {
+    return this.#route;
+  }
+
+  protected flush(): void {
+    this.#link.channel.flush();
+  }
+
+  /** A lone get as GET; any other run of reads as one MGET, its values spread over the ops. */
+  protected sendReads(round: Round, ops: readonly StoreOp[], from: number, to: number): void {
+    const channel = this.#link.channel;
+    const start = channel.encoder.size;
+    const first = ops[from]!;
+    if (to - from === 1 && first.kind === 'get') {
+      encodeGet(channel.encoder, first.key);
+      channel.expect(new ValueSink(round, from), start);
+      return;
+    }
+    const count = readKeyCount(ops, from, to);
+    if (count === 0) {
+      for (let i = from; i < to; i++) round.results[i] = [];
+      return;
+    }
+    encodeReadRun(channel.encoder, ops, from, to, count);
+    channel.expect(new ValuesSink(round, ops, from, to, count), start);
+  }
+
+  /**
+   * Entries in order: each run without a TTL as one MSET (a SET when alone), each entry with one
+   * as SET PX. One connection keeps their order, so a later write to a key wins; a command's
+   * failure fails exactly the ops whose entries it carried.
+   */
+  protected sendWrites(round: Round, ops: readonly StoreOp[], from: number, to: number): void {
+    const channel = this.#link.channel;
+    const encoder = channel.encoder;
+    const { entries, owners } = writeEntries(ops, from, to);
+    for (let i = from; i < to; i++) round.results[i] = undefined;
+    for (let i = 0; i < entries.length; ) {
+      const start = encoder.size;
+      let end = i + 1;
+      if (entries[i]!.ttlMs === undefined) while (end < entries.length && entries[end]!.ttlMs === undefined) end++;
+      if (end - i === 1) {
+        encodeSet(encoder, entries[i]!);
+        channel.expect(new WriteSink('set', round, owners[i]!, owners[i]! + 1), start);
+      } else {
+        encodeMset(encoder, entries, i, end);
+        channel.expect(new WriteSink('mset', round, owners[i]!, owners[end - 1]! + 1), start);
+      }
+      i = end;
+    }
+  }
+
+  protected sendDelete(round: Round, at: number, op: DeleteOp): void {
+    round.results[at] = 0;
+    if (op.keys.length === 0) return;
+    const channel = this.#link.channel;
+    const start = channel.encoder.size;
+    encodeDel(channel.encoder, op.keys);
+    channel.expect(new CountSink('del', round, at), start);
+  }
+
+  /** SCAN MATCH the prefix, UNLINK what it finds, until the cursor comes back to 0. */
+  async clear(prefix: string): Promise<void> {
+    const down = this.down();
+    if (down) throw down;
+    const pattern = prefixPattern(prefix);
+    let cursor = '0';
+    do {
+      const [next, keys] = (await this.#call(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH])) as [Buffer, Buffer[]];
+      if (keys.length > 0) await this.#call(['UNLINK', ...keys]);
+      cursor = next.toString();
+    } while (cursor !== '0');
+  }
+
+  /** One script: the entries and each tag's generation and fence (adapters/valkey/generations.ts). */
+  readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    return this.lone(this.#route, (route, round) => sendReadWithGenerations(route, round, this.scripts, read));
+  }
+
+  /** One script: bumps, holds or releases, atomically per tag. */
+  writeGenerations(write: GenerationWrite): Promise<void> {
+    if (write.tags.length === 0) return Promise.resolve();
+    return this.lone(this.#route, (route, round) => sendWriteGenerations(route, round, this.scripts, write));
+  }
+
+  /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */
+  track(listener: InvalidationListener): Tracking {
+    this.#tracking ??= new ValkeyTracking(this.#link);
+    return this.#tracking.add(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.#tracking?.stop();
+    const extra = this.#extraClient;
+    if (extra) await extra.quit().catch(() => extra.disconnect());
+    await this.#link.close();
+  }
+
+  /** One command off the hot path, its failure as the store's. */
+  #call(args: ReadonlyArray<string | number | Uint8Array>): Promise<unknown> {
+    return call(this.#link.channel, args).catch((error: Error) => Promise.reject(classify(error, this.where)));
+  }
+}
+
+/** The store writes keys as given; iovalkey's keyPrefix would apply to some commands and not others. */
+function rejectKeyPrefix(keyPrefix: unknown): void {
+  if (keyPrefix) throw new TypeError(`valkeyStore: the iovalkey option keyPrefix (${JSON.stringify(keyPrefix)}) is not supported; give createCache a "prefix" (or a "namespace") instead`);
+}

@@ -1,0 +1,162 @@
+/**
+ * What README.md and docs/ state about defaults and lists, checked against the code: each of
+ * these once disagreed with it (the options of createCache, the events, what close() closes, the
+ * default serializer, when payloads are compressed). Also what the pages must not hold: words
+ * that mean nothing to a user, and benchmark figures (they live in the bench reports).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, it } from 'vitest';
+import { cloudflareKvStore, type KVNamespaceLike } from '../../adapters/cloudflare-kv/index.ts';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { TCP_COMPRESSION_THRESHOLD } from '../../adapters/shared/redis-protocol.ts';
+import { upstashStore } from '../../adapters/upstash/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache } from '../../src/cache/create-cache.ts';
+import { StoreLayer } from '../../src/cache/path/layer.ts';
+import { decodeEnvelope } from '../../src/codec/envelope.ts';
+import { cborSerializer, jsonSerializer } from '../../src/codec/serializers.ts';
+import type { Store } from '../../src/store/types.ts';
+import { documentationPages } from './markdown-snippets.ts';
+
+const root = join(import.meta.dirname, '../..');
+const page = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** The member names of `interface name` in the TypeScript file `path`. */
+function interfaceMembers(path: string, name: string): string[] {
+  const source = ts.createSourceFile(path, page(path), ts.ScriptTarget.Latest, true);
+  const found = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  assert.ok(found, `${path} declares no interface ${name}`);
+  return found.members.map((member) => (member.name as ts.Identifier).text);
+}
+
+/** A memory store that counts close() and may declare a compression threshold. */
+class DeclaringStore extends StoreLayer {
+  closed = 0;
+  override readonly compressionThreshold: number | undefined;
+
+  constructor(compressionThreshold?: number) {
+    super(memoryStore());
+    this.compressionThreshold = compressionThreshold;
+  }
+
+  override close(): Promise<void> {
+    this.closed++;
+    return super.close();
+  }
+}
+
+/** A memory store that counts close() and may declare a compression threshold. */
+function countingStore(compressionThreshold?: number): DeclaringStore {
+  return new DeclaringStore(compressionThreshold);
+}
+
+/** The envelope stored under `key` (with the cache's default prefix). */
+async function envelopeOf(store: Store, key: string) {
+  const bytes = await store.get(`cachette:${key}`);
+  assert.ok(bytes, `nothing stored under ${key}`);
+  return decodeEnvelope(bytes);
+}
+
+describe('what the documentation lists', () => {
+  it('docs/cache.md names every option of createCache, and no other', () => {
+    const line = /`createCache\(\{ ([^}]+) \}\)`/.exec(page('docs/cache.md'))?.[1];
+    assert.ok(line, 'docs/cache.md shows the createCache({ … }) signature');
+    assert.deepEqual(line.split(', ').sort(), interfaceMembers('src/cache/options.ts', 'CacheOptions').sort());
+  });
+
+  it('docs/observability.md describes every event of the event map, and no other', () => {
+    const text = page('docs/observability.md');
+    const start = text.indexOf('| event | when | detail |');
+    const table = text.slice(start, text.indexOf('\n\n', start));
+    const rows = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]!);
+    assert.deepEqual(rows.sort(), interfaceMembers('src/cache/events.ts', 'CacheEventMap').sort());
+    assert.equal(rows.length, 11);
+  });
+
+  it('docs/observability.md names every counter of stats()', () => {
+    const text = page('docs/observability.md');
+    for (const counter of interfaceMembers('src/cache/events.ts', 'CacheStats')) assert.ok(text.includes(`\`${counter}\``), `${counter} is not described`);
+  });
+});
+
+describe('what the documentation says the cache does', () => {
+  it('close() closes the store it was given unless closeStore is false', async () => {
+    assert.match(page('docs/cache.md'), /closes the store when this was the last cache over it; `closeStore: false` leaves open a store you close yourself/);
+    const store = countingStore();
+    await createCache({ store }).close();
+    assert.equal(store.closed, 1, 'closeStore defaults to true');
+    const kept = countingStore();
+    await createCache({ store: kept, closeStore: false }).close();
+    assert.equal(kept.closed, 0);
+  });
+
+  it('the default serializer is auto: JSON for plain values, CBOR for what JSON would change', async () => {
+    assert.match(page('docs/cache.md'), /`auto` \(the default\) writes JSON for plain JSON values and CBOR/);
+    const store = countingStore();
+    const cache = createCache({ store });
+    await cache.set('plain', { name: 'Ada', tags: ['a'] });
+    await cache.set('dated', { at: new Date(0) });
+    assert.equal((await envelopeOf(store, 'plain')).serializerId, jsonSerializer.id);
+    assert.equal((await envelopeOf(store, 'dated')).serializerId, cborSerializer.id);
+    await cache.close();
+  });
+
+  it("payloads are compressed from the store's threshold: 32 KiB over TCP and KV, 1 KiB over HTTP, never in memory", async () => {
+    assert.match(
+      page('docs/cache.md'),
+      /payloads from 32 KiB are compressed\s+on Valkey, Bun's Redis client and Workers KV, from 1 KiB over HTTP \(Upstash\), never on the\s+memory and SQLite stores/,
+    );
+    const compressible = (bytes: number) => 'a'.repeat(bytes);
+    const tcp = countingStore(32 * 1024);
+    const cache = createCache({ store: tcp });
+    await cache.set('small', compressible(20 * 1024));
+    await cache.set('large', compressible(40 * 1024));
+    assert.equal((await envelopeOf(tcp, 'small')).compressionId, 0, '20 KiB stays as it is');
+    assert.notEqual((await envelopeOf(tcp, 'large')).compressionId, 0, '40 KiB is compressed');
+    await cache.close();
+
+    const memory = countingStore();
+    const inMemory = createCache({ store: memory });
+    await inMemory.set('large', compressible(40 * 1024));
+    assert.equal((await envelopeOf(memory, 'large')).compressionId, 0, 'the memory store declares no threshold');
+    await inMemory.close();
+
+    const explicit = countingStore();
+    const always = createCache({ store: explicit, compression: true });
+    await always.set('two-kib', compressible(2 * 1024));
+    assert.notEqual((await envelopeOf(explicit, 'two-kib')).compressionId, 0, 'compression: true compresses from 1 KiB');
+    await always.close();
+
+    // What the shipped stores declare (none of them connects before its first call).
+    const valkey = valkeyStore({ connection: 'redis://127.0.0.1:1', clientOptions: { lazyConnect: true } });
+    assert.equal(valkey.compressionThreshold, 32 * 1024);
+    await valkey.close();
+    assert.equal(TCP_COMPRESSION_THRESHOLD, 32 * 1024, "Bun's Redis client");
+    assert.equal(upstashStore({ url: 'http://127.0.0.1:1', token: 'unused' }).compressionThreshold, 1024);
+    const unused = () => Promise.reject(new Error('not called'));
+    const kv: KVNamespaceLike = { getWithMetadata: unused, put: unused, delete: unused, list: unused };
+    assert.equal(cloudflareKvStore({ namespace: kv }).compressionThreshold, 32 * 1024);
+    assert.equal((memoryStore() as Store).compressionThreshold, undefined);
+  });
+});
+
+describe('what the documentation holds', () => {
+  const pages = documentationPages(root).filter((path) => path !== 'docs/API.md');
+
+  it('README is a front door: at most 12 KB', () => {
+    const size = Buffer.byteLength(page('README.md'));
+    assert.ok(size <= 12 * 1024, `README.md is ${size} bytes`);
+  });
+
+  it('uses no words that mean nothing to a user (issue numbers, waves)', () => {
+    for (const path of pages) assert.deepEqual(page(path).match(/\bissue \d+|\bthis wave\b|\bwave's\b/gi) ?? [], [], path);
+  });
+
+  it('carries no benchmark figures: they live in the bench reports', () => {
+    const figure = /\d[\d,.]*\s*(?:k?(?:req|ops|rounds|get|set|calls?)\/s\b|µs\b|×)/g;
+    for (const path of pages) assert.deepEqual(page(path).match(figure) ?? [], [], path);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Issue 20, item 4 (first-hour defect 4): the peer ranges rejected most existing apps
+ * (`hono@^4.13`, `@hono/node-server@^2.1`: ERESOLVE on hono 4.6 and node-server 1.x, which work).
+ * The ranges now say what works, and this proves it: one `npm install` of the packed tarball
+ * with the lowest version of every peer its ranges allow (from the npm registry: these are not
+ * the checkout's versions), then a small app per peer against a real redis-server
+ * (lowest/app.mjs). Express is no declared peer (the middleware is typed structurally and works
+ * with Connect and node:http too); its lowest 4 and 5 run beside the others.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '../..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+
+/** The lowest version each declared peer range allows: what the app installs. */
+const LOWEST: Record<string, string> = {
+  hono: '4.0.0',
+  '@hono/node-server': '1.0.2',
+  iovalkey: '0.1.0',
+  '@upstash/redis': '1.28.1',
+  '@opentelemetry/api': '1.3.0',
+};
+/** better-sqlite3 builds a native addon, which needs more than the npm registry: its range (12) is the one the repository tests. */
+const UNTESTED_HERE = ['better-sqlite3'];
+/** The lowest Express 4 and 5, under aliases so that both install side by side. */
+const EXPRESS = { express4: 'npm:express@4.0.0', express5: 'npm:express@5.0.0' };
+
+/** The smallest x.y.z a range names (the ranges here are unions of carets, or >= … <). */
+function lowestOf(range: string): string {
+  const versions = [...range.matchAll(/(\d+)\.(\d+)\.(\d+)/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
+  versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  return versions[0]!.join('.');
+}
+
+let work: string;
+let app: string;
+let redis: RedisServer;
+
+describe('the packed package with the lowest version of every peer', () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+    work = mkdtempSync(join(tmpdir(), 'cachette-lowest-'));
+    app = join(work, 'app');
+    mkdirSync(app);
+    const dependencies = { cachette: `file:${inject('packed').path}`, ...LOWEST, ...EXPRESS };
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'lowest-peers-app', private: true, type: 'module', dependencies }));
+    cpSync(join(import.meta.dirname, 'lowest', 'app.mjs'), join(app, 'app.mjs'));
+    // From the registry, in one install: npm would refuse it (ERESOLVE) if a range left a lowest version out.
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+  }, 240_000);
+  afterAll(async () => {
+    await redis?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('installs exactly the lower bound of each declared range', () => {
+    assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), [...Object.keys(LOWEST), ...UNTESTED_HERE].sort(), 'every peer is tested here or said why not');
+    for (const [peer, version] of Object.entries(LOWEST)) {
+      assert.equal(lowestOf(manifest.peerDependencies[peer]!), version, `${peer}: the range ${manifest.peerDependencies[peer]} starts elsewhere than the version tested`);
+      const installed = JSON.parse(readFileSync(join(app, 'node_modules', peer, 'package.json'), 'utf8')) as { version: string };
+      assert.equal(installed.version.replace(/^v/, ''), version);
+    }
+  });
+
+  it('runs Hono (with @hono/node-server), Express 4 and 5, Valkey, Upstash and OpenTelemetry on them', async () => {
+    const { stdout } = await run(process.execPath, ['app.mjs'], { cwd: app, env: { ...process.env, REDIS_URL: redis.url }, timeout: 60_000 });
+    assert.deepEqual(stdout.trim().split('\n'), [
+      'ok hono@4.0.0',
+      'ok @hono/node-server@1.0.2',
+      'ok express4@4.0.0',
+      'ok express5@5.0.0',
+      'ok iovalkey@0.1.0',
+      'ok @upstash/redis@1.28.1',
+      'ok @opentelemetry/api@1.3.0',
+      'lowest ok',
+    ]);
+  }, 90_000);
+});
