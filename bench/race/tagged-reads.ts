@@ -7,8 +7,12 @@
  * getOrSet the server counted (INFO commandstats), which show how the tagged reads of a tick
  * fold: one script for the tick, not one per call.
  *
- *   npx tsx bench/race/tagged-reads.ts [--quick]      (REDIS_URL to reuse a server)
+ *   taskset -c 1 npx tsx bench/race/tagged-reads.ts [--quick]      (REDIS_URL to reuse a server)
+ *
+ * With two cores or more the redis-server it starts is pinned to core 0; pin the client (and
+ * with it the bridge) to the other one as above.
  */
+import { cpus } from 'node:os';
 import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type Store } from '../../src/index.ts';
@@ -52,7 +56,7 @@ async function round(cache: Cache, tagged: boolean): Promise<{ rate: number; cpu
   return { rate: (CALLS * 1000) / (performance.now() - started), cpuUs: (cpu.user + cpu.system) / CALLS };
 }
 
-const server = await openServer();
+const server = await openServer(cpus().length >= 2 ? 0 : undefined);
 const bridge = await spawnBridge(server.url);
 const setups: Setup[] = [];
 try {

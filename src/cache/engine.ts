@@ -413,14 +413,15 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#lookupOf<T>(read);
   }
 
-  #lookupOf<T>({ entry, snapshot }: TierRead): TaggedLookup<T> {
+  #lookupOf<T>(read: TierRead): TaggedLookup<T> {
+    const { entry } = read;
     let found: Lookup<T>;
     if (entry) {
       const now = this.#clock.now();
       if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
       else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
     }
-    return { found, snapshot };
+    return new LookupOf(found, read);
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined> {
@@ -570,6 +571,18 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   #report(error: unknown, operation: string, keys: string | readonly string[]): void {
     const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
     if (!seen && !(error instanceof CircuitOpenError)) this.failed(operation, keys, error);
+  }
+}
+
+/** A lookup whose snapshot is the tier read's own, taken (and so maybe built) only when asked for. */
+class LookupOf<T> implements TaggedLookup<T> {
+  constructor(
+    readonly found: Lookup<T>,
+    private readonly read: TierRead,
+  ) {}
+
+  get snapshot(): TagSnapshot | undefined {
+    return this.read.snapshot;
   }
 }
 

@@ -10,8 +10,9 @@ export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
 
 /** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
 export interface TaggedLookup<T> {
-  found: Lookup<T>;
-  snapshot: TagSnapshot | undefined;
+  readonly found: Lookup<T>;
+  /** May be built when first asked for: read it only when it is needed (a miss, a stale read). */
+  readonly snapshot: TagSnapshot | undefined;
   /** The store failed: the fill takes no lease (it would cost a second timeout) and computes at once. */
   failed?: boolean;
 }
@@ -106,8 +107,9 @@ export class FillHandler {
   }
 
   /** What a call does with what its read found: serve it, serve it stale and refresh, join a fill or fill. */
-  #answer<T>(request: FillRequest<T>, { found, snapshot, failed }: TaggedLookup<T>): T | Promise<T> {
+  #answer<T>(request: FillRequest<T>, lookup: TaggedLookup<T>): T | Promise<T> {
     const { host } = this;
+    const { found } = lookup;
     if (found?.state === 'fresh') {
       host.hit(request.key, request.started);
       return found.value;
@@ -115,16 +117,18 @@ export class FillHandler {
     if (found?.state === 'stale') {
       host.counters.staleServed++;
       host.events.emit('stale', { key: request.key });
-      this.#refresh(request, snapshot, found.value);
+      this.#refresh(request, lookup.snapshot, found.value);
       return found.value;
     }
+    // A hit needs no snapshot of the tags: it is taken only here (a tier may build it on demand).
+    const { snapshot } = lookup;
     // Another caller may have started the fill while this one was reading.
     const running = this.#fills.get(request.full);
     if (running && joinable(running, snapshot)) return this.#join(request.key, running.promise as Promise<T>);
     host.miss(request.key, request.started);
     // Superseding an outdated fill of this process: its lease is probably the one held, so
     // waiting for it would only delay this call; generations keep the result correct.
-    return this.#fill(request, snapshot, failed === true, running !== undefined);
+    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined);
   }
 
   #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
