@@ -147,7 +147,10 @@ export class FillHandler {
     const release = () => {
       if (this.#fills.get(full) === fill) this.#fills.delete(full);
     };
-    value.then(() => (fill.written ?? Promise.resolve()).then(release), release);
+    // Joinable until its write has landed, so that a caller arriving meanwhile does not compute
+    // again; on a store that reads synchronously a read sees every write issued before it, so a
+    // settled fill goes at once (before its own caller resumes, which then finds the entry).
+    value.then(() => (this.host.lookupNow || fill.written === undefined ? release() : fill.written.then(release)), release);
     return value;
   }
 
