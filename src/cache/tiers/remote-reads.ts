@@ -3,7 +3,7 @@ import type { GenerationRead, GenerationReadResult, TagKeys, TagState } from '..
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { tagKeys } from '../key-space.ts';
-import { newEpoch } from '../tags/tag-keys.ts';
+import { generationOf, newEpoch } from '../tags/tag-keys.ts';
 import { RecordedTags } from './recorded-tags.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
 
@@ -176,7 +176,7 @@ export class RemoteReads {
   #withCounters(key: string, tags: readonly string[], counters: readonly TagKeys[], got: ReadonlyArray<Uint8Array | undefined>): Found {
     const bytes = got[0];
     const states = new Array<TagState>(tags.length);
-    for (let i = 0; i < tags.length; i++) states[i] = { generation: counterValue(got[i + 1]), fenced: false };
+    for (let i = 0; i < tags.length; i++) states[i] = { generation: generationOf(got[i + 1]) ?? Number.NaN, fenced: false };
     return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, 0, new TagStates(tags, states, counters), undefined);
   }
 
@@ -311,16 +311,6 @@ function withCounters(full: string, counters: readonly TagKeys[]): string[] {
   keys[0] = full;
   for (let i = 0; i < counters.length; i++) keys[i + 1] = counters[i]!.generation;
   return keys;
-}
-
-const counterDecoder = new TextDecoder();
-
-/** A generation counter read plainly: NaN (equal to nothing) when missing or not a safe integer. */
-function counterValue(bytes: Uint8Array | undefined): number {
-  if (bytes === undefined || bytes.length === 0 || bytes.length > 20) return Number.NaN;
-  const text = counterDecoder.decode(bytes);
-  const generation = Number(text);
-  return /^-?\d+$/.test(text) && Number.isSafeInteger(generation) ? generation : Number.NaN;
 }
 
 /** Every tag the entries record, once. */
