@@ -62,8 +62,24 @@ export class MemoryStore implements Store {
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    return this.#readMany(keys);
+  }
+
+  /** {@link get} without the promise: every call of this store takes effect when it is made. */
+  getSync(key: string): Uint8Array | undefined {
+    return this.#read(key, Date.now());
+  }
+
+  /** {@link getMany} without the promise. */
+  getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    return this.#readMany(keys);
+  }
+
+  #readMany(keys: readonly string[]): Array<Uint8Array | undefined> {
     const now = Date.now();
-    return keys.map((k) => this.#read(k, now));
+    const values = new Array<Uint8Array | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++) values[i] = this.#read(keys[i]!, now);
+    return values;
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
@@ -73,10 +89,10 @@ export class MemoryStore implements Store {
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     const now = Date.now();
     let refused: StoreRefusedError | undefined;
-    for (const e of entries) {
+    for (const entry of entries) {
       // One entry too large must not cost the others their place.
       try {
-        this.#write(e.key, e.value, e.ttlMs, now);
+        this.#write(entry.key, entry.value, entry.ttlMs, now);
       } catch (error) {
         if (!(error instanceof StoreRefusedError)) throw error;
         refused ??= error;
@@ -87,13 +103,13 @@ export class MemoryStore implements Store {
 
   async delete(keys: readonly string[]): Promise<number> {
     const now = Date.now();
-    let n = 0;
-    for (const k of keys) {
+    let existed = 0;
+    for (const key of keys) {
       // #live, not #read: refreshing the LRU position of a key about to go is wasted work.
-      if (this.#live(k, now)) n++;
-      this.#drop(k);
+      if (this.#live(key, now)) existed++;
+      this.#drop(key);
     }
-    return n;
+    return existed;
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
@@ -122,10 +138,19 @@ export class MemoryStore implements Store {
   }
 
   async clear(prefix: string): Promise<void> {
-    for (const k of [...this.#map.keys()]) if (k.startsWith(prefix)) this.#drop(k);
+    for (const key of [...this.#map.keys()]) if (key.startsWith(prefix)) this.#drop(key);
   }
 
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    return this.#readGenerations(read);
+  }
+
+  /** {@link readWithGenerations} without the promise. */
+  readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    return this.#readGenerations(read);
+  }
+
+  #readGenerations(read: GenerationRead): GenerationReadResult {
     const now = Date.now();
     return readGenerationsIn(this.#cells(now), read, now);
   }
@@ -186,11 +211,11 @@ export class MemoryStore implements Store {
 
   #sweep(now: number): void {
     let inspected = 0;
-    for (const [k, slot] of this.#map) {
+    for (const [key, slot] of this.#map) {
       if (this.#map.size <= this.maxEntries && this.#bytes <= this.maxBytes && inspected >= SWEEP_PER_WRITE) break;
       inspected++;
       // Over budget, the oldest entry goes whether or not it expired; within budget only expired ones do.
-      if (slot.expiresAt <= now || this.#map.size > this.maxEntries || this.#bytes > this.maxBytes) this.#drop(k);
+      if (slot.expiresAt <= now || this.#map.size > this.maxEntries || this.#bytes > this.maxBytes) this.#drop(key);
     }
   }
 

@@ -78,7 +78,7 @@ class Encoder {
       return `[${items.join(',')}]`;
     }
     if (isPlainObject(value)) {
-      if (Object.getOwnPropertySymbols(value).some((s) => Object.prototype.propertyIsEnumerable.call(value, s))) {
+      if (Object.getOwnPropertySymbols(value).some((symbol) => Object.prototype.propertyIsEnumerable.call(value, symbol))) {
         return this.#refuse(path, 'an object with symbol keys');
       }
       const record = value as Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage } from '../store/errors.ts';
+import { CircuitOpenError, errorMessage, StoreBusyError } from '../store/errors.ts';
 import type { TagGeneration } from '../codec/envelope.ts';
 import type { StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
@@ -8,6 +8,7 @@ import { ValueTooLargeError } from './errors.ts';
 import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HealthChange } from './path/breaker.ts';
@@ -22,7 +23,7 @@ import { strictStoreError } from './strict-error.ts';
 import { RemoteReads } from './tiers/remote-reads.ts';
 import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
-import type { TagSnapshot, Tier, TierHost } from './tiers/tier.ts';
+import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
 import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
@@ -47,7 +48,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly factoryTimeoutMs: number;
   readonly lockTimeoutMs: number;
   readonly leases: FillLeases | undefined;
-  readonly #o: ResolvedOptions;
+  readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #codec: EntryCodec;
   readonly #path: GenerationLayer;
@@ -64,41 +65,42 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #reachability: Reachability | undefined;
   #closed: Promise<void> | undefined;
 
-  constructor(o: ResolvedOptions) {
-    this.#o = o;
-    this.#clock = o.clock;
-    this.factoryTimeoutMs = o.factoryTimeoutMs;
-    this.#defaults = { freshFor: o.ttlMs, staleFor: o.graceMs };
-    this.#reachability = o.logger && new Reachability(o.store, o.logger);
-    this.#codec = new EntryCodec(o.serializer, o.compression, o.maxValueBytes);
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+    this.#clock = options.clock;
+    this.factoryTimeoutMs = options.factoryTimeoutMs;
+    this.#defaults = { freshFor: options.ttlMs, staleFor: options.graceMs };
+    this.#reachability = options.logger && new Reachability(options.store, options.logger);
+    this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
     const path = buildPath({
-      store: o.store,
-      closeStore: o.closeStore,
-      batch: o.batch,
-      timeoutMs: o.timeoutMs,
-      threshold: o.breaker.threshold,
-      cooldownMs: o.breaker.cooldownMs,
-      clock: o.clock,
+      store: options.store,
+      closeStore: options.closeStore,
+      batch: options.batch,
+      timeoutMs: options.timeoutMs,
+      threshold: options.breaker.threshold,
+      cooldownMs: options.breaker.cooldownMs,
+      clock: options.clock,
       reporter: this,
     });
     this.#path = path.top;
     this.#guard = path.guard;
-    this.lockTimeoutMs = o.lockTimeoutMs;
-    const prefix = o.keyPrefix;
+    this.lockTimeoutMs = options.lockTimeoutMs;
+    const prefix = options.keyPrefix;
     const remote = new RemoteReads(this.#path, prefix, this);
-    const copies = o.l1 && new L1Copies(o.l1.maxEntries, o.l1.maxBytes);
+    const copies = options.l1 && new L1Copies(options.l1.maxEntries, options.l1.maxBytes);
     if (!copies) this.#tier = new SingleTier(remote);
-    else this.#tier = o.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
-    this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, o.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
-    this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), o.writeLeaseTtlMs, {
+    else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
+    this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
+    this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
       tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
     });
+    if (this.#tier.readNow) this.lookupNow = this.#lookupNow.bind(this);
     this.#fills = new FillHandler(this);
   }
 
   get<T>(key: string): Promise<T | undefined> {
-    // The hot path: one promise chain, no async frame.
+    // The hot path: one promise chain, no async frame; none at all on a store that answers synchronously.
     let full: string;
     try {
       full = this.#full(key);
@@ -106,23 +108,37 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       return Promise.reject(error);
     }
     const started = this.#timing() ? performance.now() : 0;
-    return this.#tier.read(key, full, NO_TAGS).then(
-      ({ entry }) => {
-        if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
-          this.hit(key, started);
-          return entry.value as T;
-        }
-        this.miss(key, started);
-        return undefined;
-      },
+    const tier = this.#tier;
+    if (tier.readNow) {
+      let entry: DecodedEntry | undefined;
+      try {
+        entry = tier.readNow(key, full, NO_TAGS).entry;
+        return Promise.resolve(this.#served<T>(key, entry, started));
+      } catch (error) {
+        // A store too busy to answer now: the promise below waits for it.
+        if (!(error instanceof StoreBusyError)) return this.#settle(() => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined));
+      }
+    }
+    return tier.read(key, full, NO_TAGS).then(
+      ({ entry }) => this.#served<T>(key, entry, started),
       (error: unknown) => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined),
     );
+  }
+
+  /** The value of a fresh entry (a hit), or undefined (a miss). */
+  #served<T>(key: string, entry: DecodedEntry | undefined, started: number): T | undefined {
+    if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
+      this.hit(key, started);
+      return entry.value as T;
+    }
+    this.miss(key, started);
+    return undefined;
   }
 
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
     let fulls: string[];
     try {
-      fulls = keys.map((k) => this.#full(k));
+      fulls = keys.map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -145,7 +161,15 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       }
       return values;
     };
-    return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+    const tier = this.#tier;
+    if (tier.readManyNow) {
+      try {
+        return Promise.resolve(answer(tier.readManyNow(keys, fulls)));
+      } catch (error) {
+        if (!(error instanceof StoreBusyError)) return this.#settle(() => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+      }
+    }
+    return tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
 
   set<T>(key: string, value: T, options?: SetOptions): Promise<boolean> {
@@ -201,16 +225,16 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
     // Everything is validated before anything is encoded or sent.
-    const prepared = entries.map((e) => {
-      checkSetManyEntry(e, 'setMany', e?.key);
-      return { full: this.#full(e.key), lifetimes: this.#lifetimes(e), tags: checkTags(e.tags, `setMany("${e.key}")`) };
+    const prepared = entries.map((entry) => {
+      checkSetManyEntry(entry, 'setMany', entry?.key);
+      return { full: this.#full(entry.key), lifetimes: this.#lifetimes(entry), tags: checkTags(entry.tags, `setMany("${entry.key}")`) };
     });
     // Tagged entries record the generations current now: one read for every tag of the batch.
-    const allTags = [...new Set(prepared.flatMap((p) => p.tags))];
+    const allTags = [...new Set(prepared.flatMap((one) => one.tags))];
     const snapshot = allTags.length > 0 ? await this.snapshot(allTags) : undefined;
-    const current = new Map(snapshot?.generations.map((g) => [g.tag, g]));
+    const current = new Map(snapshot?.generations.map((recorded) => [recorded.tag, recorded]));
     const fenced = new Set(snapshot?.fenced);
-    this.#tier.forget(prepared.map((p) => p.full));
+    this.#tier.forget(prepared.map((one) => one.full));
     let stored = true;
     const sends: Array<Promise<boolean>> = [];
     for (let start = 0; start < entries.length; start += SET_MANY_SLICE) {
@@ -246,7 +270,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
             this.#fallback(
               error,
               'setMany',
-              slice.map((e) => e.key),
+              slice.map((entry) => entry.key),
               undefined,
               false,
             ),
@@ -278,7 +302,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   delete(keys: string | readonly string[]): Promise<number> {
     let fulls: string[];
     try {
-      fulls = (typeof keys === 'string' ? [keys] : keys).map((k) => this.#full(k));
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -288,7 +312,17 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async has(key: string): Promise<boolean> {
-    return (await this.lookup(key, this.#full(key), NO_TAGS)).found?.state === 'fresh';
+    const full = this.#full(key);
+    let found: TaggedLookup<unknown> | undefined;
+    if (this.lookupNow) {
+      try {
+        found = this.lookupNow(key, full, NO_TAGS);
+      } catch (error) {
+        if (!(error instanceof StoreBusyError)) throw error;
+      }
+    }
+    found ??= await this.lookup(key, full, NO_TAGS);
+    return found.found?.state === 'fresh';
   }
 
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
@@ -305,7 +339,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#fills.getOrSet(key, full, factory, lifetimes, tags, this.#timing() ? performance.now() : 0);
+    return this.#fills.getOrSet({ key, full, factory, lifetimes, tags, started: this.#timing() ? performance.now() : 0 });
   }
 
   invalidateTags(tags: readonly string[]): Promise<boolean> {
@@ -325,8 +359,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async clear(): Promise<void> {
-    if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#o.store.name}" store cannot clear by prefix`);
-    const prefix = this.#o.keyPrefix;
+    if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#options.store.name}" store cannot clear by prefix`);
+    const prefix = this.#options.keyPrefix;
     this.#tier.cleared();
     await this.#path.clear(prefix).catch((error: unknown) => this.#fallback(error, 'clear', prefix, undefined, undefined));
   }
@@ -368,17 +402,35 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {
     return this.#tier.read(key, full, tags).then(
-      ({ entry, snapshot }): TaggedLookup<T> => {
-        let found: Lookup<T>;
-        if (entry) {
-          const now = this.#clock.now();
-          if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
-          else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
-        }
-        return { found, snapshot };
-      },
+      (read) => this.#lookupOf<T>(read),
       (error: unknown) => this.#fallback(error, 'get', full, undefined, NOTHING_FOUND),
     );
+  }
+
+  /** Set in the constructor when the tier reads synchronously (see {@link FillHost.lookupNow}). */
+  readonly lookupNow?: <T>(key: string, full: string, tags: readonly string[]) => TaggedLookup<T>;
+
+  #lookupNow<T>(key: string, full: string, tags: readonly string[]): TaggedLookup<T> {
+    let read: TierRead;
+    try {
+      read = this.#tier.readNow!(key, full, tags);
+    } catch (error) {
+      // Thrown on: the caller makes the asynchronous read (see FillHost.lookupNow).
+      if (error instanceof StoreBusyError) throw error;
+      return this.#fallback(error, 'get', full, undefined, NOTHING_FOUND);
+    }
+    return this.#lookupOf<T>(read);
+  }
+
+  #lookupOf<T>(read: TierRead): TaggedLookup<T> {
+    const { entry } = read;
+    let found: Lookup<T>;
+    if (entry) {
+      const now = this.#clock.now();
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
+      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+    }
+    return new LookupOf(found, read);
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined> {
@@ -447,14 +499,14 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     // The first failure is said before the breaker's lines, the recovery after them.
     if (change.state !== 'up') this.#reachability?.changed(change);
     if (change.state === 'failing' || change.state === 'answering') return;
-    const store = this.#o.store;
+    const store = this.#options.store;
     const label = store.address ? `${store.name} ${store.address}` : store.name;
     const what = change.kind === 'read' ? 'reads' : 'writes';
     if (change.state === 'down') {
-      this.#o.logger?.warn(`cachette: ${label} ${what} down: ${change.cause} (${change.failures} consecutive failures); skipping them, one probe every ${this.#o.breaker.cooldownMs} ms`);
+      this.#options.logger?.warn(`cachette: ${label} ${what} down: ${change.cause} (${change.failures} consecutive failures); skipping them, one probe every ${this.#options.breaker.cooldownMs} ms`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'down', cause: change.cause, failures: change.failures });
     } else {
-      this.#o.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
+      this.#options.logger?.info(`cachette: ${label} ${what} recovered after ${Math.round(change.downForMs)} ms (${change.skipped} calls skipped meanwhile)`);
       this.events.emit('health', { store: store.name, address: store.address, kind: change.kind, state: 'up', downForMs: change.downForMs, skipped: change.skipped });
       this.#reachability?.changed(change);
     }
@@ -468,13 +520,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   #full(key: string): string {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
-    return this.#o.keyPrefix + key;
+    return entryKey(this.#options.keyPrefix, key);
   }
 
   #lifetimes(options: SetOptions | undefined): Lifetimes {
     if (options === undefined || (options.ttl === undefined && options.grace === undefined)) return this.#defaults;
-    const freshFor = options.ttl === undefined ? this.#o.ttlMs : toMs(options.ttl, 'ttl');
-    const staleFor = options.grace === undefined ? this.#o.graceMs : toMs(options.grace, 'grace');
+    const freshFor = options.ttl === undefined ? this.#options.ttlMs : toMs(options.ttl, 'ttl');
+    const staleFor = options.grace === undefined ? this.#options.graceMs : toMs(options.grace, 'grace');
     if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
     return { freshFor, staleFor };
   }
@@ -487,7 +539,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       if (!(error instanceof ValueTooLargeError)) throw error;
       this.counters.tooLarge++;
       this.events.emit('error', { source: 'encode', operation: 'set', keys: [key], error });
-      if (this.#o.strict) throw error;
+      if (this.#options.strict) throw error;
       return undefined;
     }
   }
@@ -504,13 +556,22 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     }
   }
 
+  /** `compute()` as a promise: its value, or its throw as a rejection. */
+  #settle<T>(compute: () => T): Promise<T> {
+    try {
+      return Promise.resolve(compute());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /**
    * What a failed store call becomes: thrown in strict mode, otherwise `fallback` (after
    * `onMiss`). A failure the guard did not see (a bug above it) is reported here.
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
     this.#report(error, operation, keys);
-    if (this.#o.strict) throw strictStoreError(error, this.#o.store, operation);
+    if (this.#options.strict) throw strictStoreError(error, this.#options.store, operation);
     onMiss?.();
     return fallback;
   }
@@ -519,6 +580,18 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   #report(error: unknown, operation: string, keys: string | readonly string[]): void {
     const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
     if (!seen && !(error instanceof CircuitOpenError)) this.failed(operation, keys, error);
+  }
+}
+
+/** A lookup whose snapshot is the tier read's own, taken (and so maybe built) only when asked for. */
+class LookupOf<T> implements TaggedLookup<T> {
+  constructor(
+    readonly found: Lookup<T>,
+    private readonly read: TierRead,
+  ) {}
+
+  get snapshot(): TagSnapshot | undefined {
+    return this.read.snapshot;
   }
 }
 

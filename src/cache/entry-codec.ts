@@ -1,6 +1,7 @@
-import { decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
-import { decodeEnvelope, encodeEnvelope, type TagGeneration } from '../codec/envelope.ts';
-import { serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { CompressionId, decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
+import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, type TagGeneration } from '../codec/envelope.ts';
+import { payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { utf8Bytes } from '../util/bytes.ts';
 import { ValueTooLargeError } from './errors.ts';
 
 /** A decoded entry with its value and when it turns stale and expires. */
@@ -26,16 +27,27 @@ export class EntryCodec {
    */
   encode(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array {
     const serializer = serializerFor(this.serializer, value);
+    const serialized = serialize(key, serializer, value);
     let payload: Uint8Array;
-    try {
-      payload = serializer.encode(value);
-    } catch (cause) {
-      const reason = cause instanceof Error ? cause.message : String(cause);
-      throw new TypeError(`cachette: cannot encode the value for key "${key}" with ${serializer.name}: ${reason}`, { cause });
-    }
+    if (typeof serialized === 'string') {
+      // Text goes straight into the envelope, with no payload buffer of its own, unless it has
+      // to be compressed or refused: UTF-8 takes at least one byte per UTF-16 code unit, so only
+      // text shorter than the threshold and the limit can stay, and its size decides.
+      if (this.#mayStay(serialized.length)) {
+        const envelope = encodeTextEnvelope({ serializerId: serializer.id, compressionId: CompressionId.None, createdAt: now, freshFor, staleFor, tags }, serialized);
+        const size = payloadSize(envelope);
+        if (this.#mayStay(size)) return envelope;
+        payload = envelope.subarray(envelope.length - size);
+      } else payload = utf8Bytes(serialized);
+    } else payload = serialized;
     if (payload.length > this.maxValueBytes) throw new ValueTooLargeError(key, payload.length, this.maxValueBytes);
     const [stored, compressionId] = maybeCompress(payload, this.compression);
     return encodeEnvelope({ serializerId: serializer.id, compressionId, createdAt: now, freshFor, staleFor, size: payload.length, tags, payload: stored });
+  }
+
+  /** True when a payload of `size` bytes is stored as it is: within the limit, below the compression threshold. */
+  #mayStay(size: number): boolean {
+    return size <= this.maxValueBytes && (this.compression === undefined || size < this.compression.threshold);
   }
 
   /**
@@ -43,12 +55,25 @@ export class EntryCodec {
    * above `maxValueBytes` before inflating any of it (the engine counts it as corrupt).
    */
   decode(bytes: Uint8Array): DecodedEntry {
-    const e = decodeEnvelope(bytes);
-    if (e.size > this.maxValueBytes) throw new RangeError(`the entry declares ${e.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
-    const serializer = serializerById(e.serializerId, this.serializer);
-    if (!serializer) throw new Error(`unknown serializer id ${e.serializerId}`);
-    const value = serializer.decode(decompress(e.payload, e.compressionId, e.size, this.compression));
-    const freshUntil = e.createdAt + e.freshFor;
-    return { value, freshUntil, staleUntil: freshUntil + e.staleFor, tags: e.tags };
+    const envelope = decodeEnvelope(bytes);
+    if (envelope.size > this.maxValueBytes) throw new RangeError(`the entry declares ${envelope.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
+    const serializer = serializerById(envelope.serializerId, this.serializer);
+    if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
+    const value = serializer.decode(decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression));
+    const freshUntil = envelope.createdAt + envelope.freshFor;
+    return { value, freshUntil, staleUntil: freshUntil + envelope.staleFor, tags: envelope.tags };
+  }
+}
+
+/**
+ * The payload of `value`: its text for text serializers (see payloadText), else its bytes. A
+ * value the serializer cannot represent is a TypeError that names the key.
+ */
+function serialize(key: string, serializer: Serializer, value: unknown): string | Uint8Array {
+  try {
+    return payloadText(serializer, value) ?? serializer.encode(value);
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new TypeError(`cachette: cannot encode the value for key "${key}" with ${serializer.name}: ${reason}`, { cause });
   }
 }

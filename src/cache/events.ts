@@ -96,7 +96,7 @@ export type CacheEventListener<K extends CacheEventType> = (event: CustomEvent<C
  * path pays for an event object only when somebody will receive it.
  *
  * ```ts
- * cache.events.addEventListener('error', (e) => console.warn(e.detail.operation, e.detail.error));
+ * cache.events.addEventListener('error', (event) => console.warn(event.detail.operation, event.detail.error));
  * ```
  */
 export class CacheEvents extends EventTarget {
@@ -114,8 +114,8 @@ export class CacheEvents extends EventTarget {
   override removeEventListener(type: string, callback: EventListenerOrEventListenerObject | CacheEventListener<CacheEventType> | null, options?: EventListenerOptions | boolean): void {
     // The count may overstate after a removal of an unknown listener; that only costs an
     // unneeded event object, never a lost one.
-    const n = this.#listeners.get(type) ?? 0;
-    if (callback && n > 0) this.#listeners.set(type, n - 1);
+    const count = this.#listeners.get(type) ?? 0;
+    if (callback && count > 0) this.#listeners.set(type, count - 1);
     super.removeEventListener(type, callback as EventListenerOrEventListenerObject | null, options);
   }
 

@@ -1,4 +1,5 @@
 import type { TagGeneration } from '../codec/envelope.ts';
+import { StoreBusyError } from '../store/errors.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
 import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
@@ -10,8 +11,9 @@ export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
 
 /** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
 export interface TaggedLookup<T> {
-  found: Lookup<T>;
-  snapshot: TagSnapshot | undefined;
+  readonly found: Lookup<T>;
+  /** May be built when first asked for: read it only when it is needed (a miss, a stale read). */
+  readonly snapshot: TagSnapshot | undefined;
   /** The store failed: the fill takes no lease (it would cost a second timeout) and computes at once. */
   failed?: boolean;
 }
@@ -20,6 +22,20 @@ export interface TaggedLookup<T> {
 export interface Lifetimes {
   freshFor: number;
   staleFor: number;
+}
+
+/** One `getOrSet` call, its inputs resolved once by the front. */
+export interface FillRequest<T> {
+  /** The caller's key. */
+  readonly key: string;
+  /** Its store key. */
+  readonly full: string;
+  readonly factory: Factory<T>;
+  readonly lifetimes: Lifetimes;
+  /** The caller's tags, checked and without duplicates. */
+  readonly tags: readonly string[];
+  /** When the call began (performance.now()), or 0 when nobody listens for durations. */
+  readonly started: number;
 }
 
 /** What the fill handler needs from the engine's front. */
@@ -33,6 +49,12 @@ export interface FillHost {
   readonly leases: FillLeases | undefined;
   /** Reads and decodes `full` and the state of `tags`; counts nothing; a store failure is a miss without snapshot. */
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>>;
+  /**
+   * {@link lookup} without a promise, offered only when the store answers synchronously (a
+   * failure still becomes the miss; in strict mode it throws). It throws a
+   * {@link StoreBusyError} when the store could answer only by waiting: call {@link lookup}.
+   */
+  lookupNow?<T>(key: string, full: string, tags: readonly string[]): TaggedLookup<T>;
   /** The current state of `tags` alone, or undefined when the store failed. */
   snapshot(tags: readonly string[]): Promise<TagSnapshot | undefined>;
   /** Counts and reports a fill or a set that found a write lease on these tags. */
@@ -68,64 +90,74 @@ export class FillHandler {
 
   constructor(private readonly host: FillHost) {}
 
-  getOrSet<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], started: number): Promise<T> {
+  getOrSet<T>(request: FillRequest<T>): Promise<T> {
+    const { host } = this;
     // Untagged: join a fill in flight at once. Tagged: only after reading the tags' state, which
-    // tells whether a write committed since that fill's factory began (see #joinable).
-    const filling = tags.length === 0 ? this.#fills.get(full) : undefined;
-    if (filling) return this.#join(key, filling.promise as Promise<T>, false);
+    // tells whether a write committed since that fill's factory began (see joinable).
+    const filling = request.tags.length === 0 ? this.#fills.get(request.full) : undefined;
+    if (filling) return this.#join(request.key, filling.promise as Promise<T>);
+    if (host.lookupNow) {
+      // A store that answers synchronously: a hit costs no promise chain at all.
+      try {
+        return Promise.resolve(this.#answer(request, host.lookupNow<T>(request.key, request.full, request.tags)));
+      } catch (error) {
+        // A store too busy to answer now: the read below waits for it.
+        if (!(error instanceof StoreBusyError)) return Promise.reject(error);
+      }
+    }
     // A then-chain rather than async/await: a hit, the common case, costs no extra ticks.
-    return this.host.lookup<T>(key, full, tags).then(({ found, snapshot, failed }) => {
-      if (found?.state === 'fresh') {
-        this.host.hit(key, started);
-        return found.value;
-      }
-      if (found?.state === 'stale') {
-        this.host.counters.staleServed++;
-        this.host.events.emit('stale', { key });
-        this.#refresh(key, full, factory, lifetimes, tags, snapshot, found.value);
-        return found.value;
-      }
-      // Another caller may have started the fill while this one was reading.
-      const started2 = this.#fills.get(full);
-      if (started2 && joinable(started2, snapshot)) return this.#join(key, started2.promise as Promise<T>, false);
-      this.host.miss(key, started);
-      // Superseding an outdated fill of this process: its lease is probably the one held, so
-      // waiting for it would only delay this call; generations keep the result correct.
-      return this.#fill(key, full, factory, lifetimes, tags, snapshot, failed === true, started2 !== undefined);
-    });
+    return host.lookup<T>(request.key, request.full, request.tags).then((found) => this.#answer(request, found));
   }
 
-  #fill<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
-    let written: Promise<unknown> | undefined;
-    const record: Fill = { promise: Promise.resolve(), asOf: undefined };
-    const onWrite = (write: Promise<unknown>) => (written = write);
+  /** What a call does with what its read found: serve it, serve it stale and refresh, join a fill or fill. */
+  #answer<T>(request: FillRequest<T>, lookup: TaggedLookup<T>): T | Promise<T> {
+    const { host } = this;
+    const { found } = lookup;
+    if (found?.state === 'fresh') {
+      host.hit(request.key, request.started);
+      return found.value;
+    }
+    if (found?.state === 'stale') {
+      host.counters.staleServed++;
+      host.events.emit('stale', { key: request.key });
+      this.#refresh(request, lookup.snapshot, found.value);
+      return found.value;
+    }
+    // A hit needs no snapshot of the tags: it is taken only here (a tier may build it on demand).
+    const { snapshot } = lookup;
+    // Another caller may have started the fill while this one was reading.
+    const running = this.#fills.get(request.full);
+    if (running && joinable(running, snapshot)) return this.#join(request.key, running.promise as Promise<T>);
+    host.miss(request.key, request.started);
+    // Superseding an outdated fill of this process: its lease is probably the one held, so
+    // waiting for it would only delay this call; generations keep the result correct.
+    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined);
+  }
+
+  #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
+    const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined };
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
-    const fill = storeFailed
-      ? this.#runAndStore(key, full, factory, lifetimes, tags.length === 0 ? [] : undefined, undefined, onWrite, record, undefined)
-      : this.#obtain(key, full, factory, lifetimes, tags, snapshot, onWrite, record, superseding ? undefined : this.host.leases);
-    record.promise = fill;
-    this.#fills.set(full, record);
+    const value = storeFailed
+      ? this.#runAndStore(request, fill, { generations: request.tags.length === 0 ? NO_GENERATIONS : undefined, lease: undefined, snapshot: undefined })
+      : this.#obtain(request, fill, snapshot, superseding ? undefined : this.host.leases);
+    fill.promise = value;
+    const { full } = request;
+    this.#fills.set(full, fill);
     const release = () => {
-      if (this.#fills.get(full) === record) this.#fills.delete(full);
+      if (this.#fills.get(full) === fill) this.#fills.delete(full);
     };
-    fill.then(() => (written ?? Promise.resolve()).then(release), release);
-    return fill;
+    // Joinable until its write has landed, so that a caller arriving meanwhile does not compute
+    // again; on a store that reads synchronously a read sees every write issued before it, so a
+    // settled fill goes at once (before its own caller resumes, which then finds the entry).
+    value.then(() => (this.host.lookupNow || fill.written === undefined ? release() : fill.written.then(release)), release);
+    return value;
   }
 
   /** The value for a miss: from the source during a write in progress, else filled under a lease or taken from another process's fill. */
-  async #obtain<T>(
-    key: string,
-    full: string,
-    factory: Factory<T>,
-    lifetimes: Lifetimes,
-    tags: readonly string[],
-    snapshot: TagSnapshot | undefined,
-    onWrite: (written: Promise<unknown>) => void,
-    record: Fill,
-    leases: FillLeases | undefined,
-  ): Promise<T> {
+  async #obtain<T>(request: FillRequest<T>, fill: Fill, snapshot: TagSnapshot | undefined, leases: FillLeases | undefined): Promise<T> {
     const { host } = this;
+    const { key, full, tags } = request;
     const deadline = performance.now() + host.lockTimeoutMs;
     let snap = snapshot;
     if (tags.length > 0 && snap === undefined) snap = await host.snapshot(tags);
@@ -137,7 +169,7 @@ export class FillHandler {
         // Waiting for the commit instead would share one fill, but under frequent writes every
         // reader would queue behind them (bench/race measured it: reads/s fell tenfold).
         host.wasFenced(key, snap.fenced);
-        return this.#runAndStore(key, full, factory, lifetimes, undefined, undefined, onWrite, record, snap);
+        return this.#runAndStore(request, fill, { generations: undefined, lease: undefined, snapshot: snap });
       } else if (leases && storable) {
         const lease = await leases.acquire(key);
         if (lease !== 'held') {
@@ -159,12 +191,12 @@ export class FillHandler {
             }
             snap = latest.snapshot ?? snap;
           }
-          return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], owned, onWrite, record, snap);
+          return this.#runAndStore(request, fill, { generations: snap?.generations ?? NO_GENERATIONS, lease: owned, snapshot: snap });
         }
         if (attempt === 0) host.counters.leaseWaits++;
-        if (performance.now() >= deadline) return this.#runAndStore(key, full, factory, lifetimes, snap?.generations ?? [], undefined, onWrite, record, snap);
+        if (performance.now() >= deadline) return this.#runAndStore(request, fill, { generations: snap?.generations ?? NO_GENERATIONS, lease: undefined, snapshot: snap });
       } else {
-        return this.#runAndStore(key, full, factory, lifetimes, storable ? (snap?.generations ?? []) : undefined, undefined, onWrite, record, snap);
+        return this.#runAndStore(request, fill, { generations: storable ? (snap?.generations ?? NO_GENERATIONS) : undefined, lease: undefined, snapshot: snap });
       }
       // Another process's fill is at work: look again shortly.
       await backoff(attempt);
@@ -181,70 +213,64 @@ export class FillHandler {
   }
 
   /**
-   * Runs the factory and, when `generations` is given, stores the value recording them; a
+   * Runs the factory and, when `how.generations` is given, stores the value recording them; a
    * lease is released once the write has landed (so waiters find the entry), or at once when
    * there is nothing to write.
    */
-  async #runAndStore<T>(
-    key: string,
-    full: string,
-    factory: Factory<T>,
-    lifetimes: Lifetimes,
-    generations: readonly TagGeneration[] | undefined,
-    lease: FillLease | undefined,
-    onWrite: (written: Promise<unknown>) => void,
-    record: Fill,
-    snap: TagSnapshot | undefined,
-  ): Promise<T> {
-    record.asOf = snap ?? UNKNOWN_STATE;
+  async #runAndStore<T>(request: FillRequest<T>, fill: Fill, how: StoreHow): Promise<T> {
+    const { host } = this;
+    const { lease, generations } = how;
+    fill.asOf = how.snapshot ?? UNKNOWN_STATE;
     let value: T;
     try {
-      value = await this.#run(key, factory, undefined, false);
+      value = await this.#run(request.key, request.factory, undefined, false);
     } catch (error) {
-      if (lease) this.host.track(lease.release());
+      if (lease) host.track(lease.release());
       throw error;
     }
     if (generations === undefined) {
-      if (lease) this.host.track(lease.release());
+      if (lease) host.track(lease.release());
       return value;
     }
     let written: Promise<unknown>;
     try {
-      written = this.host.write(key, full, value, lifetimes, generations);
+      written = host.write(request.key, request.full, value, request.lifetimes, generations);
     } catch (error) {
-      if (lease) this.host.track(lease.release());
+      if (lease) host.track(lease.release());
       throw error;
     }
-    onWrite(written);
-    if (lease) this.host.track(written.then(() => lease.release()));
+    fill.written = written;
+    if (lease) host.track(written.then(() => lease.release()));
     return value;
   }
 
-  #refresh<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, tags: readonly string[], snapshot: TagSnapshot | undefined, stale: T): void {
+  #refresh<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, stale: T): void {
+    const { host } = this;
+    const { key, full, tags } = request;
     if (this.#refreshes.has(full)) return;
-    this.host.counters.refreshes++;
-    this.host.events.emit('refresh', { key });
+    host.counters.refreshes++;
+    host.events.emit('refresh', { key });
     const run = (async () => {
-      const snap = tags.length > 0 && snapshot === undefined ? await this.host.snapshot(tags) : snapshot;
+      const snap = tags.length > 0 && snapshot === undefined ? await host.snapshot(tags) : snapshot;
       // A write in progress (or tags of unknown state): the refresh could not be stored.
       if (tags.length > 0 && (snap === undefined || snap.fenced.length > 0)) return;
       // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
       // and a lease held elsewhere must not cancel it.
-      const value = await this.#run(key, factory, stale, true);
-      await this.host.write(key, full, value, lifetimes, snap?.generations ?? []);
+      const value = await this.#run(key, request.factory, stale, true);
+      await host.write(key, full, value, request.lifetimes, snap?.generations ?? NO_GENERATIONS);
     })().catch(
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
-      (error: unknown) => this.host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
+      (error: unknown) => host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
     );
     this.#refreshes.set(full, run);
-    this.host.track(run);
+    host.track(run);
     run.then(() => this.#refreshes.delete(full));
   }
 
   /** Runs the factory once, within `factoryTimeout`, and reports the run. */
   #run<T>(key: string, factory: Factory<T>, stale: T | undefined, background: boolean): Promise<T> {
-    const { events, counters: stats, factoryTimeoutMs } = this.host;
+    const { events, counters, factoryTimeoutMs } = this.host;
     const began = performance.now();
     let run: Promise<T> = new Promise<T>((resolve) => resolve(factory({ key, stale })));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -256,7 +282,7 @@ export class FillHandler {
         }),
       ]);
     }
-    stats.fills++;
+    counters.fills++;
     return run.then(
       (value) => {
         if (timer !== undefined) clearTimeout(timer);
@@ -265,16 +291,16 @@ export class FillHandler {
       },
       (error: unknown) => {
         if (timer !== undefined) clearTimeout(timer);
-        stats.factoryErrors++;
+        counters.factoryErrors++;
         if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background, error });
         throw error;
       },
     );
   }
 
-  #join<T>(key: string, fill: Promise<T>, remote: boolean): Promise<T> {
+  #join<T>(key: string, fill: Promise<T>): Promise<T> {
     this.host.counters.coalesced++;
-    this.host.events.emit('coalesced', { key, remote });
+    this.host.events.emit('coalesced', { key, remote: false });
     return fill;
   }
 
@@ -285,11 +311,23 @@ export class FillHandler {
   }
 }
 
+/** How a factory's value is kept: the generations to record (undefined: served, not stored), the lease to release, the tags' state it ran under. */
+interface StoreHow {
+  readonly generations: readonly TagGeneration[] | undefined;
+  readonly lease: FillLease | undefined;
+  readonly snapshot: TagSnapshot | undefined;
+}
+
+/** An entry that records no tags. */
+const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
+
 /** A fill in flight in this process. */
 interface Fill {
   promise: Promise<unknown>;
   /** The tags' state its factory started under; undefined while it has not started (it waits for a lease or a write). */
   asOf: TagSnapshot | undefined;
+  /** Its store write, once started: the fill stays joinable until it has landed. */
+  written: Promise<unknown> | undefined;
 }
 
 /** The state of a fill whose tags were not read (the store failed): nobody with tags joins it. */
@@ -310,5 +348,5 @@ function joinable(fill: Fill, current: TagSnapshot | undefined): boolean {
 
 /** True when every tag of `later` is at the generation `earlier` recorded for it. */
 function sameGenerations(earlier: TagSnapshot, later: TagSnapshot): boolean {
-  return later.generations.every((g) => earlier.generations.some((e) => e.tag === g.tag && e.generation === g.generation));
+  return later.generations.every((now) => earlier.generations.some((then) => then.tag === now.tag && then.generation === now.generation));
 }

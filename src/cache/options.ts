@@ -4,6 +4,7 @@ import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions, storeOptionMistake } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { reservedSegment } from './key-space.ts';
 import { MissingCapabilityError } from './errors.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
@@ -160,41 +161,43 @@ const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'cl
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
 
 /** Validates options, throwing a TypeError or RangeError that names the bad one. */
-export function resolveOptions(o: CacheOptions): ResolvedOptions {
-  if (!o || typeof o !== 'object') throw new TypeError('createCache needs an options object with a store');
-  checkKnownOptions(o, KNOWN, 'createCache');
-  const store = o.store as Partial<Store> | undefined;
+export function resolveOptions(options: CacheOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') throw new TypeError('createCache needs an options object with a store');
+  checkKnownOptions(options, KNOWN, 'createCache');
+  const store = options.store as Partial<Store> | undefined;
   if (store === undefined) throw new TypeError('createCache: the "store" option is required (e.g. memoryStore())');
   const mistake = storeOptionMistake(store, 'createCache');
   if (mistake) throw mistake;
-  for (const m of STORE_METHODS) {
-    if (typeof store[m] !== 'function') throw new TypeError(`createCache: the store lacks the "${m}" method required by the store contract`);
+  for (const method of STORE_METHODS) {
+    if (typeof store[method] !== 'function') throw new TypeError(`createCache: the store lacks the "${method}" method required by the store contract`);
   }
   for (const [name, value] of [
-    ['prefix', o.prefix],
-    ['namespace', o.namespace],
+    ['prefix', options.prefix],
+    ['namespace', options.namespace],
   ] as const) {
     if (value !== undefined && typeof value !== 'string') throw new TypeError(`createCache: "${name}" must be a string`);
+    const reserved = value === undefined ? undefined : reservedSegment(value);
+    if (reserved) throw new RangeError(`createCache: "${name}" ${reserved}, got ${JSON.stringify(value)}`);
   }
-  if (o.circuitBreaker !== undefined) checkKnownOptions(o.circuitBreaker, ['threshold', 'cooldownMs'], 'createCache: circuitBreaker');
-  const threshold = o.circuitBreaker?.threshold ?? 5;
+  if (options.circuitBreaker !== undefined) checkKnownOptions(options.circuitBreaker, ['threshold', 'cooldownMs'], 'createCache: circuitBreaker');
+  const threshold = options.circuitBreaker?.threshold ?? 5;
   if (!Number.isInteger(threshold) || threshold < 1) throw new RangeError(`createCache: circuitBreaker.threshold must be a positive integer, got ${threshold}`);
-  const cooldownMs = toMs(o.circuitBreaker?.cooldownMs ?? 2000, 'circuitBreaker.cooldownMs');
+  const cooldownMs = toMs(options.circuitBreaker?.cooldownMs ?? 2000, 'circuitBreaker.cooldownMs');
   // A local store has no round trip to save and cannot hang, so by default it skips both.
   const local = store.local === true;
-  const timeoutMs = toMs(o.timeout ?? (local ? Infinity : 1000), 'timeout');
+  const timeoutMs = toMs(options.timeout ?? (local ? Infinity : 1000), 'timeout');
   if (timeoutMs === 0) throw new RangeError('createCache: timeout must be greater than 0');
-  const ttlMs = o.ttl === undefined ? Infinity : toMs(o.ttl, 'ttl');
+  const ttlMs = options.ttl === undefined ? Infinity : toMs(options.ttl, 'ttl');
   if (ttlMs === 0) throw new RangeError('createCache: ttl must be greater than 0 (leave it out for no expiry)');
-  const maxValueBytes = o.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+  const maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1) throw new RangeError(`createCache: maxValueBytes must be a positive integer, got ${maxValueBytes}`);
-  const clock = o.clock ?? systemClock;
+  const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new TypeError('createCache: "clock" must have a now() method');
-  if (o.logger !== undefined && o.logger !== false && (typeof o.logger?.warn !== 'function' || typeof o.logger.info !== 'function')) {
+  if (options.logger !== undefined && options.logger !== false && (typeof options.logger?.warn !== 'function' || typeof options.logger.info !== 'function')) {
     throw new TypeError('createCache: "logger" must have info() and warn() methods (console does), or be false');
   }
-  const lockTimeoutMs = toMs(o.lockTimeout ?? 5000, 'lockTimeout');
-  const writeLeaseTtlMs = toMs(o.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
+  const lockTimeoutMs = toMs(options.lockTimeout ?? 5000, 'lockTimeout');
+  const writeLeaseTtlMs = toMs(options.writeLeaseTtl ?? 10_000, 'writeLeaseTtl');
   for (const [name, ms] of [
     ['lockTimeout', lockTimeoutMs],
     ['writeLeaseTtl', writeLeaseTtlMs],
@@ -204,26 +207,26 @@ export function resolveOptions(o: CacheOptions): ResolvedOptions {
   }
   return {
     store: store as Store,
-    closeStore: o.closeStore ?? true,
-    keyPrefix: [o.prefix ?? 'cachette', o.namespace]
-      .filter((s) => s)
-      .map((s) => `${s}:`)
+    closeStore: options.closeStore ?? true,
+    keyPrefix: [options.prefix ?? 'cachette', options.namespace]
+      .filter((segment) => segment)
+      .map((segment) => `${segment}:`)
       .join(''),
-    serializer: resolveSerializer(o.serializer),
-    compression: resolveCompression(o.compression, store.compressionThreshold),
+    serializer: resolveSerializer(options.serializer),
+    compression: resolveCompression(options.compression, store.compressionThreshold),
     ttlMs,
-    graceMs: toMs(o.grace ?? 0, 'grace'),
+    graceMs: toMs(options.grace ?? 0, 'grace'),
     timeoutMs,
-    strict: o.strict ?? false,
+    strict: options.strict ?? false,
     breaker: { threshold, cooldownMs },
-    batch: o.batch ?? !local,
-    factoryTimeoutMs: o.factoryTimeout === undefined ? Infinity : toMs(o.factoryTimeout, 'factoryTimeout'),
+    batch: options.batch ?? !local,
+    factoryTimeoutMs: options.factoryTimeout === undefined ? Infinity : toMs(options.factoryTimeout, 'factoryTimeout'),
     maxValueBytes,
     clock,
-    logger: o.logger === false ? undefined : (o.logger ?? console),
+    logger: options.logger === false ? undefined : (options.logger ?? console),
     lockTimeoutMs,
     writeLeaseTtlMs,
-    l1: o.l1 === undefined ? undefined : resolveL1(o.l1, store as Store),
+    l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
   };
 }
 

@@ -1,7 +1,6 @@
 import type { Duration } from '../util/duration.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { WriteFence } from './tags/write-fences.ts';
-import type { AnyFunction, WrapOptions, WrappedFunction } from './wrap.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -107,3 +106,37 @@ export interface Cache {
    */
   close(options?: CloseOptions): Promise<void>;
 }
+
+/** Options of `cache.wrap` and `@cached`. */
+export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<SetOptions, 'tags'> {
+  /**
+   * Builds the key of a call from its arguments (with the call's `this`); the result is used as
+   * it is, so it can match keys you read or delete elsewhere. Default: the function's name and
+   * a stable encoding of the arguments (see `argument-key.ts`), e.g. `getUser("42",{"full":true})`.
+   */
+  key?: (this: This, ...args: A) => string;
+  /**
+   * Replaces the function's name in the default key. Two functions wrapped under one name on
+   * one cache share entries, so give each a distinct name when their own names clash (two
+   * classes' `find`, or names a minifier shortened). Default: the function's `name`.
+   */
+  name?: string;
+  /**
+   * Tags for the stored entries, or a function of the call's arguments that returns them. Passed
+   * through to `getOrSet`'s options: `cache.invalidateTags` and fenced writes on a tag make the
+   * entries recording it misses.
+   */
+  tags?: readonly string[] | ((this: This, ...args: A) => readonly string[]);
+}
+
+/** The function returned by `cache.wrap`: `fn`'s parameters, a promise of its result, and key helpers. */
+export interface WrappedFunction<A extends unknown[], R, This = unknown> {
+  (this: This, ...args: A): Promise<R>;
+  /** The key a call with these arguments reads and writes (a custom `key` is called without `this`). */
+  keyFor(...args: A): string;
+  /** Deletes the entry a call with these arguments would read; resolves true when one existed. */
+  delete(...args: A): Promise<boolean>;
+}
+
+/** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
+export type AnyFunction = (...args: never[]) => unknown;

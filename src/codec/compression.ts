@@ -110,19 +110,20 @@ const EXPLICIT_THRESHOLD = 1024;
 export function resolveCompression(option: CompressionOptions | boolean | undefined, storeThreshold?: number): CompressionPolicy | undefined {
   if (option === false) return undefined;
   if (option === undefined && storeThreshold === undefined) return undefined;
-  const o = option === true || option === undefined ? {} : option;
-  const threshold = o.threshold ?? (option === undefined ? storeThreshold! : EXPLICIT_THRESHOLD);
-  const minSavings = o.minSavings ?? 0.1;
+  const given = option === true || option === undefined ? {} : option;
+  const threshold = given.threshold ?? (option === undefined ? storeThreshold! : EXPLICIT_THRESHOLD);
+  const minSavings = given.minSavings ?? 0.1;
   if (!Number.isFinite(threshold) || threshold < 0) throw new RangeError(`compression.threshold must be a non-negative number, got ${threshold}`);
   if (!(minSavings >= 0 && minSavings < 1)) throw new RangeError(`compression.minSavings must be in [0, 1), got ${minSavings}`);
-  if (o.compressor !== undefined) {
-    const c = o.compressor;
-    if (typeof c?.compress !== 'function' || typeof c.decompress !== 'function') throw new TypeError('compression.compressor must have compress() and decompress()');
-    if (!Number.isInteger(c.id) || c.id < 1 || c.id > 15) throw new RangeError(`compression.compressor.id must be an integer from 1 to 15 (0 means uncompressed), got ${String(c.id)}`);
-    if (o.level !== undefined) throw new TypeError('compression.level applies to the default deflate only; configure the level on your compressor');
-    return { threshold, minSavings, compressor: c };
+  if (given.compressor !== undefined) {
+    const compressor = given.compressor;
+    if (typeof compressor?.compress !== 'function' || typeof compressor.decompress !== 'function') throw new TypeError('compression.compressor must have compress() and decompress()');
+    if (!Number.isInteger(compressor.id) || compressor.id < 1 || compressor.id > 15)
+      throw new RangeError(`compression.compressor.id must be an integer from 1 to 15 (0 means uncompressed), got ${String(compressor.id)}`);
+    if (given.level !== undefined) throw new TypeError('compression.level applies to the default deflate only; configure the level on your compressor');
+    return { threshold, minSavings, compressor };
   }
-  const level = o.level ?? 1;
+  const level = given.level ?? 1;
   if (!Number.isInteger(level) || level < 1 || level > 9) throw new RangeError(`compression.level must be an integer from 1 to 9, got ${level}`);
   return { threshold, minSavings, compressor: platformDeflate(level) };
 }

@@ -20,7 +20,7 @@
  * up front) and are recomputed once.
  */
 
-import { allocBytes } from '../util/bytes.ts';
+import { allocBytes, utf8BytesAfter } from '../util/bytes.ts';
 
 /** First byte of every envelope. */
 export const MAGIC = 0xca;
@@ -64,45 +64,112 @@ const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 const NO_TAGS: readonly TagGeneration[] = [];
 
-/** Writes an envelope into one fresh buffer. */
-export function encodeEnvelope(e: EnvelopeInput): Uint8Array {
-  const count = e.tags.length;
+// Numbers are moved byte by byte through one scratch float: a DataView per entry costs V8 an
+// object of its own (~70 ns, more than the rest of the header), and these are 9 fixed fields.
+const scratch = new Uint8Array(8);
+const scratchFloat = new Float64Array(scratch.buffer);
+/** True on little-endian hosts (all that JavaScript runs on today): the scratch is then filled in reverse. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function readFloat64(bytes: Uint8Array, at: number): number {
+  if (LITTLE_ENDIAN) for (let i = 0; i < 8; i++) scratch[i] = bytes[at + 7 - i]!;
+  else for (let i = 0; i < 8; i++) scratch[i] = bytes[at + i]!;
+  return scratchFloat[0]!;
+}
+
+function writeFloat64(bytes: Uint8Array, at: number, value: number): void {
+  scratchFloat[0] = value;
+  if (LITTLE_ENDIAN) for (let i = 0; i < 8; i++) bytes[at + i] = scratch[7 - i]!;
+  else for (let i = 0; i < 8; i++) bytes[at + i] = scratch[i]!;
+}
+
+function readUint32(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+}
+
+function writeUint32(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value >>> 24;
+  bytes[at + 1] = value >>> 16;
+  bytes[at + 2] = value >>> 8;
+  bytes[at + 3] = value;
+}
+
+function readUint16(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! << 8) | bytes[at + 1]!;
+}
+
+function writeUint16(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value >>> 8;
+  bytes[at + 1] = value;
+}
+
+/** The header fields of an envelope, everything but the payload. */
+export type EnvelopeHeader = Omit<EnvelopeInput, 'payload'>;
+
+/** The tag names as UTF-8, checked, and the header length they make (undefined names: no tags). */
+function headerLayout(header: EnvelopeHeader): { names: Uint8Array[] | undefined; length: number } {
+  const count = header.tags.length;
   if (count > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
-  const size = e.size ?? e.payload.length;
-  if (!(size >= 0 && size <= 0xffffffff)) throw new RangeError(`an entry's payload may not exceed 4 GiB, got ${size} bytes`);
-  let tagNames: Uint8Array[] | undefined;
-  let length = FIXED_V2 + e.payload.length;
-  if (count > 0) {
-    tagNames = [];
-    for (let i = 0; i < count; i++) {
-      const name = utf8Encoder.encode(e.tags[i]!.tag);
-      if (name.length > 0xffff) throw new RangeError('a tag name may not exceed 65535 bytes');
-      tagNames.push(name);
-      length += 2 + name.length + 8;
-    }
+  if (count === 0) return { names: undefined, length: FIXED_V2 };
+  const names: Uint8Array[] = [];
+  let length = FIXED_V2;
+  for (let i = 0; i < count; i++) {
+    const name = utf8Encoder.encode(header.tags[i]!.tag);
+    if (name.length > 0xffff) throw new RangeError('a tag name may not exceed 65535 bytes');
+    names.push(name);
+    length += 2 + name.length + 8;
   }
-  const out = allocBytes(length);
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  return { names, length };
+}
+
+/** Writes the header into the first bytes of `out`; `size` is the payload's length before compression. */
+function writeHeader(out: Uint8Array, header: EnvelopeHeader, names: Uint8Array[] | undefined, size: number): void {
+  if (!(size >= 0 && size <= 0xffffffff)) throw new RangeError(`an entry's payload may not exceed 4 GiB, got ${size} bytes`);
   out[0] = MAGIC;
   out[1] = VERSION;
-  out[2] = (e.serializerId & 0x0f) | ((e.compressionId & 0x0f) << 4);
-  view.setFloat64(3, e.createdAt);
-  view.setFloat64(11, e.freshFor);
-  view.setFloat64(19, e.staleFor);
-  view.setUint32(27, size);
-  view.setUint32(31, e.stamp ?? (Math.random() * 0x100000000) >>> 0);
-  view.setUint16(35, count);
+  out[2] = (header.serializerId & 0x0f) | ((header.compressionId & 0x0f) << 4);
+  writeFloat64(out, 3, header.createdAt);
+  writeFloat64(out, 11, header.freshFor);
+  writeFloat64(out, 19, header.staleFor);
+  writeUint32(out, 27, size);
+  writeUint32(out, 31, header.stamp ?? (Math.random() * 0x100000000) >>> 0);
+  const count = header.tags.length;
+  writeUint16(out, 35, count);
   let at = FIXED_V2;
   for (let i = 0; i < count; i++) {
-    const name = tagNames![i]!;
-    view.setUint16(at, name.length);
+    const name = names![i]!;
+    writeUint16(out, at, name.length);
     out.set(name, at + 2);
     at += 2 + name.length;
-    view.setFloat64(at, e.tags[i]!.generation);
+    writeFloat64(out, at, header.tags[i]!.generation);
     at += 8;
   }
-  out.set(e.payload, at);
+}
+
+/** Writes an envelope into one fresh buffer. */
+export function encodeEnvelope(input: EnvelopeInput): Uint8Array {
+  const { names, length } = headerLayout(input);
+  const out = allocBytes(length + input.payload.length);
+  writeHeader(out, input, names, input.size ?? input.payload.length);
+  out.set(input.payload, length);
   return out;
+}
+
+/**
+ * Writes an envelope whose payload is `text` as UTF-8 (an uncompressed JSON or string payload),
+ * encoding the text straight into the envelope's buffer: no payload buffer of its own, no copy.
+ * The header's `size` is the text's UTF-8 length, whatever `header.size` says.
+ */
+export function encodeTextEnvelope(header: EnvelopeHeader, text: string): Uint8Array {
+  const { names, length } = headerLayout(header);
+  const out = utf8BytesAfter(length, text);
+  writeHeader(out, header, names, out.length - length);
+  return out;
+}
+
+/** The payload size an envelope written by this version declares (its bytes 27–30), read without decoding the rest. */
+export function payloadSize(envelope: Uint8Array): number {
+  return readUint32(envelope, 27);
 }
 
 /** Reads an envelope; throws {@link CorruptEntryError} for anything it does not understand. */
@@ -112,11 +179,10 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
   const version = bytes[1];
   if (version !== VERSION && version !== 1) throw new CorruptEntryError(`unknown envelope version ${version}`);
   if (version === VERSION && bytes.length < FIXED_V2) throw new CorruptEntryError(`entry too short (${bytes.length} bytes)`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const flags = bytes[2]!;
-  const createdAt = view.getFloat64(3);
-  const freshFor = view.getFloat64(11);
-  const staleFor = view.getFloat64(19);
+  const createdAt = readFloat64(bytes, 3);
+  const freshFor = readFloat64(bytes, 11);
+  const staleFor = readFloat64(bytes, 19);
   if (!Number.isFinite(createdAt) || !(freshFor >= 0) || !(staleFor >= 0)) {
     throw new CorruptEntryError('invalid timestamps');
   }
@@ -125,28 +191,28 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
   let stamp = 0;
   let at = FIXED_V1;
   if (version === VERSION) {
-    size = view.getUint32(27);
-    stamp = view.getUint32(31);
+    size = readUint32(bytes, 27);
+    stamp = readUint32(bytes, 31);
     at = FIXED_V2;
   } else if (compressionId !== 0) {
     throw new CorruptEntryError('a compressed version 1 entry does not record its size; it is recomputed');
   }
-  const count = view.getUint16(at - 2);
+  const count = readUint16(bytes, at - 2);
   let tags = NO_TAGS;
   if (count > 0) {
     const list: TagGeneration[] = [];
     for (let i = 0; i < count; i++) {
       if (at + 2 > bytes.length) throw new CorruptEntryError('truncated tag list');
-      const len = view.getUint16(at);
-      if (at + 2 + len + 8 > bytes.length) throw new CorruptEntryError('truncated tag list');
+      const length = readUint16(bytes, at);
+      if (at + 2 + length + 8 > bytes.length) throw new CorruptEntryError('truncated tag list');
       let tag: string;
       try {
-        tag = utf8Decoder.decode(bytes.subarray(at + 2, at + 2 + len));
+        tag = utf8Decoder.decode(bytes.subarray(at + 2, at + 2 + length));
       } catch {
         throw new CorruptEntryError('tag name is not UTF-8');
       }
-      at += 2 + len;
-      list.push({ tag, generation: view.getFloat64(at) });
+      at += 2 + length;
+      list.push({ tag, generation: readFloat64(bytes, at) });
       at += 8;
     }
     tags = list;

@@ -32,17 +32,20 @@ export const cborSerializer: Serializer = {
   decode: (bytes) => cborEncoder.decode(bytes),
 };
 
+/** JSON text of `value`; throws where JSON.stringify would lose it. */
+function jsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  // JSON.stringify returns undefined for functions, symbols and undefined itself:
+  // storing that would silently lose the value, so it is an encode error instead.
+  if (text === undefined) throw new TypeError(`JSON cannot represent a value of type ${typeof value}`);
+  return text;
+}
+
 /** JSON: portable and readable by other languages; Dates become strings. */
 export const jsonSerializer: Serializer = {
   id: 2,
   name: 'json',
-  encode(value) {
-    const text = JSON.stringify(value);
-    // JSON.stringify returns undefined for functions, symbols and undefined itself:
-    // storing that would silently lose the value, so it is an encode error instead.
-    if (text === undefined) throw new TypeError(`JSON cannot represent a value of type ${typeof value}`);
-    return utf8Bytes(text);
-  },
+  encode: (value) => utf8Bytes(jsonText(value)),
   decode: (bytes) => JSON.parse(utf8Decoder.decode(bytes)),
 };
 
@@ -61,12 +64,25 @@ export const rawBytesSerializer: Serializer = {
 export const rawStringSerializer: Serializer = {
   id: 4,
   name: 'raw',
-  encode(value) {
-    if (typeof value === 'string') return utf8Bytes(value);
-    throw new TypeError(`the raw serializer takes a Uint8Array or a string, not ${describe(value)}`);
-  },
+  encode: (value) => utf8Bytes(rawText(value)),
   decode: (bytes) => utf8Decoder.decode(bytes),
 };
+
+function rawText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  throw new TypeError(`the raw serializer takes a Uint8Array or a string, not ${describe(value)}`);
+}
+
+/**
+ * The text whose UTF-8 bytes `serializer.encode(value)` would return, for the serializers whose
+ * payload is text (JSON, raw strings), so that the text can be encoded straight into the
+ * envelope; undefined for every other serializer. Throws what `encode` would.
+ */
+export function payloadText(serializer: Serializer, value: unknown): string | undefined {
+  if (serializer === jsonSerializer) return jsonText(value);
+  if (serializer === rawStringSerializer) return rawText(value);
+  return undefined;
+}
 
 /**
  * The default: JSON for values JSON round-trips exactly, CBOR for everything else. It is not
@@ -124,7 +140,7 @@ function isPlainJson(value: unknown, depth: number): boolean {
 /** Names accepted by the `serializer` option. */
 export type SerializerName = 'auto' | 'cbor' | 'json' | 'raw';
 
-const byId = new Map<number, Serializer>([cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer].map((s) => [s.id, s]));
+const byId = new Map<number, Serializer>([cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer].map((serializer) => [serializer.id, serializer]));
 
 /** Registers a custom serializer so that entries it wrote can be read back. */
 export function serializerById(id: number, custom?: Serializer): Serializer | undefined {

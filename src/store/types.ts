@@ -33,7 +33,7 @@ export type StoreOp =
 export type StoreOpResult = Uint8Array | undefined | Array<Uint8Array | undefined> | number | Error;
 
 /**
- * The two keys behind one tag, as the engine names them (src/cache/tags/tag-keys.ts): its
+ * The two keys behind one tag, as the engine names them (src/cache/key-space.ts): its
  * generation counter and the set of write leases ("fences") held on it. They share a hash tag,
  * so on a cluster both live in one slot and one script may read them together.
  */
@@ -182,6 +182,20 @@ export interface Store {
    * on embedded ones). Without it the engine reads counters with getMany and has no fences.
    */
   readWithGenerations?(read: GenerationRead): Promise<GenerationReadResult>;
+  /**
+   * Capability of a `local` store whose reads are synchronous underneath (memory; SQLite through
+   * a synchronous driver): what {@link get} would resolve with, returned at once. It must see
+   * every call issued before it, settled or not (a write the store still holds for the end of
+   * the tick included), and throws what `get` would reject with, except where `get` would
+   * wait (a lock another process holds): it throws a `StoreBusyError` then, and the engine
+   * calls `get`. With it the engine answers a read without a promise chain per layer: a
+   * `cache.get` costs the store's read plus the entry's decoding.
+   */
+  getSync?(key: string): Uint8Array | undefined;
+  /** Capability: {@link getMany} synchronously, on the terms of {@link getSync}. */
+  getManySync?(keys: readonly string[]): Array<Uint8Array | undefined>;
+  /** Capability: {@link readWithGenerations} synchronously, on the terms of {@link getSync} (a tagged read of a local store). */
+  readWithGenerationsSync?(read: GenerationRead): GenerationReadResult;
   /** Capability: bumps generations and holds or releases write leases, atomically per tag (see {@link GenerationWrite}). */
   writeGenerations?(write: GenerationWrite): Promise<void>;
   /**

@@ -11,15 +11,25 @@ const MAX_POOLED = SLAB_BYTES >>> 1;
 let slab = new ArrayBuffer(SLAB_BYTES);
 let offset = 0;
 
-/** A zero-filled Uint8Array of `size` bytes (pooled when small). */
-export function allocBytes(size: number): Uint8Array {
-  if (size > MAX_POOLED) return new Uint8Array(size);
+/** Room for `size` bytes in the current slab (a new slab when it is full), not yet taken. */
+function room(size: number): Uint8Array {
   if (offset + size > SLAB_BYTES) {
     slab = new ArrayBuffer(SLAB_BYTES);
     offset = 0;
   }
-  const out = new Uint8Array(slab, offset, size);
-  offset += (size + 7) & ~7; // keep views 8-byte aligned
+  return new Uint8Array(slab, offset, size);
+}
+
+/** Takes the first `size` bytes of the room last given, keeping views 8-byte aligned. */
+function take(size: number): void {
+  offset += (size + 7) & ~7;
+}
+
+/** A zero-filled Uint8Array of `size` bytes (pooled when small). */
+export function allocBytes(size: number): Uint8Array {
+  if (size > MAX_POOLED) return new Uint8Array(size);
+  const out = room(size);
+  take(size);
   return out;
 }
 
@@ -31,6 +41,7 @@ export function copyBytes(bytes: Uint8Array): Uint8Array {
 }
 
 const utf8Encoder = new TextEncoder();
+const EMPTY_RESULT: TextEncoderEncodeIntoResult = { read: 0, written: 0 };
 
 /**
  * `text` as UTF-8 bytes. Short texts are encoded straight into a slab (`encodeInto` needs no
@@ -38,15 +49,34 @@ const utf8Encoder = new TextEncoder();
  * buffer.
  */
 export function utf8Bytes(text: string): Uint8Array {
-  // UTF-8 needs at most 3 bytes per UTF-16 code unit.
-  const room = text.length * 3;
-  if (room > MAX_POOLED) return utf8Encoder.encode(text);
-  if (offset + room > SLAB_BYTES) {
-    slab = new ArrayBuffer(SLAB_BYTES);
-    offset = 0;
+  return utf8BytesAfter(0, text);
+}
+
+/**
+ * `head` zero bytes followed by `text` as UTF-8, in one buffer: a header and a text payload are
+ * written without a payload buffer of their own, and without copying the payload. Text is
+ * first encoded into one byte per UTF-16 code unit, which is enough for ASCII (JSON of plain
+ * data mostly is); only text that does not fit is encoded again with room for the worst case
+ * (3 bytes per code unit), into the slab when small, else into a buffer of its exact size.
+ */
+export function utf8BytesAfter(head: number, text: string): Uint8Array {
+  const ascii = head + text.length;
+  const pooled = ascii <= MAX_POOLED;
+  let out = pooled ? room(ascii) : new Uint8Array(ascii);
+  let encoded = text.length === 0 ? EMPTY_RESULT : utf8Encoder.encodeInto(text, out.subarray(head));
+  if (encoded.read < text.length) {
+    const worst = head + text.length * 3;
+    if (worst <= MAX_POOLED) {
+      out = room(worst);
+      encoded = utf8Encoder.encodeInto(text, out.subarray(head));
+    } else {
+      const bytes = utf8Encoder.encode(text);
+      out = allocBytes(head + bytes.length);
+      out.set(bytes, head);
+      return out;
+    }
   }
-  const written = utf8Encoder.encodeInto(text, new Uint8Array(slab, offset, room)).written;
-  const out = new Uint8Array(slab, offset, written);
-  offset += (written + 7) & ~7;
-  return out;
+  const size = head + encoded.written;
+  if (out.buffer === slab) take(size);
+  return size === out.length ? out : out.subarray(0, size);
 }

@@ -100,10 +100,10 @@ function closest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of known) {
-    const d = Math.min(distance(name.toLowerCase(), candidate.toLowerCase()), inflection(name.toLowerCase(), candidate.toLowerCase()));
-    if (d < bestDistance) {
+    const edits = Math.min(distance(name.toLowerCase(), candidate.toLowerCase()), inflection(name.toLowerCase(), candidate.toLowerCase()));
+    if (edits < bestDistance) {
       best = candidate;
-      bestDistance = d;
+      bestDistance = edits;
     }
   }
   return best;
@@ -120,16 +120,16 @@ function inflection(a: string, b: string): number {
 }
 
 /** Edit distance with transpositions (optimal string alignment), on short option names. */
-function distance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
+function distance(from: string, to: string): number {
+  const rows: number[][] = Array.from({ length: from.length + 1 }, (_, i) => [i, ...new Array<number>(to.length).fill(0)]);
+  for (let j = 1; j <= to.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= from.length; i++) {
+    for (let j = 1; j <= to.length; j++) {
+      const cost = from[i - 1] === to[j - 1] ? 0 : 1;
+      let edits = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && from[i - 1] === to[j - 2] && from[i - 2] === to[j - 1]) edits = Math.min(edits, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = edits;
     }
   }
-  return rows[a.length]![b.length]!;
+  return rows[from.length]![to.length]!;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { CorruptEntryError, decodeEnvelope, encodeEnvelope, MAGIC, VERSION } from '../../src/codec/envelope.ts';
+import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, MAGIC, VERSION } from '../../src/codec/envelope.ts';
 import { createCache, ValueTooLargeError } from '../../src/index.ts';
+import { utf8BytesAfter } from '../../src/util/bytes.ts';
 
 const base = { serializerId: 1, compressionId: 0, createdAt: 1_700_000_000_000, freshFor: 1000, staleFor: 500, payload: new Uint8Array([1, 2, 3]) };
 
@@ -72,6 +73,47 @@ describe('entry envelope', () => {
     ],
   ])('rejects %s with CorruptEntryError', (_, bytes) => {
     expect(() => decodeEnvelope(bytes)).toThrow(CorruptEntryError);
+  });
+});
+
+describe('text payloads written straight into the envelope', () => {
+  const texts = {
+    empty: '',
+    ascii: '{"id":7,"name":"User number 7"}',
+    'non-ASCII': '{"name":"Zoë 🙂 日本"}',
+    'long ASCII (beyond the slabs)': 'x'.repeat(9000),
+    'long non-ASCII (beyond the slabs)': 'é🙂'.repeat(3000),
+    'short ASCII then non-ASCII at the end': `${'a'.repeat(100)}é`,
+  };
+
+  it.each(Object.entries(texts))('%s: the same envelope as with a payload buffer, stamp aside', (_, text) => {
+    const header = { ...base, tags: [{ tag: 'users', generation: 3 }], stamp: 42 };
+    const payload = new TextEncoder().encode(text);
+    const direct = encodeTextEnvelope(header, text);
+    expect([...direct]).toEqual([...encodeEnvelope({ ...header, payload })]);
+    expect(decodeEnvelope(direct)).toMatchObject({ size: payload.length, payload });
+  });
+
+  it.each(Object.entries(texts))('%s: utf8BytesAfter leaves the head and holds exactly the text', (_, text) => {
+    const out = utf8BytesAfter(5, text);
+    expect(out.length).toBe(5 + new TextEncoder().encode(text).length);
+    expect(new TextDecoder().decode(out.subarray(5))).toBe(text);
+    // The next buffer carved from the same slab does not overlap this one.
+    const next = utf8BytesAfter(0, 'zzzz');
+    expect(new TextDecoder().decode(out.subarray(5))).toBe(text);
+    expect(new TextDecoder().decode(next)).toBe('zzzz');
+  });
+
+  it('compresses or refuses text by its UTF-8 size, not its length', async () => {
+    const store = memoryStore();
+    const cache = createCache({ store, serializer: 'json', compression: { threshold: 100 }, maxValueBytes: 400, closeStore: false });
+    const wide = '🙂'.repeat(40); // 80 code units, 160 bytes: above the threshold
+    expect(await cache.set('wide', wide)).toBe(true);
+    expect(decodeEnvelope((await store.get('cachette:wide'))!).compressionId).toBe(1);
+    expect(await cache.get('wide')).toBe(wide);
+    expect(await cache.set('fits', 'é'.repeat(150))).toBe(true); // 152 units, 302 bytes with the quotes: within the limit
+    expect(await cache.set('too-wide', 'é'.repeat(250))).toBe(false); // 502 bytes: above maxValueBytes
+    expect(cache.stats().tooLarge).toBe(1);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Store } from '../../store/types.ts';
-import { fillLeaseKey, newToken } from '../tags/tag-keys.ts';
+import { fillLeaseKey } from '../key-space.ts';
+import { newToken } from '../tags/tag-keys.ts';
 
 /** A fill lease this process holds. */
 export interface FillLease {

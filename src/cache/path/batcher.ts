@@ -1,6 +1,7 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import { StoreLayer } from './layer.ts';
 import { runInOrder, sendOp, toError } from './ops.ts';
+import { TickFlush } from '../../store/tick-flush.ts';
 
 /** An op waiting for the end of the tick, with the promise of the caller who issued it. */
 type Queued = StoreOp & {
@@ -17,7 +18,8 @@ interface Barrier {
 }
 
 /**
- * Folds the store calls issued in one tick into one round trip, in the order they were issued.
+ * Folds the store calls issued in one tick into one round trip, in the order they were issued
+ * (whatever depth of their callers' promise chains they come from: see src/store/tick-flush.ts).
  * Every op of the tick goes out as one {@link Store.pipeline} (the valkey store turns a run of
  * gets into one MGET, a run of plain sets into one MSET, and writes the whole tick to the socket
  * at once). Fifty concurrent gets cost the server one command and the client one reply.
@@ -32,12 +34,19 @@ interface Barrier {
  */
 export class BatchLayer extends StoreLayer {
   #queue: Array<Queued | Barrier> = [];
+  /** Sends the queue once the tick's calls are all in (src/store/tick-flush.ts). */
+  readonly #tick = new TickFlush(
+    () => this.#queue.length,
+    () => this.#flush(),
+  );
   /** Ops sent down and not yet answered. */
   #inFlight = 0;
   readonly #lead: boolean;
 
   constructor(next: Store) {
     super(next);
+    // No synchronous reads (StoreLayer offers none unless asked): one would overtake the writes
+    // waiting in the queue.
     this.#lead = next.ordered === true;
   }
 
@@ -135,11 +144,11 @@ export class BatchLayer extends StoreLayer {
   }
 
   #enqueue(item: Queued | Barrier): void {
-    if (this.#queue.length === 0) queueMicrotask(this.#flush);
+    if (this.#queue.length === 0) this.#tick.schedule();
     this.#queue.push(item);
   }
 
-  readonly #flush = (): void => {
+  #flush(): void {
     const queue = this.#queue;
     this.#queue = [];
     if (this.#lead) {
@@ -148,7 +157,7 @@ export class BatchLayer extends StoreLayer {
       return;
     }
     void this.#issueInTurn(queue);
-  };
+  }
 
   /** Issues the segment starting at `start` (one barrier, or a run of ops); returns where the next begins. */
   #issue(queue: ReadonlyArray<Queued | Barrier>, start: number): number {

@@ -31,8 +31,8 @@ export interface StorePath {
  * tagged reads, or getMany and increments on a store without the capability). The L1 tier,
  * fill leases and write fences work above the path (src/cache/tiers, leases, tags).
  */
-export function buildPath(o: PathOptions): StorePath {
-  const handle = new StoreHandle(o.store, o.closeStore);
-  const guard = new GuardLayer(handle, { timeoutMs: o.timeoutMs, threshold: o.threshold, cooldownMs: o.cooldownMs, clock: o.clock, reporter: o.reporter });
-  return { top: new GenerationLayer(o.batch ? new BatchLayer(guard) : guard), guard };
+export function buildPath(options: PathOptions): StorePath {
+  const handle = new StoreHandle(options.store, options.closeStore);
+  const guard = new GuardLayer(handle, { timeoutMs: options.timeoutMs, threshold: options.threshold, cooldownMs: options.cooldownMs, clock: options.clock, reporter: options.reporter });
+  return { top: new GenerationLayer(options.batch ? new BatchLayer(guard) : guard), guard };
 }

@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
+import { CircuitOpenError, errorMessage, StoreBusyError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
@@ -51,6 +51,7 @@ export class GuardLayer extends StoreLayer {
     this.#deadlines = Number.isFinite(options.timeoutMs) ? new Deadlines(options.timeoutMs, options.clock) : undefined;
     this.#reporter = options.reporter;
     this.#storeLabel = next.address ? `${next.name} ${next.address}` : next.name;
+    this.forwardSyncReads();
   }
 
   /** True while reads, or writes, are held as down. */
@@ -93,7 +94,7 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#writes,
       'setMany',
-      entries.map((e) => e.key),
+      entries.map((entry) => entry.key),
       send(() => this.next.setMany(entries)),
     );
   }
@@ -154,7 +155,7 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#reads,
       'readWithGenerations',
-      () => [...read.keys, ...read.tags.map((t) => t.generation)],
+      () => [...read.keys, ...read.tags.map((tag) => tag.generation)],
       send(() => this.next.readWithGenerations!(read)),
     );
   }
@@ -164,9 +165,44 @@ export class GuardLayer extends StoreLayer {
     return this.#watch(
       this.#writes,
       'writeGenerations',
-      () => write.tags.map((t) => t.generation),
+      () => write.tags.map((tag) => tag.generation),
       send(() => this.next.writeGenerations!(write)),
     );
+  }
+
+  override getSync(key: string): Uint8Array | undefined {
+    return this.#readNow('get', key, getNow, key);
+  }
+
+  override getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    return this.#readNow('getMany', keys, getManyNow, keys);
+  }
+
+  override readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    return this.#readNow('readWithGenerations', read.keys, readWithGenerationsNow, read);
+  }
+
+  /**
+   * A synchronous read through the read breaker: it cannot hang, so it has no deadline, and a
+   * failure is reported and thrown like an asynchronous one is rejected. A store too busy to
+   * answer without waiting ({@link StoreBusyError}) answered all the same: that is no failure,
+   * and the caller makes the asynchronous read instead.
+   */
+  #readNow<A, R>(operation: string, keys: string | readonly string[], call: (store: Store, argument: A) => R, argument: A): R {
+    if (!this.#reads.admit()) {
+      this.#reporter.skipped(operation);
+      throw this.#circuitOpen(operation);
+    }
+    let result: R;
+    try {
+      result = call(this.next, argument);
+    } catch (error) {
+      if (error instanceof StoreBusyError) this.#reads.success();
+      else this.#report(this.#reads, operation, keys, error);
+      throw error;
+    }
+    this.#reads.success();
+    return result;
   }
 
   /**
@@ -241,7 +277,10 @@ export class GuardLayer extends StoreLayer {
     const deadlines = this.#deadlines;
     if (deadlines === undefined) {
       return promise.then(
-        (value) => (succeed(breaker), value),
+        (value) => {
+          succeed(breaker);
+          return value;
+        },
         (error: unknown) => {
           this.#report(breaker, operation, keys, error);
           throw error;
@@ -283,11 +322,16 @@ export class GuardLayer extends StoreLayer {
     else {
       const cause = errorMessage(error);
       if (breaker instanceof Breaker) breaker.failure(cause);
-      else for (const b of breaker) b.failure(cause);
+      else for (const each of breaker) each.failure(cause);
     }
     this.#reporter.failed(operation, typeof keys === 'function' ? keys() : keys, error);
   }
 }
+
+// The synchronous reads, as functions of the store, so that a call allocates no closure.
+const getNow = (store: Store, key: string) => store.getSync!(key);
+const getManyNow = (store: Store, keys: readonly string[]) => store.getManySync!(keys);
+const readWithGenerationsNow = (store: Store, read: GenerationRead) => store.readWithGenerationsSync!(read);
 
 /** Calls a store method; a store that throws instead of rejecting still fails only its own call. */
 function send<T>(call: () => Promise<T>): Promise<T> {
@@ -300,7 +344,7 @@ function send<T>(call: () => Promise<T>): Promise<T> {
 
 function succeed(breaker: Breaker | readonly Breaker[]): void {
   if (breaker instanceof Breaker) breaker.success();
-  else for (const b of breaker) b.success();
+  else for (const each of breaker) each.success();
 }
 
 /** The keys an op touches, for error events. */
@@ -314,6 +358,6 @@ export function keysOf(op: StoreOp): readonly string[] {
     case 'delete':
       return op.keys;
     case 'setMany':
-      return op.entries.map((e) => e.key);
+      return op.entries.map((entry) => entry.key);
   }
 }

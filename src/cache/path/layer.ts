@@ -2,6 +2,8 @@ import type { GenerationRead, GenerationReadResult, GenerationWrite, Invalidatio
 
 /** The optional store methods a layer offers only when the store beneath it does. */
 const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'track'] as const;
+/** The synchronous reads: offered only by layers that say they keep them (see {@link StoreLayer.forwardSyncReads}). */
+const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
 /**
  * One layer of the engine's store path (DESIGN.md, "The engine's shape"). A layer is itself a
@@ -25,6 +27,16 @@ export abstract class StoreLayer implements Store {
     // A capability the store beneath lacks must be absent here too: the engine tests for it.
     for (const capability of CAPABILITIES) {
       if (typeof next[capability] !== 'function') (this as Record<string, unknown>)[capability] = undefined;
+    }
+    // A layer that acts on reads (folds, counts or fails them) must not be bypassed by a
+    // synchronous read it knows nothing of: none is offered unless the layer asks for it.
+    for (const capability of SYNC_READS) (this as Record<string, unknown>)[capability] = undefined;
+  }
+
+  /** Offers the synchronous reads the store beneath has: for layers that keep their meaning. */
+  protected forwardSyncReads(): void {
+    for (const capability of SYNC_READS) {
+      if (typeof this.next[capability] === 'function') delete (this as Record<string, unknown>)[capability];
     }
   }
 
@@ -74,6 +86,18 @@ export abstract class StoreLayer implements Store {
 
   writeGenerations?(write: GenerationWrite): Promise<void> {
     return this.next.writeGenerations!(write);
+  }
+
+  getSync?(key: string): Uint8Array | undefined {
+    return this.next.getSync!(key);
+  }
+
+  getManySync?(keys: readonly string[]): Array<Uint8Array | undefined> {
+    return this.next.getManySync!(keys);
+  }
+
+  readWithGenerationsSync?(read: GenerationRead): GenerationReadResult {
+    return this.next.readWithGenerationsSync!(read);
   }
 
   track?(listener: InvalidationListener): Tracking {

@@ -17,6 +17,7 @@ export class StoreHandle extends StoreLayer {
     private readonly closeStore: boolean,
   ) {
     super(store);
+    this.forwardSyncReads();
     if (closeStore) users.set(store, (users.get(store) ?? 0) + 1);
   }
 

@@ -1,31 +1,16 @@
-/**
- * Where the engine keeps what tags and leases need on the store, next to the cache's entries
- * and under the same prefix (so `clear()` removes them too):
- *
- *   <prefix>#{tag:<tag>}:gen     the tag's generation, a decimal counter
- *   <prefix>#{tag:<tag>}:fence   the write leases held on the tag
- *   <prefix>#lease:<key>         the fill lease of one entry
- *
- * The two keys of a tag share the hash tag `{tag:<tag>}`, so on a Valkey/Redis cluster they
- * live in one slot and one script reads or writes them together. The `tag:` inside the braces
- * keeps the hash tag non-empty whatever the tag starts with (`{}` would hash the whole key).
- * Entry keys keep no hash tag: entries spread over the cluster; a hot tag's two keys live on
- * one node, as any hot key does. User keys starting with `#{tag:` or `#lease:` are reserved.
- */
-import type { TagKeys } from '../../store/types.ts';
+/** Tag names, epochs and tokens: the values behind the tag and lease keys of key-space.ts. */
 
 /** The most tags one entry may carry: each costs its generation on every read of the entry. */
 export const MAX_TAGS = 64;
 
-/** The store keys of `tag` under `prefix`. */
-export function tagKeys(prefix: string, tag: string): TagKeys {
-  const base = `${prefix}#{tag:${tag}}`;
-  return { generation: `${base}:gen`, fence: `${base}:fence` };
-}
+const counterText = new TextDecoder();
 
-/** The fill lease key of the entry `key` (unprefixed) under `prefix`. */
-export function fillLeaseKey(prefix: string, key: string): string {
-  return `${prefix}#lease:${key}`;
+/** A generation counter as stored (a decimal integer), or undefined when missing or anything but a safe integer. */
+export function generationOf(bytes: Uint8Array | undefined): number | undefined {
+  if (bytes === undefined) return undefined;
+  const text = counterText.decode(bytes);
+  const generation = Number(text);
+  return /^-?\d+$/.test(text) && Number.isSafeInteger(generation) ? generation : undefined;
 }
 
 /** No tags, shared so that untagged calls allocate nothing. */
@@ -41,8 +26,16 @@ export function checkTags(tags: unknown, where: string): readonly string[] {
   for (const tag of tags) {
     if (typeof tag !== 'string' || tag.length === 0) throw new TypeError(`cachette: ${where}: every tag must be a non-empty string, got ${JSON.stringify(tag)}`);
   }
-  const unique = tags.length < 2 ? (tags as string[]) : [...new Set(tags as string[])];
+  const unique = tags.length < 2 ? (tags as string[]) : withoutDuplicates(tags as string[]);
   if (unique.length > MAX_TAGS) throw new RangeError(`cachette: ${where}: at most ${MAX_TAGS} tags per entry, got ${unique.length}`);
+  return unique;
+}
+
+/** `tags` without repeats, in order; a few tags are compared pairwise, which costs less than a Set. */
+function withoutDuplicates(tags: readonly string[]): string[] {
+  if (tags.length > 16) return [...new Set(tags)];
+  const unique: string[] = [];
+  for (const tag of tags) if (!unique.includes(tag)) unique.push(tag);
   return unique;
 }
 
@@ -54,13 +47,25 @@ export function checkTags(tags: unknown, where: string): readonly string[] {
  * one in 2^47).
  */
 export function newEpoch(): number {
-  const words = crypto.getRandomValues(new Uint32Array(2));
-  return 2 ** 32 + (words[0]! % 0xffff) * 2 ** 32 + words[1]!;
+  const high = randomWord();
+  return 2 ** 32 + (high % 0xffff) * 2 ** 32 + randomWord();
+}
+
+const randomWords = new Uint32Array(4096);
+let randomAt = randomWords.length;
+
+/** A random 32-bit word, from words drawn in bulk: one getRandomValues costs about a microsecond, whatever its size. */
+function randomWord(): number {
+  if (randomAt === randomWords.length) {
+    crypto.getRandomValues(randomWords);
+    randomAt = 0;
+  }
+  return randomWords[randomAt++]!;
 }
 
 /** A random token naming one lease holder (16 bytes, hex). */
 export function newToken(): string {
   let hex = '';
-  for (const byte of crypto.getRandomValues(new Uint8Array(16))) hex += byte.toString(16).padStart(2, '0');
+  for (let i = 0; i < 4; i++) hex += randomWord().toString(16).padStart(8, '0');
   return hex;
 }

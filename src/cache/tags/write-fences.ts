@@ -98,7 +98,7 @@ export class WriteFences {
     } catch (error) {
       this.host.failed(
         'writeGenerations',
-        keys.map((k) => k.generation),
+        keys.map((tagKey) => tagKey.generation),
         error,
       );
       return false;

@@ -27,7 +27,7 @@ export class StrictTier implements Tier {
             full,
             tags,
             copy,
-            copy.entry.tags.map((t) => t.tag),
+            copy.entry.tags.map((recorded) => recorded.tag),
           );
     if (found.entry === undefined) this.copies.delete(full);
     else if (found.bytes !== undefined) this.copies.set(full, found.bytes, found.entry);
@@ -37,7 +37,7 @@ export class StrictTier implements Tier {
   /** Each key validated like {@link read}; the tick's reads fold into one store call. */
   async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
     const found = await Promise.all(keys.map((key, i) => this.read(key, fulls[i]!, [])));
-    return found.map((f) => f.entry);
+    return found.map((read) => read.entry);
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot> {

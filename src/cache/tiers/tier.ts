@@ -37,6 +37,13 @@ export interface Tier {
   read(key: string, full: string, tags: readonly string[]): Promise<TierRead>;
   /** Reads several entries, in one round trip (plus one for the tags they record, if any). */
   readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>>;
+  /**
+   * {@link read} without a promise, offered only when the store answers synchronously (a local
+   * store with the synchronous read capabilities). Store failures throw.
+   */
+  readNow?(key: string, full: string, tags: readonly string[]): TierRead;
+  /** {@link readMany} without a promise, offered with {@link readNow}. */
+  readManyNow?(keys: readonly string[], fulls: readonly string[]): Array<DecodedEntry | undefined>;
   /** The current state of `tags` alone (a refresh that must record them, a tagged set). */
   snapshot(tags: readonly string[]): Promise<TagSnapshot>;
   /** This process deletes or overwrites these keys (or tries to). */

@@ -1,5 +1,6 @@
 import type { InvalidationListener, Store, Tracking } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
+import { tagOfGenerationKey } from '../key-space.ts';
 import type { L1Copies } from './l1-copies.ts';
 import type { RemoteReads } from './remote-reads.ts';
 import type { TagSnapshot, Tier, TierRead } from './tier.ts';
@@ -26,7 +27,7 @@ export class TrackingTier implements Tier, InvalidationListener {
   /** While reads are in flight: the last invalidation of each key they might depend on. */
   readonly #invalidatedAt = new Map<string, number>();
   #inFlight = 0;
-  readonly #counterPrefix: string;
+  readonly #prefix: string;
 
   constructor(
     private readonly remote: RemoteReads,
@@ -34,7 +35,7 @@ export class TrackingTier implements Tier, InvalidationListener {
     store: Store,
     prefix: string,
   ) {
-    this.#counterPrefix = `${prefix}#{tag:`;
+    this.#prefix = prefix;
     this.#tracking = store.track!(this);
   }
 
@@ -74,7 +75,7 @@ export class TrackingTier implements Tier, InvalidationListener {
       missing.map((i) => keys[i]!),
       missing.map((i) => fulls[i]!),
     );
-    missing.forEach((i, j) => (entries[i] = read[j]));
+    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
     return entries;
   }
 
@@ -108,7 +109,8 @@ export class TrackingTier implements Tier, InvalidationListener {
       if (this.#inFlight > 0) this.#invalidatedAt.set(key, seq);
       this.copies.delete(key);
       // A generation counter of this cache: every copy recording the tag goes.
-      if (key.startsWith(this.#counterPrefix) && key.endsWith('}:gen')) this.copies.deleteTagged(key.slice(this.#counterPrefix.length, -'}:gen'.length));
+      const tag = tagOfGenerationKey(this.#prefix, key);
+      if (tag !== undefined) this.copies.deleteTagged(tag);
     }
   }
 

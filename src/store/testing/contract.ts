@@ -260,6 +260,29 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       equal(gone.values[0], undefined);
     });
 
+    runner.it('synchronous reads (getSync, getManySync, readWithGenerationsSync) come together, on a local store, and answer what the promises do', async () => {
+      if (!store.getSync) {
+        assertNoCapability(store, 'getManySync');
+        return assertNoCapability(store, 'readWithGenerationsSync');
+      }
+      equal(store.local, true, 'synchronous reads are for local stores');
+      equal(typeof store.getManySync, 'function');
+      equal(typeof store.readWithGenerationsSync, 'function');
+      await store.set(k('sync:a'), bytes('A'));
+      equal(text(store.getSync(k('sync:a'))), 'A');
+      equal(store.getSync(k('sync:none')), undefined);
+      deepEqual(store.getManySync!([k('sync:a'), k('sync:none')]).map(text), ['A', undefined]);
+      const read = { keys: [k('sync:a')], tags: [tagOf('sync')], epoch: EPOCH };
+      deepEqual(store.readWithGenerationsSync!(read), await store.readWithGenerations!(read));
+      // A write issued just before, and not awaited, is seen: the engine relies on it.
+      const written = store.set(k('sync:a'), bytes('B'));
+      equal(text(store.getSync(k('sync:a'))), 'B');
+      await written;
+      const deleted = store.delete([k('sync:a')]);
+      equal(store.getSync(k('sync:a')), undefined);
+      await deleted;
+    });
+
     runner.it('writeGenerations: bump increments, hold fences and bumps, commit bumps and unfences, release only unfences', async () => {
       if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
       const tag = tagOf('wg');

@@ -1,0 +1,111 @@
+/**
+ * What tags cost a read (issue 19, "tagged reads nearly as cheap as untagged ones"): 50
+ * `getOrSet` hits in flight over 100 hot keys, with no tags and with 2 tags, side by side in
+ * interleaved rounds, on valkey (RESP, direct; and with an L1 tier in `strict` mode, which
+ * confirms every copy in one round trip) and on upstash (HTTP, through the bridge, in a
+ * child process so its CPU is not the client's). Reported per setup: calls/s and client CPU
+ * per call (medians over the rounds), the tagged ÷ untagged ratios, and the store calls per
+ * getOrSet the server counted (INFO commandstats), which show how the tagged reads of a tick
+ * fold: one script for the tick, not one per call.
+ *
+ *   taskset -c 1 npx tsx bench/race/tagged-reads.ts [--quick]      (REDIS_URL to reuse a server)
+ *
+ * With two cores or more the redis-server it starts is pinned to core 0; pin the client (and
+ * with it the bridge) to the other one as above.
+ */
+import { cpus } from 'node:os';
+import { upstashStore } from '../../adapters/upstash/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache, type Cache, type CacheOptions, type Store } from '../../src/index.ts';
+import { spawnBridge } from '../../test/support/bridge-process.ts';
+import { smallValue } from '../support/payloads.ts';
+import { commandDelta, openServer } from '../support/server.ts';
+import { median } from '../support/stats.ts';
+
+const quick = process.argv.includes('--quick');
+const CALLS = quick ? 10_000 : 100_000;
+const ROUNDS = quick ? 3 : 7;
+const IN_FLIGHT = 50;
+const KEYS = 100;
+const TAGS = ['tag-a', 'tag-b'];
+
+/** One setup measured: a store and whether its reads carry tags. */
+interface Setup {
+  label: string;
+  tagged: boolean;
+  cache: Cache;
+  rates: number[];
+  cpu: number[];
+  commands: Record<string, number>;
+}
+
+/** Calls/s and client CPU µs per call of CALLS hits, IN_FLIGHT in flight. */
+async function round(cache: Cache, tagged: boolean): Promise<{ rate: number; cpuUs: number }> {
+  const options = tagged ? { tags: TAGS } : undefined;
+  const never = () => {
+    throw new Error('a hot key missed');
+  };
+  let next = 0;
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < CALLS) await cache.getOrSet(`hot:${next++ % KEYS}`, never, options);
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: (CALLS * 1000) / (performance.now() - started), cpuUs: (cpu.user + cpu.system) / CALLS };
+}
+
+const server = await openServer(cpus().length >= 2 ? 0 : undefined);
+const bridge = await spawnBridge(server.url);
+const setups: Setup[] = [];
+try {
+  const stores: Array<[string, () => Store, CacheOptions['l1']]> = [
+    ['valkey', () => valkeyStore(server.url), undefined],
+    // An L1 copy confirmed by the store on every read: one small round trip, entry and tags together.
+    ['valkey, L1 strict', () => valkeyStore(server.url), { consistency: 'strict' }],
+    ['upstash (bridge)', () => upstashStore({ url: bridge.url, token: bridge.token }), undefined],
+  ];
+  for (const [name, open, l1] of stores) {
+    for (const tagged of [false, true]) {
+      const cache = createCache({ store: open(), namespace: `tagged-reads-${setups.length}`, ...(l1 ? { l1 } : {}) });
+      for (let i = 0; i < KEYS; i++) await cache.getOrSet(`hot:${i}`, () => smallValue(i), tagged ? { tags: TAGS } : undefined);
+      await cache.idle();
+      await round(cache, tagged); // warm-up
+      setups.push({ label: `${name}, ${tagged ? '2 tags' : 'no tags'}`, tagged, cache, rates: [], cpu: [], commands: {} });
+    }
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    // Interleaved: every setup once per round, so a noisy moment hits them all alike.
+    for (const setup of setups) {
+      const before = await server.monitor.commandCounts();
+      const { rate, cpuUs } = await round(setup.cache, setup.tagged);
+      const delta = commandDelta(before, await server.monitor.commandCounts());
+      setup.rates.push(rate);
+      setup.cpu.push(cpuUs);
+      for (const [command, calls] of Object.entries(delta)) setup.commands[command] = (setup.commands[command] ?? 0) + calls;
+    }
+  }
+} finally {
+  for (const setup of setups) await setup.cache.close();
+  await bridge.stop();
+  await server.stop();
+}
+
+const perCall = (setup: Setup) =>
+  Object.entries(setup.commands)
+    .filter(([command]) => !['info', 'ping', 'client', 'hello'].includes(command))
+    .map(([command, calls]) => `${command} ${(calls / (CALLS * ROUNDS)).toFixed(3)}`)
+    .join(', ');
+console.log(
+  `redis ${server.version}, Node ${process.version}; ${IN_FLIGHT} getOrSet hits in flight over ${KEYS} hot keys, ${CALLS.toLocaleString('en-US')} calls a round, median of ${ROUNDS} interleaved rounds${quick ? ' (--quick)' : ''}\n`,
+);
+console.log('| setup | getOrSet/s | client CPU µs/call | tagged ÷ untagged rate | server commands per call |');
+console.log('|---|---:|---:|---:|---|');
+for (let i = 0; i < setups.length; i++) {
+  const setup = setups[i]!;
+  const rate = median(setup.rates);
+  const ratio = setup.tagged ? `${(rate / median(setups[i - 1]!.rates)).toFixed(2)}×` : '';
+  console.log(`| ${setup.label} | ${Math.round(rate).toLocaleString('en-US')} | ${median(setup.cpu).toFixed(2)} | ${ratio} | ${perCall(setup)} |`);
+}
