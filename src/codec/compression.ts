@@ -74,15 +74,22 @@ export interface ZlibDeflateFunctions {
   inflateRawSync(bytes: Uint8Array, options: { maxOutputLength: number }): Uint8Array;
 }
 
+// workerd's inflateRawSync reserves one more output chunk (40 KiB in its zlib-util.c++)
+// whenever its buffer is full, also after the last byte, and throws when that reservation passes
+// maxOutputLength: a limit of exactly the size fails for many sizes (seen: 50,000 to 131,071
+// bytes), so the limit leaves room for one chunk.
+const INFLATE_SLACK = 64 * 1024;
+
 /** Raw DEFLATE through a runtime's native zlib: the same format and id as {@link fflateDeflate}. */
 export function zlibDeflate(zlib: ZlibDeflateFunctions, level: DeflateLevel = 1): Compressor {
   return {
     id: CompressionId.Deflate,
     name: `deflate (node:zlib, level ${level})`,
     compress: (bytes) => zlib.deflateRawSync(bytes, { level }),
-    // maxOutputLength makes zlib stop (and throw) as soon as the output passes the size the
-    // entry declares, instead of inflating a hostile entry to the end.
-    decompress: (bytes, size) => zlib.inflateRawSync(bytes, { maxOutputLength: Math.max(1, size) }),
+    // maxOutputLength makes zlib stop (and throw) soon after the output passes the size the
+    // entry declares, instead of inflating a hostile entry to the end; decompress() below
+    // refuses any length but the declared one.
+    decompress: (bytes, size) => zlib.inflateRawSync(bytes, { maxOutputLength: size + INFLATE_SLACK }),
   };
 }
 
