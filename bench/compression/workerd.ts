@@ -115,7 +115,8 @@ try {
     for (const mode of modes) http.push({ label: `${payload} ${mode}`, path: `/http?mode=${mode}&payload=${payload}`, n: 200 });
   await report('cache.set + cache.get over the upstash store (HTTP on loopback)', http, (b) => `entry ${b.storedBytes} B`);
 } finally {
-  await mf?.dispose();
+  // A Worker that failed to start fails dispose() too: the bridge and redis-server still stop.
+  await mf?.dispose().catch(() => {});
   await bridge.stop();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
