@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CompressionId, type Compressor } from '../../src/codec/compression.ts';
+import { CompressionId, type Compressor, type DeflateLevel, zlibDeflate } from '../../src/codec/compression.ts';
 
 /** Options of {@link zlibCompressor}. */
 export interface ZlibCompressorOptions {
@@ -18,15 +18,8 @@ export interface ZlibCompressorOptions {
 export function zlibCompressor(options: ZlibCompressorOptions = {}): Compressor {
   const format = options.format ?? 'deflate';
   if (format === 'deflate') {
-    const level = checkedLevel(options.level ?? 1, 1, 9, 'deflate level');
-    return {
-      id: CompressionId.Deflate,
-      name: `deflate (node:zlib, level ${level})`,
-      compress: (bytes) => deflateRawSync(bytes, { level }),
-      // maxOutputLength makes zlib stop (and throw) as soon as the output passes the size the
-      // entry declares, instead of inflating a hostile entry to the end.
-      decompress: (bytes, size) => inflateRawSync(bytes, { maxOutputLength: Math.max(1, size) }),
-    };
+    const level = checkedLevel(options.level ?? 1, 1, 9, 'deflate level') as DeflateLevel;
+    return zlibDeflate({ deflateRawSync, inflateRawSync }, level);
   }
   if (format === 'brotli') {
     const quality = checkedLevel(options.level ?? 4, 0, 11, 'brotli quality');

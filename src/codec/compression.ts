@@ -64,14 +64,83 @@ function boundedInflate(bytes: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
-let platformDeflate: DeflateFactory = fflateDeflate;
-/** Reads DEFLATE entries whatever compressor the cache writes with. */
-let deflateReader: Compressor = fflateDeflate();
+/**
+ * The two functions of node:zlib a raw DEFLATE compressor needs. Node, Bun, Deno and workerd
+ * (with `nodejs_compat`) all have both, with `maxOutputLength`; the edge entry reaches them
+ * through `process.getBuiltinModule` (see {@link runtimeZlib}), never through an import.
+ */
+export interface ZlibDeflateFunctions {
+  deflateRawSync(bytes: Uint8Array, options: { level: number }): Uint8Array;
+  inflateRawSync(bytes: Uint8Array, options: { maxOutputLength: number }): Uint8Array;
+}
+
+// workerd's inflateRawSync reserves one more output chunk (40 KiB in its zlib-util.c++)
+// whenever its buffer is full, also after the last byte, and throws when that reservation passes
+// maxOutputLength: a limit of exactly the size fails for many sizes (seen: 50,000 to 131,071
+// bytes), so the limit leaves room for one chunk.
+const INFLATE_SLACK = 64 * 1024;
+
+/** Raw DEFLATE through a runtime's native zlib: the same format and id as {@link fflateDeflate}. */
+export function zlibDeflate(zlib: ZlibDeflateFunctions, level: DeflateLevel = 1): Compressor {
+  return {
+    id: CompressionId.Deflate,
+    name: `deflate (node:zlib, level ${level})`,
+    compress: (bytes) => zlib.deflateRawSync(bytes, { level }),
+    // maxOutputLength makes zlib stop (and throw) soon after the output passes the size the
+    // entry declares, instead of inflating a hostile entry to the end; decompress() below
+    // refuses any length but the declared one.
+    decompress: (bytes, size) => zlib.inflateRawSync(bytes, { maxOutputLength: size + INFLATE_SLACK }),
+  };
+}
+
+/** The runtime's own `process`, as far as {@link runtimeZlib} looks at it. */
+export interface RuntimeProcess {
+  getBuiltinModule?(id: string): unknown;
+}
 
 /**
- * Installs the runtime's fastest raw DEFLATE as the default. The server entry points
- * (Node, Bun, Deno) install node:zlib's native one when they load; the edge keeps fflate. The
- * format and id stay the same, so every runtime reads what any other wrote.
+ * node:zlib when the runtime hands it out at run time (`process.getBuiltinModule`: Node from
+ * 20.16, Bun, Deno, workerd with `nodejs_compat`), so that this module imports no `node:`
+ * module and an edge bundle stays free of it. Accepted only if it writes DEFLATE that fflate
+ * reads back, so that a shim of node:zlib that is not the real thing cannot change the format.
+ * `scope` is the global scope unless a test passes another.
+ */
+export function runtimeZlib(scope: { process?: RuntimeProcess } = globalThis): ZlibDeflateFunctions | undefined {
+  const runtime = scope.process;
+  if (typeof runtime?.getBuiltinModule !== 'function') return undefined;
+  try {
+    const zlib = runtime.getBuiltinModule('node:zlib') as Partial<ZlibDeflateFunctions> | undefined;
+    if (typeof zlib?.deflateRawSync !== 'function' || typeof zlib.inflateRawSync !== 'function') return undefined;
+    const native = zlibDeflate(zlib as ZlibDeflateFunctions);
+    const sample = new TextEncoder().encode('cachette checks that this zlib speaks raw DEFLATE, cachette checks');
+    const writes = sameBytes(boundedInflate(native.compress(sample), sample.length), sample);
+    const reads = sameBytes(native.decompress(deflateSync(sample, { level: 1 }), sample.length), sample);
+    return writes && reads ? (zlib as ZlibDeflateFunctions) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, at) => byte === b[at]);
+}
+
+/** The fastest raw DEFLATE this runtime offers: native zlib where it can be reached, fflate otherwise. */
+function fastestDeflate(): DeflateFactory {
+  const zlib = runtimeZlib();
+  return zlib ? (level) => zlibDeflate(zlib, level) : fflateDeflate;
+}
+
+let platformDeflate: DeflateFactory = fastestDeflate();
+/** Reads DEFLATE entries whatever compressor the cache writes with. */
+let deflateReader: Compressor = platformDeflate(1);
+
+/**
+ * Installs a raw DEFLATE implementation as the default. This module already picks node:zlib
+ * wherever the runtime hands it out, fflate elsewhere; the server entry points (Node, Bun,
+ * Deno) also install node:zlib when they load, for runtimes without `process.getBuiltinModule`
+ * (Node before 20.16). The format and id stay the same, so every runtime reads what any
+ * other wrote.
  */
 export function installPlatformDeflate(factory: DeflateFactory): void {
   platformDeflate = factory;
@@ -86,7 +155,8 @@ export interface CompressionOptions {
   level?: DeflateLevel;
   /**
    * The compressor to write with. Default: raw DEFLATE through the fastest implementation of
-   * the runtime (node:zlib on Node, Bun and Deno; fflate elsewhere). Entries written with
+   * the runtime (native node:zlib on Node, Bun, Deno and workerd with `nodejs_compat`; fflate
+   * elsewhere). Entries written with
    * DEFLATE stay readable whichever compressor is configured.
    */
   compressor?: Compressor;
