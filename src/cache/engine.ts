@@ -8,6 +8,7 @@ import { ValueTooLargeError } from './errors.ts';
 import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { Inspector, MISSING } from './inspect.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -25,7 +26,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
-import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import type { Cache, CacheHealth, CloseOptions, EntryInspection, Factory, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
@@ -56,6 +57,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #tier: Tier;
   readonly #fences: WriteFences;
   readonly #fills: FillHandler;
+  readonly #inspector: Inspector;
   readonly #background = new Set<Promise<unknown>>();
   /** Failures the guard already reported, so that the front reports only what it did not see. */
   readonly #reported = new WeakSet<object>();
@@ -97,6 +99,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     });
     if (this.#tier.readNow) this.lookupNow = this.#lookupNow.bind(this);
     this.#fills = new FillHandler(this);
+    this.#inspector = new Inspector(this.#path, prefix, this.#codec, this.#clock);
   }
 
   get<T>(key: string): Promise<T | undefined> {
@@ -337,6 +340,16 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   invalidateTags(tags: readonly string[]): Promise<boolean> {
     return this.#fences.invalidate(tags);
+  }
+
+  inspect(key: string): Promise<EntryInspection> {
+    let full: string;
+    try {
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#inspector.inspect(key, full).catch((error: unknown) => this.#fallback(error, 'inspect', full, undefined, MISSING));
   }
 
   beginWrite(tags: readonly string[]): Promise<WriteFence> {

@@ -82,6 +82,11 @@ export interface Cache {
    */
   invalidateTags(tags: readonly string[]): Promise<boolean>;
   /**
+   * What is stored under `key`, judged like a read but changing nothing: no hit or miss is
+   * counted, no event fires and no L1 copy is made.
+   */
+  inspect(key: string): Promise<EntryInspection>;
+  /**
    * Call before writing to the source of truth: takes a write lease on each tag (concurrent
    * writers never wait for each other) and invalidates them. Until `commit()` (after the
    * source committed) or `abort()` (after a rollback), fills of those tags are served but not
@@ -140,3 +145,15 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 
 /** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
 export type AnyFunction = (...args: never[]) => unknown;
+
+/** What `cache.inspect(key)` found. */
+export interface EntryInspection {
+  /** `fresh` (a hit), `stale` (inside its grace: served while refreshing) or `missing` (absent, expired, unreadable or outdated by a tag). */
+  readonly state: 'fresh' | 'stale' | 'missing';
+  /** Milliseconds since it was written (undefined when missing). */
+  readonly age: number | undefined;
+  /** Milliseconds left until it turns stale (0 once stale; Infinity without a ttl; undefined when missing). */
+  readonly ttl: number | undefined;
+  /** The tags it records (empty when missing). */
+  readonly tags: readonly string[];
+}
