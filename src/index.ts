@@ -22,5 +22,19 @@ export { autoSerializer, cborSerializer, jsonSerializer, rawBytesSerializer, raw
 export type { Serializer, SerializerName } from './codec/serializers.ts';
 export { CompressionId, fflateDeflate, installPlatformDeflate } from './codec/compression.ts';
 export type { CompressionOptions, Compressor, DeflateFactory, DeflateLevel } from './codec/compression.ts';
-export type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, TagKeys, TagState, Tracking } from './store/types.ts';
+export type {
+  ExpireRequest,
+  GenerationRead,
+  GenerationReadResult,
+  GenerationWrite,
+  InvalidationListener,
+  SoftMoves,
+  Store,
+  StoreEntry,
+  StoreOp,
+  StoreOpResult,
+  TagKeys,
+  TagState,
+  Tracking,
+} from './store/types.ts';
 export type { Duration } from './util/duration.ts';

@@ -3,7 +3,7 @@
  * a caller could observe: the entry is read from the store beneath any L1 (no copy is made),
  * through a {@link RemoteReads} of its own whose host counts and reports nothing (no hit, miss,
  * outdated or corrupt event, no byte counters). Tags are checked as a read checks them: an
- * entry outdated by a tag is `missing`.
+ * entry outdated by a tag is `missing`, one whose tags moved softly is `stale`.
  */
 import type { Clock } from './clock.ts';
 import type { DecodedEntry, EntryCodec } from './entry-codec.ts';

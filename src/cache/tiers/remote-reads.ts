@@ -185,18 +185,35 @@ export class RemoteReads {
     return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, states, undefined));
   }
 
-  /** The entry when every generation it recorded is the current one; else undefined, reported as outdated. */
+  /**
+   * The entry when every generation it recorded is the current one; stale (see {@link softlyMoved})
+   * when the tags that moved since moved only softly; else undefined, reported as outdated.
+   */
   #validate(key: string, entry: DecodedEntry, read: TagStates | undefined, extra: TagStates | undefined): DecodedEntry | undefined {
     let moved: string[] | undefined;
+    let softSince: number | undefined;
     for (let i = 0; i < entry.tags.length; i++) {
       const recorded = entry.tags[i]!;
       const state = read?.stateOf(recorded.tag, i) ?? extra?.stateOf(recorded.tag, 0);
-      if (state?.generation !== recorded.generation) (moved ??= []).push(recorded.tag);
+      if (state?.generation === recorded.generation) continue;
+      const soft = state?.soft;
+      // Only soft moves since the entry's fill: stale, from the earliest of those moves' runs.
+      if (soft !== undefined && soft.from <= recorded.generation && recorded.generation < state!.generation) softSince = softSince === undefined ? soft.at : Math.min(softSince, soft.at);
+      else (moved ??= []).push(recorded.tag);
     }
-    if (moved === undefined) return entry;
+    if (moved === undefined) return softSince === undefined ? entry : softlyMoved(entry, softSince);
     this.host.outdated(key, moved);
     return undefined;
   }
+}
+
+/**
+ * An entry whose tags moved softly at `since`: stale at once (whatever the reader's clock says,
+ * so that a clock behind the invalidating one cannot hide the move), and servable stale for its
+ * grace counted from the move, never longer than it would have been.
+ */
+function softlyMoved(entry: DecodedEntry, since: number): DecodedEntry {
+  return { ...entry, freshUntil: -Infinity, staleUntil: Math.min(entry.staleUntil, since + entry.graceMs) };
 }
 
 /** Tag keys kept by {@link RemoteReads.keysOf} before it starts over. */
