@@ -2,7 +2,7 @@ import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagK
 import { softMovesIn, softRecord } from '../tags/soft-moves.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
-import { TickFlush } from './tick-flush.ts';
+import { TickFlush } from '../../store/tick-flush.ts';
 
 /**
  * A read of tags alone shared by the reads of one tick ({@link GenerationLayer.readTagStates}).
@@ -150,7 +150,7 @@ export class GenerationLayer extends StoreLayer {
     return this.#bumpByIncrement(write);
   }
 
-  /** Sends the reads of the tick (see tick-flush.ts for when). */
+  /** Sends the reads of the tick (see src/store/tick-flush.ts for when). */
   #flush(): void {
     const pending = this.#pending;
     this.#pending = [];
