@@ -194,6 +194,20 @@ describe.each(targets)('soft invalidation and inspect on $name', ({ open, fences
     expect((await cache.inspect('st:g')).state).toBe('missing');
   });
 
+  it('soft: a plain read that knows the tags an entry recorded (read with it) still tells stale from outdated', async () => {
+    await cache.set('st:h', 'h1', { ttl: 60_000, grace: 30_000, tags: ['soft-h'] });
+    expect((await cache.inspect('st:h')).state).toBe('fresh'); // learns the recorded tags
+    expect(await cache.get('st:h')).toBe('h1');
+    await cache.invalidateTags(['soft-h'], { soft: true });
+    expect((await cache.inspect('st:h')).state).toBe('stale');
+    expect(await cache.getOrSet('st:h', () => 'h2', { ttl: 60_000, grace: 30_000, tags: ['soft-h'] })).toBe('h1');
+    await cache.idle();
+    expect(await cache.get('st:h')).toBe('h2');
+    expect((await cache.inspect('st:h')).state).toBe('fresh');
+    await cache.invalidateTags(['soft-h']);
+    expect((await cache.inspect('st:h')).state).toBe('missing');
+  });
+
   it('soft options are checked', async () => {
     await expect(cache.invalidateTags(['t'], { soft: 'yes' as unknown as boolean })).rejects.toThrow(/"soft" must be a boolean/);
     await expect(cache.invalidateTags(['t'], { sotf: true } as unknown as { soft: boolean })).rejects.toThrow(/unknown option "sotf"/);
