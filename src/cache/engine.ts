@@ -8,6 +8,8 @@ import { ValueTooLargeError } from './errors.ts';
 import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { expireEntries } from './expire.ts';
+import { Inspector, MISSING } from './inspect.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -25,7 +27,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
-import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import type { Cache, CacheHealth, CloseOptions, EntryInspection, Factory, InvalidateOptions, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
@@ -56,6 +58,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #tier: Tier;
   readonly #fences: WriteFences;
   readonly #fills: FillHandler;
+  readonly #inspector: Inspector;
   readonly #background = new Set<Promise<unknown>>();
   /** Failures the guard already reported, so that the front reports only what it did not see. */
   readonly #reported = new WeakSet<object>();
@@ -94,9 +97,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
       tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
+      now: () => this.#clock.now(),
     });
     if (this.#tier.readNow) this.lookupNow = this.#lookupNow.bind(this);
     this.#fills = new FillHandler(this);
+    this.#inspector = new Inspector(this.#path, prefix, this.#codec, this.#clock);
   }
 
   get<T>(key: string): Promise<T | undefined> {
@@ -300,15 +305,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   delete(keys: string | readonly string[]): Promise<number> {
-    let fulls: string[];
-    try {
-      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (fulls.length === 0) return Promise.resolve(0);
-    this.#tier.forget(fulls);
-    return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
+    return this.#counted(keys, 'delete', (fulls) => this.#path.delete(fulls));
   }
 
   async has(key: string): Promise<boolean> {
@@ -342,8 +339,22 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#fills.getOrSet({ key, full, factory, lifetimes, tags, started: this.#timing() ? performance.now() : 0 });
   }
 
-  invalidateTags(tags: readonly string[]): Promise<boolean> {
-    return this.#fences.invalidate(tags);
+  invalidateTags(tags: readonly string[], options?: InvalidateOptions): Promise<boolean> {
+    return this.#fences.invalidate(tags, options);
+  }
+
+  expire(keys: string | readonly string[]): Promise<number> {
+    return this.#counted(keys, 'expire', (fulls) => expireEntries(this.#path, fulls, this.#clock.now()));
+  }
+
+  inspect(key: string): Promise<EntryInspection> {
+    let full: string;
+    try {
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#inspector.inspect(key, full).catch((error: unknown) => this.#fallback(error, 'inspect', full, undefined, MISSING));
   }
 
   beginWrite(tags: readonly string[]): Promise<WriteFence> {
@@ -521,6 +532,22 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   #full(key: string): string {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
     return entryKey(this.#options.keyPrefix, key);
+  }
+
+  /**
+   * `delete` and `expire`: `send` changes the entries of one key or several (this process's L1
+   * copies dropped first) and counts them; a store failure counts 0.
+   */
+  #counted(keys: string | readonly string[], operation: string, send: (fulls: string[]) => Promise<number>): Promise<number> {
+    let fulls: string[];
+    try {
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (fulls.length === 0) return Promise.resolve(0);
+    this.#tier.forget(fulls);
+    return send(fulls).then(undefined, (error: unknown) => this.#fallback(error, operation, fulls, undefined, 0));
   }
 
   #lifetimes(options: SetOptions | undefined): Lifetimes {

@@ -78,9 +78,22 @@ export interface Cache {
   getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
   /**
    * Invalidates every entry recording one of `tags`, in every process sharing the store (their
-   * generations move on; nothing is deleted). Resolves false when the store failed.
+   * generations move on; nothing is deleted). Resolves false when the store failed. With
+   * `soft: true` the entries turn stale instead of missing: within their grace (counted from
+   * now) the next `getOrSet` is served the old value while one refresh runs.
    */
-  invalidateTags(tags: readonly string[]): Promise<boolean>;
+  invalidateTags(tags: readonly string[], options?: InvalidateOptions): Promise<boolean>;
+  /**
+   * Marks fresh entries stale now: each keeps its grace, counted from now, during which the
+   * next `getOrSet` is served the old value while one refresh runs. Resolves with how many
+   * entries were fresh and are now stale (missing, already stale or unreadable ones are left alone).
+   */
+  expire(keys: string | readonly string[]): Promise<number>;
+  /**
+   * What is stored under `key`, judged like a read but changing nothing: no hit or miss is
+   * counted, no event fires and no L1 copy is made.
+   */
+  inspect(key: string): Promise<EntryInspection>;
   /**
    * Call before writing to the source of truth: takes a write lease on each tag (concurrent
    * writers never wait for each other) and invalidates them. Until `commit()` (after the
@@ -140,3 +153,25 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 
 /** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
 export type AnyFunction = (...args: never[]) => unknown;
+
+/** Options of `cache.invalidateTags`. */
+export interface InvalidateOptions {
+  /**
+   * Stale instead of missing (default false): entries of these tags are served stale within
+   * their grace while one refresh runs. Write fences are unaffected: a value filled while a
+   * write lease is held is never stored.
+   */
+  soft?: boolean;
+}
+
+/** What `cache.inspect(key)` found. */
+export interface EntryInspection {
+  /** `fresh` (a hit), `stale` (inside its grace: served while refreshing) or `missing` (absent, expired, unreadable or outdated by a tag). */
+  readonly state: 'fresh' | 'stale' | 'missing';
+  /** Milliseconds since it was written (undefined when missing). */
+  readonly age: number | undefined;
+  /** Milliseconds left until it turns stale (0 once stale; Infinity without a ttl; undefined when missing). */
+  readonly ttl: number | undefined;
+  /** The tags it records (empty when missing). */
+  readonly tags: readonly string[];
+}
