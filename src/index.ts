@@ -7,6 +7,7 @@ export type { Cache, CacheHealth, CloseOptions, Factory, FactoryContext, SetMany
 export type { CacheLogger, CacheOptions, CircuitBreakerOptions, L1Options } from './cache/options.ts';
 export type { WriteFence } from './cache/tags/write-fences.ts';
 export type { Clock } from './cache/clock.ts';
+export { factoryContext } from './cache/wrap.ts';
 export type { WrapOptions, WrappedFunction } from './cache/wrap.ts';
 export { cached } from './decorators/cached.ts';
 export type { AsyncMethod, CachedMethodDecorator, CacheSource } from './decorators/cached.ts';
@@ -14,7 +15,7 @@ export { cachedResponse } from './decorators/cached-response.ts';
 export type { CachedResponseDecorator, ResponseMethod } from './decorators/cached-response.ts';
 export { CacheEvents } from './cache/events.ts';
 export type { CacheEventListener, CacheEventMap, CacheEventType, CacheStats, HealthEventDetail } from './cache/events.ts';
-export { FactoryTimeoutError, MissingCapabilityError, ValueTooLargeError, WriteFenceError } from './cache/errors.ts';
+export { FactoryFailedError, FactoryTimeoutError, MissingCapabilityError, ValueTooLargeError, WriteFenceError } from './cache/errors.ts';
 export { CircuitOpenError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './store/errors.ts';
 export { CorruptEntryError, decodeEnvelope, encodeEnvelope, HEADER_BYTES, MAGIC, VERSION } from './codec/envelope.ts';
 export type { Envelope, EnvelopeInput, TagGeneration } from './codec/envelope.ts';

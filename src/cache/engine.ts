@@ -8,6 +8,7 @@ import { ValueTooLargeError } from './errors.ts';
 import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { lifetimesOf } from './fill/lifetimes.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -48,6 +49,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly factoryTimeoutMs: number;
   readonly lockTimeoutMs: number;
   readonly leases: FillLeases | undefined;
+  readonly #closing = new AbortController();
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #codec: EntryCodec;
@@ -378,6 +380,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async #close(options: CloseOptions | undefined): Promise<void> {
     const timeoutMs = toMs(options?.timeout ?? DEFAULT_CLOSE_TIMEOUT_MS, 'close timeout');
+    // Running factories learn through ctx.signal that nobody will store what they compute.
+    this.#closing.abort(new DOMException('cachette: the cache is closing', 'AbortError'));
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Background work that never settles (a hung factory) must not hold close() for ever.
     await Promise.race([
@@ -392,6 +396,14 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   // FillHost -------------------------------------------------------------------------------
+
+  now(): number {
+    return this.#clock.now();
+  }
+
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
 
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {
     return this.#tier.read(key, full, tags).then(
@@ -515,11 +527,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   #lifetimes(options: SetOptions | undefined): Lifetimes {
-    if (options === undefined || (options.ttl === undefined && options.grace === undefined)) return this.#defaults;
-    const freshFor = options.ttl === undefined ? this.#options.ttlMs : toMs(options.ttl, 'ttl');
-    const staleFor = options.grace === undefined ? this.#options.graceMs : toMs(options.grace, 'grace');
-    if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
-    return { freshFor, staleFor };
+    return options === undefined ? this.#defaults : lifetimesOf(options, this.#defaults);
   }
 
   /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */

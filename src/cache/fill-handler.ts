@@ -1,6 +1,8 @@
 import type { TagGeneration } from '../codec/envelope.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
+import { FillContext } from './fill/factory-context.ts';
+import type { Lifetimes } from './fill/lifetimes.ts';
 import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
 import type { TagSnapshot } from './tiers/tier.ts';
 import type { Factory } from './types.ts';
@@ -17,11 +19,7 @@ export interface TaggedLookup<T> {
   failed?: boolean;
 }
 
-/** How long a value lives, resolved once per call. */
-export interface Lifetimes {
-  freshFor: number;
-  staleFor: number;
-}
+export type { Lifetimes } from './fill/lifetimes.ts';
 
 /** One `getOrSet` call, its inputs resolved once by the front. */
 export interface FillRequest<T> {
@@ -42,6 +40,10 @@ export interface FillHost {
   readonly events: CacheEvents;
   readonly counters: CacheStats;
   readonly factoryTimeoutMs: number;
+  /** The cache's clock (milliseconds since the epoch). */
+  now(): number;
+  /** Aborted when the cache closes: every running factory's `ctx.signal` follows it. */
+  readonly closing: AbortSignal;
   /** How long a fill waits for another process's fill. */
   readonly lockTimeoutMs: number;
   /** Fill leases across processes, when the store can hold them. */
@@ -93,7 +95,7 @@ export class FillHandler {
     // Untagged: join a fill in flight at once. Tagged: only after reading the tags' state, which
     // tells whether a write committed since that fill's factory began (see joinable).
     const filling = request.tags.length === 0 ? this.#fills.get(request.full) : undefined;
-    if (filling) return this.#join(request.key, filling.promise as Promise<T>);
+    if (filling && this.#current(filling)) return this.#join(request.key, filling.promise as Promise<T>);
     if (host.lookupNow) {
       // A store that answers synchronously: a hit costs no promise chain at all.
       try {
@@ -124,7 +126,7 @@ export class FillHandler {
     const { snapshot } = lookup;
     // Another caller may have started the fill while this one was reading.
     const running = this.#fills.get(request.full);
-    if (running && joinable(running, snapshot)) return this.#join(request.key, running.promise as Promise<T>);
+    if (running && this.#current(running) && joinable(running, snapshot)) return this.#join(request.key, running.promise as Promise<T>);
     host.miss(request.key, request.started);
     // Superseding an outdated fill of this process: its lease is probably the one held, so
     // waiting for it would only delay this call; generations keep the result correct.
@@ -132,7 +134,7 @@ export class FillHandler {
   }
 
   #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
-    const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined };
+    const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined, freshUntil: undefined };
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
     const value = storeFailed
@@ -215,27 +217,55 @@ export class FillHandler {
     const { host } = this;
     const { lease, generations } = how;
     fill.asOf = how.snapshot ?? UNKNOWN_STATE;
-    let value: T;
+    let write: StartedWrite | undefined;
+    let ran: Ran<T>;
     try {
-      value = await this.#run(request.key, request.factory, undefined, false);
+      ran = await this.#run(request, undefined, false);
+      const started = this.#startWrite(request, ran, generations, how.snapshot);
+      write = started instanceof Promise ? await started : started;
     } catch (error) {
       if (lease) host.track(lease.release());
       throw error;
     }
-    if (generations === undefined) {
+    if (write === undefined) {
       if (lease) host.track(lease.release());
-      return value;
+      return ran.value;
     }
-    let written: Promise<unknown>;
-    try {
-      written = host.write(request.key, request.full, value, request.lifetimes, generations);
-    } catch (error) {
-      if (lease) host.track(lease.release());
-      throw error;
-    }
-    fill.written = written;
-    if (lease) host.track(written.then(() => lease.release()));
-    return value;
+    fill.written = write.landed;
+    fill.freshUntil = host.now() + (ran.context.lifetimes ?? request.lifetimes).freshFor;
+    if (lease) host.track(write.landed.then(() => lease.release()));
+    return ran.value;
+  }
+
+  /**
+   * Starts storing what a run returned, as its context asked: nothing after `skip()` or when
+   * `generations` is undefined (the tags' state is unknown or fenced), else with the context's
+   * lifetimes and tags. Tags the factory named that the call did not have their generations
+   * read now (a promise then; throws, like the write, when the value cannot be encoded).
+   */
+  #startWrite<T>(
+    request: FillRequest<T>,
+    ran: Ran<T>,
+    generations: readonly TagGeneration[] | undefined,
+    snapshot: TagSnapshot | undefined,
+  ): StartedWrite | undefined | Promise<StartedWrite | undefined> {
+    const { host } = this;
+    const { context, value } = ran;
+    if (generations === undefined || context.skipped) return undefined;
+    const lifetimes = context.lifetimes ?? request.lifetimes;
+    const tags = context.tags;
+    if (tags === undefined) return { landed: host.write(request.key, request.full, value, lifetimes, generations) };
+    const known = (snapshot?.generations ?? NO_GENERATIONS).filter((recorded) => tags.includes(recorded.tag));
+    const added = tags.filter((tag) => !known.some((recorded) => recorded.tag === tag));
+    if (added.length === 0) return { landed: host.write(request.key, request.full, value, lifetimes, known) };
+    return host.snapshot(added).then((later) => {
+      if (later === undefined) return undefined;
+      if (later.fenced.length > 0) {
+        host.wasFenced(request.key, later.fenced);
+        return undefined;
+      }
+      return { landed: host.write(request.key, request.full, value, lifetimes, [...known, ...later.generations]) };
+    });
   }
 
   #refresh<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, stale: T): void {
@@ -250,8 +280,8 @@ export class FillHandler {
       if (tags.length > 0 && (snap === undefined || snap.fenced.length > 0)) return;
       // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
       // and a lease held elsewhere must not cancel it.
-      const value = await this.#run(key, request.factory, stale, true);
-      await host.write(key, full, value, request.lifetimes, snap?.generations ?? NO_GENERATIONS);
+      const ran = await this.#run(request, stale, true);
+      await (await this.#startWrite(request, ran, snap?.generations ?? NO_GENERATIONS, snap))?.landed;
     })().catch(
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
@@ -262,34 +292,65 @@ export class FillHandler {
     run.then(() => this.#refreshes.delete(full));
   }
 
-  /** Runs the factory once, within `factoryTimeout`, and reports the run. */
-  #run<T>(key: string, factory: Factory<T>, stale: T | undefined, background: boolean): Promise<T> {
-    const { events, counters, factoryTimeoutMs } = this.host;
+  /**
+   * Runs the factory once with its context, within `factoryTimeout`, and reports the run. The
+   * context's signal is aborted when the time is up or the cache closes; a run whose factory
+   * called `ctx.fail()` is a failure whatever it then returned.
+   */
+  #run<T>(request: FillRequest<T>, stale: T | undefined, background: boolean): Promise<Ran<T>> {
+    const { events, counters, factoryTimeoutMs, closing } = this.host;
+    const { key } = request;
     const began = performance.now();
-    let run: Promise<T> = new Promise<T>((resolve) => resolve(factory({ key, stale })));
+    const controller = new AbortController();
+    const context = new FillContext<T>(key, stale, controller.signal, request.lifetimes);
+    const onClose = () => controller.abort(closing.reason);
+    if (closing.aborted) onClose();
+    else closing.addEventListener('abort', onClose, { once: true });
+    let run: Promise<T> = new Promise<T>((resolve) => resolve(request.factory(context)));
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (Number.isFinite(factoryTimeoutMs)) {
       run = Promise.race([
         run,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new FactoryTimeoutError(key, factoryTimeoutMs)), factoryTimeoutMs);
+          timer = setTimeout(() => {
+            const error = new FactoryTimeoutError(key, factoryTimeoutMs);
+            controller.abort(error);
+            reject(error);
+          }, factoryTimeoutMs);
         }),
       ]);
     }
     counters.fills++;
+    const settled = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      closing.removeEventListener('abort', onClose);
+    };
+    const failed = (error: unknown): never => {
+      counters.factoryErrors++;
+      if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background, error });
+      throw error;
+    };
     return run.then(
       (value) => {
-        if (timer !== undefined) clearTimeout(timer);
+        settled();
+        if (context.failure) return failed(context.failure.error);
         if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background });
-        return value;
+        return { value, context };
       },
       (error: unknown) => {
-        if (timer !== undefined) clearTimeout(timer);
-        counters.factoryErrors++;
-        if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background, error });
-        throw error;
+        settled();
+        return failed(context.failure ? context.failure.error : error);
       },
     );
+  }
+
+  /**
+   * Whether a fill may still be joined: yes until its value is known, then while that value is
+   * fresh (its write may land after the clock has moved past its ttl: joining would serve a
+   * value the store would already call stale).
+   */
+  #current(fill: Fill): boolean {
+    return fill.freshUntil === undefined || this.host.now() < fill.freshUntil;
   }
 
   #join<T>(key: string, fill: Promise<T>): Promise<T> {
@@ -312,6 +373,17 @@ interface StoreHow {
   readonly snapshot: TagSnapshot | undefined;
 }
 
+/** What one factory run returned, with the context it ran with (what it asked for). */
+interface Ran<T> {
+  readonly value: T;
+  readonly context: FillContext<T>;
+}
+
+/** A store write a fill started: `landed` settles (never rejects) once it has. */
+interface StartedWrite {
+  readonly landed: Promise<unknown>;
+}
+
 /** An entry that records no tags. */
 const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
 
@@ -322,6 +394,8 @@ interface Fill {
   asOf: TagSnapshot | undefined;
   /** Its store write, once started: the fill stays joinable until it has landed. */
   written: Promise<unknown> | undefined;
+  /** Once its value is known: until when (by the cache's clock) that value is fresh. */
+  freshUntil: number | undefined;
 }
 
 /** The state of a fill whose tags were not read (the store failed): nobody with tags joins it. */

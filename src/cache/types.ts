@@ -22,12 +22,36 @@ export interface SetManyEntry<T = unknown> extends SetOptions {
   value: T;
 }
 
-/** What a `getOrSet` factory receives. */
+/**
+ * What a `getOrSet` factory receives: which key it fills, the value it replaces, a signal that
+ * says when its work is no longer wanted, and controls over what the fill stores.
+ */
 export interface FactoryContext<T> {
   /** The key being filled (without prefix). */
-  key: string;
-  /** The stale value being refreshed, when this is a background refresh. */
-  stale: T | undefined;
+  readonly key: string;
+  /** The value being replaced, when there is one: a background refresh's stale value. */
+  readonly stale: T | undefined;
+  /**
+   * Aborted when the factory's time is up (`factoryTimeout`: its reason is the
+   * FactoryTimeoutError its waiters get) or when the cache closes: pass it to `fetch` or your
+   * database client so abandoned work stops.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Sets how what this fill returns is stored, from the value itself (a token that expires in
+   * N seconds, an empty result to retry soon): `ttl`, `grace` and `tags` replace the call's.
+   * Tags named here and not in the call's options have their generations read after the
+   * factory (the call's own are read before it): name a tag in the call when a write to the
+   * source may race the fill.
+   */
+  setOptions(options: SetOptions): void;
+  /** The value the factory returns is served but not stored (nor does it replace a stale one). */
+  skip(): void;
+  /**
+   * Gives up: nothing is stored; callers get `stale` when there is one, otherwise `error`
+   * (default a FactoryFailedError). Throws, so `return ctx.fail(error)` ends the factory.
+   */
+  fail(error?: unknown): never;
 }
 
 /** Computes a value on a miss. */

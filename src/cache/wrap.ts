@@ -7,7 +7,7 @@ import { toMs } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { encodeArguments } from './argument-key.ts';
-import type { AnyFunction, Cache, SetOptions, WrapOptions, WrappedFunction } from './types.ts';
+import type { AnyFunction, Cache, FactoryContext, SetOptions, WrapOptions, WrappedFunction } from './types.ts';
 
 export type { AnyFunction, WrapOptions, WrappedFunction } from './types.ts';
 
@@ -62,13 +62,47 @@ export function keyOfCall<A extends unknown[], This>(resolved: ResolvedWrap<A, T
   return `${resolved.label}(#sha256=${sha256Hex(encoded)})`;
 }
 
+/** The context of the wrapped call whose body is starting, while it starts (see {@link factoryContext}). */
+let starting: FactoryContext<unknown> | undefined;
+
+/**
+ * The factory context of the fill that runs a wrapped function or a `@cached` method, read at
+ * the start of its body (before its first `await`): a wrapped function keeps its own
+ * parameters, so its context cannot be one of them. Undefined anywhere else, and when the call
+ * was answered from the cache (the body does not run then).
+ *
+ * ```ts
+ * const getToken = cache.wrap(async (user: string) => {
+ *   const ctx = factoryContext<Token>();
+ *   const token = await issue(user, { signal: ctx?.signal });
+ *   ctx?.setOptions({ ttl: token.expiresInMs });
+ *   return token;
+ * });
+ * ```
+ */
+export function factoryContext<T = unknown>(): FactoryContext<T> | undefined {
+  return starting as FactoryContext<T> | undefined;
+}
+
 /** Runs one call through `getOrSet`. */
 export async function cachedCall<A extends unknown[], R, This>(cache: Cache, resolved: ResolvedWrap<A, This>, fn: (this: This, ...args: A) => R | Promise<R>, thisArg: This, args: A): Promise<R> {
   const key = keyOfCall(resolved, thisArg, args);
   const tags = typeof resolved.tags === 'function' ? resolved.tags.apply(thisArg, args) : resolved.tags;
   if (tags !== undefined && !isStringArray(tags)) throw new TypeError(`cachette: ${resolved.label}: tags(...args) must return an array of strings`);
   const options: SetOptions = tags === undefined ? resolved.setOptions : { ...resolved.setOptions, tags };
-  return cache.getOrSet<R>(key, () => fn.apply(thisArg, args), options);
+  return cache.getOrSet<R>(
+    key,
+    (context) => {
+      const outer = starting;
+      starting = context as FactoryContext<unknown>;
+      try {
+        return fn.apply(thisArg, args);
+      } finally {
+        starting = outer;
+      }
+    },
+    options,
+  );
 }
 
 /**
