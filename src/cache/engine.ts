@@ -5,9 +5,11 @@ import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
-import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
+import { handOff, type WaitUntil } from './background.ts';
+import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
-import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { FillHandler, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { fillRequest } from './fill/fill-request.ts';
 import { lifetimesOf } from './fill/lifetimes.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
@@ -26,7 +28,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
-import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import type { Cache, CacheHealth, CloseOptions, Factory, GetOrSetOptions, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
@@ -320,21 +322,18 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return found.found?.state === 'fresh';
   }
 
-  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions): Promise<T> {
     // Every argument is checked before the store is read or the factory runs.
-    let full: string;
-    let lifetimes: Lifetimes;
-    let tags: readonly string[];
+    let request: FillRequest<T>;
     try {
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
-      full = this.#full(key);
-      if (options !== undefined) checkSetOptions(options, 'getOrSet', key);
-      lifetimes = this.#lifetimes(options);
-      tags = checkTags(options?.tags, `getOrSet("${key}")`);
+      const full = this.#full(key);
+      if (options !== undefined) checkGetOrSetOptions(options, 'getOrSet', key);
+      request = fillRequest(key, full, factory, this.#lifetimes(options), options, this.#timing() ? performance.now() : 0);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#fills.getOrSet({ key, full, factory, lifetimes, tags, started: this.#timing() ? performance.now() : 0 });
+    return this.#fills.getOrSet(request);
   }
 
   invalidateTags(tags: readonly string[]): Promise<boolean> {
@@ -476,11 +475,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       },
       (error: unknown) => this.#fallback(error, 'set', full, undefined, undefined),
     );
-    this.track(written);
     return written;
   }
 
-  track(work: Promise<unknown>): void {
+  track(work: Promise<unknown>, waitUntil?: WaitUntil): void {
+    handOff(work, waitUntil, this.#options.waitUntil);
     this.#background.add(work);
     const done = () => void this.#background.delete(work);
     work.then(done, done);

@@ -1,11 +1,12 @@
 import type { TagGeneration } from '../codec/envelope.ts';
+import type { WaitUntil } from './background.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
 import { FillContext } from './fill/factory-context.ts';
+import type { FillRequest } from './fill/fill-request.ts';
 import type { Lifetimes } from './fill/lifetimes.ts';
 import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
 import type { TagSnapshot } from './tiers/tier.ts';
-import type { Factory } from './types.ts';
 
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
@@ -21,19 +22,7 @@ export interface TaggedLookup<T> {
 
 export type { Lifetimes } from './fill/lifetimes.ts';
 
-/** One `getOrSet` call, its inputs resolved once by the front. */
-export interface FillRequest<T> {
-  /** The caller's key. */
-  readonly key: string;
-  /** Its store key. */
-  readonly full: string;
-  readonly factory: Factory<T>;
-  readonly lifetimes: Lifetimes;
-  /** The caller's tags, checked and without duplicates. */
-  readonly tags: readonly string[];
-  /** When the call began (performance.now()), or 0 when nobody listens for durations. */
-  readonly started: number;
-}
+export type { FillRequest } from './fill/fill-request.ts';
 
 /** What the fill handler needs from the engine's front. */
 export interface FillHost {
@@ -64,12 +53,11 @@ export interface FillHost {
   miss(key: string, started: number): void;
   /**
    * Encodes `value` with `generations` (throwing a TypeError when it cannot be encoded) and
-   * starts its write; the returned promise settles when the write has (it never rejects) and is
-   * tracked for close().
+   * starts its write; the returned promise settles when the write has (it never rejects).
    */
   write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown>;
-  /** Keeps `work` in the set that close() waits for. */
-  track(work: Promise<unknown>): void;
+  /** Keeps `work` in the set that close() waits for, and hands it to a `waitUntil` (the call's first). */
+  track(work: Promise<unknown>, waitUntil?: WaitUntil): void;
 }
 
 /**
@@ -176,12 +164,12 @@ export class FillHandler {
           if (owned) {
             const latest = await host.lookup<T>(key, full, tags);
             if (latest.found?.state === 'fresh') {
-              host.track(owned.release());
+              this.#keep(request, owned.release());
               this.#remoteJoin(key);
               return latest.found.value;
             }
             if (tags.length > 0 && (latest.snapshot === undefined || latest.snapshot.fenced.length > 0)) {
-              host.track(owned.release());
+              this.#keep(request, owned.release());
               snap = latest.snapshot;
               continue;
             }
@@ -224,16 +212,21 @@ export class FillHandler {
       const started = this.#startWrite(request, ran, generations, how.snapshot);
       write = started instanceof Promise ? await started : started;
     } catch (error) {
-      if (lease) host.track(lease.release());
+      if (lease) this.#keep(request, lease.release());
       throw error;
     }
     if (write === undefined) {
-      if (lease) host.track(lease.release());
+      if (lease) this.#keep(request, lease.release());
       return ran.value;
     }
     fill.written = write.landed;
+    this.#keep(request, write.landed);
     fill.freshUntil = host.now() + (ran.context.lifetimes ?? request.lifetimes).freshFor;
-    if (lease) host.track(write.landed.then(() => lease.release()));
+    if (lease)
+      this.#keep(
+        request,
+        write.landed.then(() => lease.release()),
+      );
     return ran.value;
   }
 
@@ -288,7 +281,7 @@ export class FillHandler {
       (error: unknown) => host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
     );
     this.#refreshes.set(full, run);
-    host.track(run);
+    this.#keep(request, run);
     run.then(() => this.#refreshes.delete(full));
   }
 
@@ -342,6 +335,11 @@ export class FillHandler {
         return failed(context.failure ? context.failure.error : error);
       },
     );
+  }
+
+  /** Keeps background work of `request` for close() and its `waitUntil`. */
+  #keep(request: Pick<FillRequest<unknown>, 'waitUntil'>, work: Promise<unknown>): void {
+    this.host.track(work, request.waitUntil);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Duration } from '../util/duration.ts';
+import type { WaitUntil } from './background.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { WriteFence } from './tags/write-fences.ts';
 
@@ -14,6 +15,17 @@ export interface SetOptions {
    * `invalidateTags` or a fenced write moves one on, the entry is a miss. At most 64.
    */
   tags?: readonly string[];
+}
+
+/** Options of `getOrSet`: what is stored ({@link SetOptions}), and how the call behaves. */
+export interface GetOrSetOptions extends SetOptions {
+  /**
+   * Receives every background promise this call starts (a grace refresh, the store write after
+   * a fill), so that a platform that freezes work after the response keeps it alive:
+   * `{ waitUntil: ctx.waitUntil.bind(ctx) }`. Default: the cache's `waitUntil`, else the one of
+   * the request a cachette binding is handling (the Workers binding, the Hono middleware).
+   */
+  waitUntil?: WaitUntil;
 }
 
 /** One entry for {@link Cache.setMany}. */
@@ -99,7 +111,7 @@ export interface Cache {
    * one background refresh runs. The store write after a fill happens in the background: the
    * caller waits for the read and the factory, never for the write.
    */
-  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions): Promise<T>;
   /**
    * Invalidates every entry recording one of `tags`, in every process sharing the store (their
    * generations move on; nothing is deleted). Resolves false when the store failed.
@@ -132,7 +144,7 @@ export interface Cache {
 }
 
 /** Options of `cache.wrap` and `@cached`. */
-export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<SetOptions, 'tags'> {
+export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<GetOrSetOptions, 'tags'> {
   /**
    * Builds the key of a call from its arguments (with the call's `this`); the result is used as
    * it is, so it can match keys you read or delete elsewhere. Default: the function's name and

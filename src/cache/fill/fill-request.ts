@@ -1,0 +1,39 @@
+import type { WaitUntil } from '../background.ts';
+import { checkTags } from '../tags/tag-keys.ts';
+import type { Factory, GetOrSetOptions } from '../types.ts';
+import type { Lifetimes } from './lifetimes.ts';
+
+/** One `getOrSet` call, its inputs resolved once by the front. */
+export interface FillRequest<T> extends FillBehaviour {
+  /** The caller's key. */
+  readonly key: string;
+  /** Its store key. */
+  readonly full: string;
+  readonly factory: Factory<T>;
+  readonly lifetimes: Lifetimes;
+  /** The caller's tags, checked and without duplicates. */
+  readonly tags: readonly string[];
+  /** When the call began (performance.now()), or 0 when nobody listens for durations. */
+  readonly started: number;
+}
+
+/** How a `getOrSet` call behaves, besides what it stores: its options resolved. */
+export interface FillBehaviour {
+  readonly waitUntil: WaitUntil | undefined;
+}
+
+/**
+ * Checks the options of a call that say how it behaves (not what it stores), throwing a
+ * TypeError or RangeError that names the bad one and `where` (the call, or the wrap).
+ */
+export function fillBehaviour(options: GetOrSetOptions | undefined, where: string): FillBehaviour {
+  const waitUntil = options?.waitUntil;
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`cachette: ${where}: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
+  return { waitUntil };
+}
+
+/** One `getOrSet` call's inputs as the fill handler takes them, each option checked (after the unknown-name check). */
+export function fillRequest<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, options: GetOrSetOptions | undefined, started: number): FillRequest<T> {
+  const where = `getOrSet("${key}")`;
+  return { key, full, factory, lifetimes, tags: checkTags(options?.tags, where), started, ...fillBehaviour(options, where) };
+}
