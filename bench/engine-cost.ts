@@ -117,7 +117,12 @@ export async function measureEngineCost(n: number, runs: number): Promise<Engine
     ['set', 'UTF-8 encode of that text', 'sync', () => utf8Encoder.encode(jsonText)],
     ['set', "'auto' serializer encode (check + JSON + UTF-8)", 'sync', () => autoSerializer.encode(value)],
     ['set', 'CBOR encode', 'sync', () => cborSerializer.encode(value)],
-    ['set', 'envelope encode (header + payload copy)', 'sync', () => encodeEnvelope({ serializerId: 2, compressionId: 0, createdAt: 0, freshFor: Infinity, staleFor: 0, tags: noTags, payload: jsonBytes })],
+    [
+      'set',
+      'envelope encode (header + payload copy)',
+      'sync',
+      () => encodeEnvelope({ serializerId: 2, compressionId: 0, createdAt: 0, freshFor: Infinity, staleFor: 0, tags: noTags, payload: jsonBytes }),
+    ],
     ['set', 'entry encode (check + JSON + envelope)', 'sync', () => codec.encode('k', value, 0, Infinity, 0, [])],
     ['set', 'cache.set (defaults)', 'async', () => cache.set('k', value)],
     ['set', 'cache.set of the ~14 KiB document', 'async', () => cache.set('doc', document)],

@@ -16,7 +16,7 @@ export type { CachedResponseDecorator, ResponseMethod } from './decorators/cache
 export { CacheEvents } from './cache/events.ts';
 export type { CacheEventListener, CacheEventMap, CacheEventType, CacheStats, HealthEventDetail } from './cache/events.ts';
 export { FactoryFailedError, FactoryTimeoutError, MissingCapabilityError, ValueTooLargeError, WriteFenceError } from './cache/errors.ts';
-export { CircuitOpenError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './store/errors.ts';
+export { CircuitOpenError, StoreBusyError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './store/errors.ts';
 export { CorruptEntryError, decodeEnvelope, encodeEnvelope, HEADER_BYTES, MAGIC, VERSION } from './codec/envelope.ts';
 export type { Envelope, EnvelopeInput, TagGeneration } from './codec/envelope.ts';
 export { autoSerializer, cborSerializer, jsonSerializer, rawBytesSerializer, rawStringSerializer } from './codec/serializers.ts';

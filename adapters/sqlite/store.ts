@@ -1,3 +1,4 @@
+import { StoreBusyError } from '../../src/store/errors.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
@@ -134,25 +135,37 @@ export class SqliteStore implements Store {
   /**
    * The bytes under `key` right now, synchronously (the cheapest read there is, for an engine
    * that serves `local` stores without a promise). Throws a {@link SqliteStoreError} where
-   * {@link get} would reject; a busy file (BUSY) is worth a call to {@link get}, which retries.
+   * {@link get} would reject, and a {@link StoreBusyError} while another connection holds the
+   * file's lock: {@link get} waits for it, a synchronous read cannot.
    */
   getSync(key: string): Uint8Array | undefined {
     this.#writes.drain();
     try {
       return this.#getNow(key);
     } catch (error) {
-      throw this.#wrap(error);
+      throw this.#syncFailure(error);
     }
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
     this.#writes.drain();
-    const op = () => {
-      if (keys.length < 2) return keys.map((k) => this.#getNow(k));
-      // One read transaction: one lock round and one consistent snapshot for the whole batch.
-      return this.#transaction(false, () => keys.map((k) => this.#getNow(k)));
-    };
-    return this.#run(op);
+    return this.#run(() => this.#getManyNow(keys));
+  }
+
+  /** {@link getMany} synchronously, on the terms of {@link getSync}. */
+  getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    this.#writes.drain();
+    try {
+      return this.#getManyNow(keys);
+    } catch (error) {
+      throw this.#syncFailure(error);
+    }
+  }
+
+  #getManyNow(keys: readonly string[]): Array<Uint8Array | undefined> {
+    if (keys.length < 2) return keys.map((key) => this.#getNow(key));
+    // One read transaction: one lock round and one consistent snapshot for the whole batch.
+    return this.#transaction(false, () => keys.map((key) => this.#getNow(key)));
   }
 
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
@@ -304,14 +317,25 @@ export class SqliteStore implements Store {
    */
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
     this.#writes.drain();
-    const op = () => {
-      const snapshot = this.#transaction(false, (now) => {
-        const cells = this.#cells(now);
-        return missingGeneration(cells, read.tags) ? undefined : readGenerationsIn(cells, read, now);
-      });
-      return snapshot ?? this.#writeTransaction((now) => readGenerationsIn(this.#cells(now), read, now));
-    };
-    return this.#run(op);
+    return this.#run(() => this.#readGenerationsNow(read));
+  }
+
+  /** {@link readWithGenerations} synchronously, on the terms of {@link getSync}. */
+  readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    this.#writes.drain();
+    try {
+      return this.#readGenerationsNow(read);
+    } catch (error) {
+      throw this.#syncFailure(error);
+    }
+  }
+
+  #readGenerationsNow(read: GenerationRead): GenerationReadResult {
+    const snapshot = this.#transaction(false, (now) => {
+      const cells = this.#cells(now);
+      return missingGeneration(cells, read.tags) ? undefined : readGenerationsIn(cells, read, now);
+    });
+    return snapshot ?? this.#writeTransaction((now) => readGenerationsIn(this.#cells(now), read, now));
   }
 
   /** Bumps, holds or releases in one write transaction, in order with the writes issued before it. */
@@ -675,6 +699,16 @@ export class SqliteStore implements Store {
       fail: (e) => this.#wrap(e),
       timedOut: (e) => new SqliteStoreError('BUSY', this.path, `the database stayed locked by another connection for ${this.timeoutMs} ms`, { cause: e }),
     });
+  }
+
+  /**
+   * What a synchronous read throws: a busy file (another connection holds the lock) as a
+   * {@link StoreBusyError}, so that the engine asks the asynchronous read, which waits for it;
+   * anything else as {@link get} would reject with it.
+   */
+  #syncFailure(error: unknown): unknown {
+    if (isBusy(codeOf(error)) && !this.#closed) return new StoreBusyError(`sqlite store (${this.path}): the database is locked by another connection`, { cause: this.#wrap(error) });
+    return this.#wrap(error);
   }
 
   #wrap(error: unknown, context?: string): unknown {

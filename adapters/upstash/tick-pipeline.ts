@@ -10,6 +10,7 @@
  * as EVAL.
  */
 import { StoreRefusedError } from '../../src/store/errors.ts';
+import { STORE_HOPS, TickFlush } from '../../src/store/tick-flush.ts';
 import { HEALTH_REPLIES } from '../shared/redis-protocol.ts';
 import type { RestCommand, Sender, SentCommand } from './commands.ts';
 import type { WireReply } from './rest-client.ts';
@@ -25,9 +26,6 @@ interface Call {
   reject(error: unknown): void;
 }
 
-/** Turns of the microtask queue a flush waits at most for more calls of its tick. */
-const MAX_WAITS = 8;
-
 /** How a script is sent: its SHA-1 once computed, and whether the server is known to hold it. */
 interface ScriptState {
   sha?: string;
@@ -37,9 +35,12 @@ interface ScriptState {
 /** The commands of a tick, sent as one request. */
 export class TickPipeline {
   #queue: Call[] = [];
-  /** Calls queued when the flush last looked, and how many times it has put itself back. */
-  #seen = 0;
-  #waits = 0;
+  /** Sends the queue once the engine's folds of the tick are in (src/store/tick-flush.ts). */
+  readonly #tick = new TickFlush(
+    () => this.#queue.length,
+    () => this.#flush(),
+    STORE_HOPS,
+  );
   readonly #scripts = new Map<string, ScriptState>();
 
   /**
@@ -66,7 +67,7 @@ export class TickPipeline {
     return new Promise<T>((resolve, reject) => {
       const call: Call = { commands, read, resolve: resolve as (value: unknown) => void, reject };
       if (!this.merge) return void this.#exec([call]);
-      if (this.#queue.length === 0) queueMicrotask(this.#flush);
+      if (this.#queue.length === 0) this.#tick.schedule();
       this.#queue.push(call);
     });
   }
@@ -76,25 +77,11 @@ export class TickPipeline {
     return this.send([command], ([reply]) => resultOf(reply!));
   }
 
-  /**
-   * Sends the queue once a turn of the microtask queue added nothing to it. The engine's own
-   * layers hand their folded calls down a microtask or two after the first call of the tick
-   * arrived, so the first look would split the tick; the bound keeps a stream of calls from
-   * postponing the request.
-   */
-  readonly #flush = (): void => {
-    if (this.#queue.length !== this.#seen && this.#waits < MAX_WAITS) {
-      this.#seen = this.#queue.length;
-      this.#waits++;
-      queueMicrotask(this.#flush);
-      return;
-    }
+  #flush(): void {
     const calls = this.#queue;
     this.#queue = [];
-    this.#seen = 0;
-    this.#waits = 0;
     void this.#exec(calls);
-  };
+  }
 
   async #exec(calls: readonly Call[]): Promise<void> {
     const sent: SentCommand[] = [];

@@ -95,7 +95,7 @@ Embedded stores (the SQLite store against Keyv + @keyv/sqlite, lmdb, lru-cache a
 value sizes, hit ratio, several processes on one file) have their own page: [\`EMBEDDED.md\`](EMBEDDED.md), from \`npm run bench:embedded\`.
 
 Stale reads across processes (four readers of one PostgreSQL row and a writer; delete-after, delete-before, tags with fenced writes,
-the L1 tier, bentocache) ${existsSync(join(dir, 'RACE.md')) ? 'have their own page: [\`RACE.md\`](RACE.md), from \`npm run bench:race\`' : 'get their own page, \`RACE.md\`, from a full \`npm run bench:race\` (none has run yet)'}.
+the L1 tier, bentocache) ${existsSync(join(dir, 'RACE.md')) ? 'have their own page: [`RACE.md`](RACE.md), from `npm run bench:race`' : 'get their own page, `RACE.md`, from a full `npm run bench:race` (none has run yet)'}.
 
 ## What the numbers show
 

@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage } from '../store/errors.ts';
+import { CircuitOpenError, errorMessage, StoreBusyError } from '../store/errors.ts';
 import type { TagGeneration } from '../codec/envelope.ts';
 import type { StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
@@ -117,10 +117,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       let entry: DecodedEntry | undefined;
       try {
         entry = tier.readNow(key, full, NO_TAGS).entry;
+        return Promise.resolve(this.#served<T>(key, entry, started));
       } catch (error) {
-        return this.#settle(() => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined));
+        // A store too busy to answer now: the promise below waits for it.
+        if (!(error instanceof StoreBusyError)) return this.#settle(() => this.#fallback(error, 'get', key, () => this.miss(key, started), undefined));
       }
-      return Promise.resolve(this.#served<T>(key, entry, started));
     }
     return tier.read(key, full, NO_TAGS).then(
       ({ entry }) => this.#served<T>(key, entry, started),
@@ -166,13 +167,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     };
     const tier = this.#tier;
     if (tier.readManyNow) {
-      let found: Array<DecodedEntry | undefined>;
       try {
-        found = tier.readManyNow(keys, fulls);
+        return Promise.resolve(answer(tier.readManyNow(keys, fulls)));
       } catch (error) {
-        return this.#settle(() => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
+        if (!(error instanceof StoreBusyError)) return this.#settle(() => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
       }
-      return Promise.resolve(answer(found));
     }
     return tier.readMany(keys, fulls).then(answer, (error: unknown) => answer(this.#fallback(error, 'getMany', fulls, undefined, undefined)));
   }
@@ -318,7 +317,15 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async has(key: string): Promise<boolean> {
     const full = this.#full(key);
-    const found = this.lookupNow ? this.lookupNow(key, full, NO_TAGS) : await this.lookup(key, full, NO_TAGS);
+    let found: TaggedLookup<unknown> | undefined;
+    if (this.lookupNow) {
+      try {
+        found = this.lookupNow(key, full, NO_TAGS);
+      } catch (error) {
+        if (!(error instanceof StoreBusyError)) throw error;
+      }
+    }
+    found ??= await this.lookup(key, full, NO_TAGS);
     return found.found?.state === 'fresh';
   }
 
@@ -419,6 +426,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     try {
       read = this.#tier.readNow!(key, full, tags);
     } catch (error) {
+      // Thrown on: the caller makes the asynchronous read (see FillHost.lookupNow).
+      if (error instanceof StoreBusyError) throw error;
       return this.#fallback(error, 'get', full, undefined, NOTHING_FOUND);
     }
     return this.#lookupOf<T>(read);

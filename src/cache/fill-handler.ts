@@ -1,4 +1,5 @@
 import type { TagGeneration } from '../codec/envelope.ts';
+import { StoreBusyError } from '../store/errors.ts';
 import type { WaitUntil } from './background.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
@@ -41,7 +42,8 @@ export interface FillHost {
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>>;
   /**
    * {@link lookup} without a promise, offered only when the store answers synchronously (a
-   * failure still becomes the miss; in strict mode it throws).
+   * failure still becomes the miss; in strict mode it throws). It throws a
+   * {@link StoreBusyError} when the store could answer only by waiting: call {@link lookup}.
    */
   lookupNow?<T>(key: string, full: string, tags: readonly string[]): TaggedLookup<T>;
   /** The current state of `tags` alone, or undefined when the store failed. */
@@ -89,7 +91,8 @@ export class FillHandler {
       try {
         return Promise.resolve(this.#answer(request, host.lookupNow<T>(request.key, request.full, request.tags)));
       } catch (error) {
-        return Promise.reject(error);
+        // A store too busy to answer now: the read below waits for it.
+        if (!(error instanceof StoreBusyError)) return Promise.reject(error);
       }
     }
     // A then-chain rather than async/await: a hit, the common case, costs no extra ticks.
@@ -134,7 +137,10 @@ export class FillHandler {
     const release = () => {
       if (this.#fills.get(full) === fill) this.#fills.delete(full);
     };
-    value.then(() => (fill.written ?? Promise.resolve()).then(release), release);
+    // Joinable until its write has landed, so that a caller arriving meanwhile does not compute
+    // again; on a store that reads synchronously a read sees every write issued before it, so a
+    // settled fill goes at once (before its own caller resumes, which then finds the entry).
+    value.then(() => (this.host.lookupNow || fill.written === undefined ? release() : fill.written.then(release)), release);
     return value;
   }
 

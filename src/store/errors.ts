@@ -28,6 +28,16 @@ export class StoreUnavailableError extends StoreError {
   override name = 'StoreUnavailableError';
 }
 
+/**
+ * A synchronous read ({@link Store.getSync} and its siblings) that could answer only by
+ * waiting (another process holds a lock on the store's file). It is no failure: the engine
+ * makes the asynchronous call instead, which may wait, and reports nothing.
+ */
+export class StoreBusyError extends StoreError {
+  override readonly code = 'E_STORE_BUSY';
+  override name = 'StoreBusyError';
+}
+
 /** A store call that did not answer within the cache's `timeout`. */
 export class StoreTimeoutError extends StoreError {
   override readonly code = 'E_STORE_TIMEOUT';

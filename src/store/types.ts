@@ -186,9 +186,10 @@ export interface Store {
    * Capability of a `local` store whose reads are synchronous underneath (memory; SQLite through
    * a synchronous driver): what {@link get} would resolve with, returned at once. It must see
    * every call issued before it, settled or not (a write the store still holds for the end of
-   * the tick included), and throws what `get` would reject with. With it the engine answers a
-   * read without a promise chain per layer: a `cache.get` costs the store's read plus the
-   * entry's decoding.
+   * the tick included), and throws what `get` would reject with, except where `get` would
+   * wait (a lock another process holds): it throws a `StoreBusyError` then, and the engine
+   * calls `get`. With it the engine answers a read without a promise chain per layer: a
+   * `cache.get` costs the store's read plus the entry's decoding.
    */
   getSync?(key: string): Uint8Array | undefined;
   /** Capability: {@link getMany} synchronously, on the terms of {@link getSync}. */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { defaultBinding, openConnection } from '../../adapters/sqlite/binding.ts';
 import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
-import { createCache, type Cache } from '../../src/index.ts';
+import { createCache, StoreBusyError, type Cache } from '../../src/index.ts';
 import { bytes, sleep, text, type SuiteApi } from '../support/suite-api.ts';
 import { sqliteSecuritySuite } from './sqlite-security-suite.ts';
 import { removeDir, tempDir } from './sqlite-temp.ts';
@@ -101,6 +101,37 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
       assert.equal(text(await store.get('k')), 'after');
       other.close();
       await store.close();
+    });
+
+    t.it('a synchronous read the lock would make wait throws StoreBusyError; the cache reads again asynchronously, waits, and reports nothing', async () => {
+      const path = join(dir, 'busy-sync.db');
+      const store = sqliteStore({ path, timeoutMs: 2000 });
+      const cache = createCache({ store });
+      const errors = errorsOf(cache);
+      const other = openConnection(path, store.binding);
+      try {
+        other.exec('PRAGMA busy_timeout = 0');
+        other.exec('BEGIN IMMEDIATE');
+        // The tag's counter is missing: reading it creates it, which takes the write lock.
+        const read = { keys: [], tags: [{ generation: 'g', fence: 'f' }], epoch: 2 ** 40 };
+        assert.throws(
+          () => store.readWithGenerationsSync(read),
+          (e: unknown) => e instanceof StoreBusyError && isStoreError('BUSY')((e as Error).cause),
+        );
+        let released = false;
+        setTimeout(() => {
+          other.exec('COMMIT');
+          released = true;
+        }, 50);
+        assert.equal(await cache.getOrSet('k', () => 'computed', { tags: ['t'] }), 'computed');
+        assert.equal(released, true);
+        assert.equal(await cache.getOrSet('k', () => 'again', { tags: ['t'] }), 'computed');
+        assert.deepEqual(errors, []);
+      } finally {
+        other.close();
+        await cache.close();
+        await store.close();
+      }
     });
 
     t.it('writes issued while another connection holds the lock wait behind the first and commit in the order issued', async () => {

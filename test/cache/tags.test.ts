@@ -270,6 +270,34 @@ describe('round trips of tagged reads', () => {
     expectOneTick();
   });
 
+  it('a plain get of a tagged entry reads its recorded tags with it once this process has read it: one round trip, and an invalidation is still seen', async () => {
+    await cache.set('recorded', 1, { tags: ['r1', 'r2'] });
+    counting.reset();
+    expect(await cache.get('recorded')).toBe(1);
+    // The first read learns the tags from the entry: a second read for them.
+    expect(counting.calls.map((c) => c.method)).toEqual(['get', 'readWithGenerations']);
+    counting.reset();
+    expect(await cache.get('recorded')).toBe(1);
+    // Then entry and tags in one call (not a get, then the tags once it answered).
+    expect(counting.calls.map((c) => c.method)).toEqual(['readWithGenerations']);
+    counting.reset();
+    const all = await Promise.all(Array.from({ length: 20 }, () => cache.get('recorded')));
+    expect(all).toEqual(Array(20).fill(1));
+    expectOneTick();
+    await cache.invalidateTags(['r2']);
+    expect(await cache.get('recorded')).toBeUndefined();
+    // Rewritten with other tags: the one it records and was not read with costs one more read, once.
+    await cache.set('recorded', 2, { tags: ['r3'] });
+    counting.reset();
+    expect(await cache.get('recorded')).toBe(2);
+    expect(counting.calls.map((c) => c.method).filter((m) => m === 'readWithGenerations')).toHaveLength(2);
+    counting.reset();
+    expect(await cache.get('recorded')).toBe(2);
+    expect(counting.calls.map((c) => c.method)).toEqual(['readWithGenerations']);
+    await cache.invalidateTags(['r3']);
+    expect(await cache.get('recorded')).toBeUndefined();
+  });
+
   it('an untagged get of an untagged entry stays one plain get', async () => {
     await cache.set('plain', 1);
     counting.reset();

@@ -1,7 +1,7 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import { StoreLayer } from './layer.ts';
 import { runInOrder, sendOp, toError } from './ops.ts';
-import { TickFlush } from './tick-flush.ts';
+import { TickFlush } from '../../store/tick-flush.ts';
 
 /** An op waiting for the end of the tick, with the promise of the caller who issued it. */
 type Queued = StoreOp & {
@@ -19,7 +19,7 @@ interface Barrier {
 
 /**
  * Folds the store calls issued in one tick into one round trip, in the order they were issued
- * (whatever depth of their callers' promise chains they come from: see tick-flush.ts).
+ * (whatever depth of their callers' promise chains they come from: see src/store/tick-flush.ts).
  * Every op of the tick goes out as one {@link Store.pipeline} (the valkey store turns a run of
  * gets into one MGET, a run of plain sets into one MSET, and writes the whole tick to the socket
  * at once). Fifty concurrent gets cost the server one command and the client one reply.
@@ -34,7 +34,7 @@ interface Barrier {
  */
 export class BatchLayer extends StoreLayer {
   #queue: Array<Queued | Barrier> = [];
-  /** Sends the queue once the tick's calls are all in (tick-flush.ts). */
+  /** Sends the queue once the tick's calls are all in (src/store/tick-flush.ts). */
   readonly #tick = new TickFlush(
     () => this.#queue.length,
     () => this.#flush(),

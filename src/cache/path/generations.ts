@@ -1,7 +1,7 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
-import { TickFlush } from './tick-flush.ts';
+import { TickFlush } from '../../store/tick-flush.ts';
 
 /**
  * A read of tags alone shared by the reads of one tick ({@link GenerationLayer.readTagStates}).
@@ -149,7 +149,7 @@ export class GenerationLayer extends StoreLayer {
     return this.#bumpByIncrement(write);
   }
 
-  /** Sends the reads of the tick (see tick-flush.ts for when). */
+  /** Sends the reads of the tick (see src/store/tick-flush.ts for when). */
   #flush(): void {
     const pending = this.#pending;
     this.#pending = [];

@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
+import { CircuitOpenError, errorMessage, StoreBusyError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
@@ -184,7 +184,9 @@ export class GuardLayer extends StoreLayer {
 
   /**
    * A synchronous read through the read breaker: it cannot hang, so it has no deadline, and a
-   * failure is reported and thrown like an asynchronous one is rejected.
+   * failure is reported and thrown like an asynchronous one is rejected. A store too busy to
+   * answer without waiting ({@link StoreBusyError}) answered all the same: that is no failure,
+   * and the caller makes the asynchronous read instead.
    */
   #readNow<A, R>(operation: string, keys: string | readonly string[], call: (store: Store, argument: A) => R, argument: A): R {
     if (!this.#reads.admit()) {
@@ -195,7 +197,8 @@ export class GuardLayer extends StoreLayer {
     try {
       result = call(this.next, argument);
     } catch (error) {
-      this.#report(this.#reads, operation, keys, error);
+      if (error instanceof StoreBusyError) this.#reads.success();
+      else this.#report(this.#reads, operation, keys, error);
       throw error;
     }
     this.#reads.success();

@@ -4,6 +4,7 @@ import type { DecodedEntry } from '../entry-codec.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { tagKeys } from '../key-space.ts';
 import { newEpoch } from '../tags/tag-keys.ts';
+import { RecordedTags } from './recorded-tags.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
 
 /** A copy the caller already holds: its first stored bytes, and what they decoded to. */
@@ -37,6 +38,8 @@ export class RemoteReads {
   readonly synchronous: boolean;
   /** Tag keys by tag, so that a hot tag's two key strings are built once, not on every read. */
   readonly #tagKeys = new Map<string, TagKeys>();
+  /** What each entry recorded when last read plainly here: a plain read asks for those tags with it. */
+  readonly #recorded = new RecordedTags();
 
   constructor(
     private readonly path: GenerationLayer,
@@ -63,39 +66,47 @@ export class RemoteReads {
    * more tags read only to validate a known copy; `known` lets the server answer "unchanged".
    */
   read(key: string, full: string, tags: readonly string[], known?: KnownCopy, alsoCheck?: readonly string[]): Promise<RemoteRead> {
-    if (tags.length === 0 && known === undefined) {
-      // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
-      return this.path.get(full).then((bytes) => this.#checkRecorded(key, this.#plain(key, bytes)));
+    if (known !== undefined) {
+      const request = this.#entryRequest(full, tags, known, alsoCheck);
+      return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, full, this.#tagged(key, tags.length, known, request, result)));
     }
-    if (known === undefined && this.path.readsApart) {
+    // The tags read with the entry: the caller's or, for a plain read, those the entry recorded
+    // when this process last read it (recorded-tags.ts): one round trip instead of two.
+    const withTags = tags.length > 0 ? tags : this.#recorded.of(full);
+    if (withTags === undefined) {
+      // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
+      return this.path.get(full).then((bytes) => this.#checkRecorded(key, full, this.#plain(key, bytes)));
+    }
+    if (this.path.readsApart) {
       // The entry through the tick's plain reads (one MGET), the tags through the tick's one read
       // of tags, shared with every other read of the same tags: both in the same round trip.
       // The entry is read first; either order would be safe, since an entry is current only when
       // every generation it recorded equals the one read, and a fill records what it read before
       // its factory ran.
-      const tagKeyList = this.#keysOfAll(tags);
+      const tagKeyList = this.#keysOfAll(withTags);
       const shared = this.path.readTagStates(tagKeyList);
       return this.path.get(full).then((bytes) => {
         // The tags' answer came in the same reply, right after the entry's: usually here already.
-        if (shared.answer !== undefined) return this.#checkRecorded(key, this.#apart(key, tags, tagKeyList, bytes, shared.answer));
+        if (shared.answer !== undefined) return this.#checkRecorded(key, full, this.#apart(key, withTags, tags.length, tagKeyList, bytes, shared.answer));
         if (shared.failure !== undefined) throw shared.failure.error;
-        return shared.promise.then((result) => this.#checkRecorded(key, this.#apart(key, tags, tagKeyList, bytes, result)));
+        return shared.promise.then((result) => this.#checkRecorded(key, full, this.#apart(key, withTags, tags.length, tagKeyList, bytes, result)));
       });
     }
-    const request = this.#entryRequest(full, tags, known, alsoCheck);
-    return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, this.#tagged(key, tags.length, known, request, result)));
+    const request = this.#entryRequest(full, withTags, undefined, undefined);
+    return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, full, this.#tagged(key, tags.length, undefined, request, result)));
   }
 
   /** {@link read} of the caller's tags, synchronously (only when {@link synchronous}). */
   readNow(key: string, full: string, tags: readonly string[]): RemoteRead {
+    const withTags = tags.length > 0 ? tags : this.#recorded.of(full);
     let found: Found;
-    if (tags.length === 0) found = this.#plain(key, this.path.getSync!(full));
+    if (withTags === undefined) found = this.#plain(key, this.path.getSync!(full));
     else {
-      const request = this.#entryRequest(full, tags, undefined, undefined);
+      const request = this.#entryRequest(full, withTags, undefined, undefined);
       found = this.#tagged(key, tags.length, undefined, request, this.path.readWithGenerationsSync!(request));
     }
     const lacking = lackingTags(found);
-    return this.#checked(key, found, lacking, lacking.length === 0 ? undefined : this.path.readWithGenerationsSync!(this.#tagRequest(lacking)));
+    return this.#checked(key, full, found, lacking, lacking.length === 0 ? undefined : this.path.readWithGenerationsSync!(this.#tagRequest(lacking)));
   }
 
   /** Several entries in one round trip, and the tags they record in one more (only when some do). */
@@ -149,23 +160,25 @@ export class RemoteReads {
     return new Found(entry, bytes, requested, new TagStates(request.names, result.tags, request.tags), undefined);
   }
 
-  /** What a plain get and a read of the caller's tags found. */
-  #apart(key: string, tags: readonly string[], tagKeyList: readonly TagKeys[], bytes: Uint8Array | undefined, result: GenerationReadResult): Found {
-    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, tags.length, new TagStates(tags, result.tags, tagKeyList), undefined);
+  /** What a plain get and a read of `tags` found (the caller's first `requested` of them). */
+  #apart(key: string, tags: readonly string[], requested: number, tagKeyList: readonly TagKeys[], bytes: Uint8Array | undefined, result: GenerationReadResult): Found {
+    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, requested, new TagStates(tags, result.tags, tagKeyList), undefined);
   }
 
   /**
    * Validates the entry of `found` against every tag it records, reading those not read yet
    * (a promise only then: the common entry records just the tags it was read with).
    */
-  #checkRecorded(key: string, found: Found): RemoteRead | Promise<RemoteRead> {
+  #checkRecorded(key: string, full: string, found: Found): RemoteRead | Promise<RemoteRead> {
     const lacking = lackingTags(found);
-    if (lacking.length === 0) return this.#checked(key, found, lacking, undefined);
-    return this.path.readWithGenerations!(this.#tagRequest(lacking)).then((more) => this.#checked(key, found, lacking, more));
+    if (lacking.length === 0) return this.#checked(key, full, found, lacking, undefined);
+    return this.path.readWithGenerations!(this.#tagRequest(lacking)).then((more) => this.#checked(key, full, found, lacking, more));
   }
 
   /** `found` with its entry validated, given the state of the `lacking` tags read afterwards. */
-  #checked(key: string, found: Found, lacking: readonly string[], more: GenerationReadResult | undefined): Found {
+  #checked(key: string, full: string, found: Found, lacking: readonly string[], more: GenerationReadResult | undefined): Found {
+    // What a plain read of this key asks for with the entry next time (an untagged entry read plainly: nothing to do).
+    if (found.requested === 0 && (found.read !== undefined || lacking.length > 0)) this.#recorded.note(full, found.entry);
     const extra = more === undefined ? undefined : new TagStates(lacking, more.tags, this.#keysOfAll(lacking));
     const entry = found.entry === undefined ? undefined : this.#validate(key, found.entry, found.read, extra);
     return entry === found.entry && extra === undefined ? found : new Found(entry, found.bytes, found.requested, found.read, extra);
