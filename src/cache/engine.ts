@@ -10,7 +10,7 @@ import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOpti
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
 import { fillRequest } from './fill/fill-request.ts';
-import { lifetimesOf } from './fill/lifetimes.ts';
+import { keptFor, lifetimesOf } from './fill/lifetimes.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -73,7 +73,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#options = options;
     this.#clock = options.clock;
     this.factoryTimeoutMs = options.factoryTimeoutMs;
-    this.#defaults = { freshFor: options.ttlMs, staleFor: options.graceMs };
+    this.#defaults =
+      options.staleIfErrorMs === undefined ? { freshFor: options.ttlMs, staleFor: options.graceMs } : { freshFor: options.ttlMs, staleFor: options.graceMs, errorFor: options.staleIfErrorMs };
     this.#reachability = options.logger && new Reachability(options.store, options.logger);
     this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
     const path = buildPath({
@@ -407,6 +408,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#clock.now();
   }
 
+  get graceBackoffMs(): number {
+    return this.#options.graceBackoffMs;
+  }
+
   get closing(): AbortSignal {
     return this.#closing.signal;
   }
@@ -440,6 +445,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       const now = this.#clock.now();
       if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
       else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+      // Past grace, kept by the store for a stale-if-error window: the call decides.
+      else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil };
     }
     return new LookupOf(found, read);
   }
@@ -534,7 +541,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return entryKey(this.#options.keyPrefix, key);
   }
 
-  #lifetimes(options: SetOptions | undefined): Lifetimes {
+  #lifetimes(options: GetOrSetOptions | undefined): Lifetimes {
     return options === undefined ? this.#defaults : lifetimesOf(options, this.#defaults);
   }
 
@@ -607,9 +614,9 @@ const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
 /** A read the store failed: nothing found, no tag state. */
 const NOTHING_FOUND: TaggedLookup<never> = Object.freeze({ found: undefined, snapshot: undefined, failed: true });
 
-/** The store-side TTL: fresh plus grace, so stale entries survive their grace window. */
+/** The store-side TTL: fresh plus grace (or the stale-if-error window), so stale entries survive it. */
 function storeTtl(lifetimes: Lifetimes): number | undefined {
-  const total = lifetimes.freshFor + lifetimes.staleFor;
+  const total = lifetimes.freshFor + keptFor(lifetimes);
   return Number.isFinite(total) ? Math.max(1, Math.ceil(total)) : undefined;
 }
 

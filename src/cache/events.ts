@@ -8,6 +8,11 @@ export interface CacheStats {
   misses: number;
   /** Stale values served inside their grace window. */
   staleServed: number;
+  /**
+   * Stale (or stale-if-error) values served because the source failed: the factory threw,
+   * timed out or called `ctx.fail()`, or failed less than `graceBackoff` ago. Not in `staleServed`.
+   */
+  staleOnError: number;
   /** `getOrSet` calls that waited for another call's factory (in this process or, through a fill lease, another) instead of running their own. */
   coalesced: number;
   /** Cold `getOrSet` calls that found another process's fill lease and waited for its value. */
@@ -64,6 +69,11 @@ export interface CacheEventMap {
   miss: { key: string; durationMs: number };
   /** `getOrSet` served a stale value inside its grace window (a refresh runs). */
   stale: { key: string };
+  /**
+   * `getOrSet` served a stale value because its source failed: `error` is the failure, or
+   * undefined when the factory was not tried (`backoff`: it failed less than `graceBackoff` ago).
+   */
+  staleOnError: { key: string; error: unknown; backoff: boolean };
   /** `getOrSet` joined a fill already running for the key (`remote`: in another process, through its fill lease). */
   coalesced: { key: string; remote: boolean };
   /** An entry was found, but one of its tags was invalidated since it was written: a miss. */
@@ -136,6 +146,7 @@ export function emptyStats(): CacheStats {
     hits: 0,
     misses: 0,
     staleServed: 0,
+    staleOnError: 0,
     coalesced: 0,
     leaseWaits: 0,
     fenced: 0,

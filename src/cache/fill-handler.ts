@@ -10,7 +10,11 @@ import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.t
 import type { TagSnapshot } from './tiers/tier.ts';
 
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
-export type Lookup<T> = { state: 'fresh' | 'stale'; value: T } | undefined;
+export type Lookup<T> =
+  | { state: 'fresh' | 'stale'; value: T }
+  /** Past grace, still kept by the store (a stale-if-error window was asked for): a miss, unless the source fails. */
+  | { state: 'expired'; value: T; freshUntil: number }
+  | undefined;
 
 /** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
 export interface TaggedLookup<T> {
@@ -32,6 +36,8 @@ export interface FillHost {
   readonly factoryTimeoutMs: number;
   /** The cache's clock (milliseconds since the epoch). */
   now(): number;
+  /** `graceBackoff` of calls that set none, in ms (0: none). */
+  readonly graceBackoffMs: number;
   /** Aborted when the cache closes: every running factory's `ctx.signal` follows it. */
   readonly closing: AbortSignal;
   /** How long a fill waits for another process's fill. */
@@ -77,6 +83,8 @@ export interface FillHost {
 export class FillHandler {
   readonly #fills = new Map<string, Fill>();
   readonly #refreshes = new Map<string, Promise<unknown>>();
+  /** Keys whose source failed, and until when (the cache's clock) their factory is not retried (`graceBackoff`). */
+  readonly #backoffs = new Map<string, number>();
 
   constructor(private readonly host: FillHost) {}
 
@@ -108,11 +116,15 @@ export class FillHandler {
       return found.value;
     }
     if (found?.state === 'stale') {
+      if (this.#backingOff(request)) return this.#servedOnError(request.key, found.value, undefined);
       host.counters.staleServed++;
       host.events.emit('stale', { key: request.key });
       this.#refresh(request, lookup.snapshot, found.value);
       return found.value;
     }
+    // Past grace, inside the call's stale-if-error window: kept for the case the source fails.
+    const kept = found?.state === 'expired' && host.now() < found.freshUntil + (request.lifetimes.errorFor ?? 0) ? found : undefined;
+    if (kept && this.#backingOff(request)) return this.#servedOnError(request.key, kept.value, undefined);
     // A hit needs no snapshot of the tags: it is taken only here (a tier may build it on demand).
     const { snapshot } = lookup;
     // Another caller may have started the fill while this one was reading.
@@ -121,16 +133,28 @@ export class FillHandler {
     host.miss(request.key, request.started);
     // Superseding an outdated fill of this process: its lease is probably the one held, so
     // waiting for it would only delay this call; generations keep the result correct.
-    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined);
+    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined, kept);
   }
 
-  #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean): Promise<T> {
-    const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined, freshUntil: undefined };
+  #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean, kept: { value: T } | undefined): Promise<T> {
+    const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined, freshUntil: undefined, kept };
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
-    const value = storeFailed
+    const filled = storeFailed
       ? this.#runAndStore(request, fill, { generations: request.tags.length === 0 ? NO_GENERATIONS : undefined, lease: undefined, snapshot: undefined })
       : this.#obtain(request, fill, snapshot, superseding ? undefined : this.host.leases);
+    // The source failed: every waiter gets the kept value when there is one (stale-if-error).
+    const value = filled.then(
+      (result) => {
+        this.#backoffs.delete(request.full);
+        return result;
+      },
+      (error: unknown) => {
+        this.#failed(request);
+        if (kept === undefined) throw error;
+        return this.#servedOnError(request.key, kept.value, error);
+      },
+    );
     fill.promise = value;
     const { full } = request;
     this.#fills.set(full, fill);
@@ -141,6 +165,32 @@ export class FillHandler {
     // again; on a store that reads synchronously a read sees every write issued before it, so a
     // settled fill goes at once (before its own caller resumes, which then finds the entry).
     value.then(() => (this.host.lookupNow || fill.written === undefined ? release() : fill.written.then(release)), release);
+    return value;
+  }
+
+  /** True while the key's source failed less than `graceBackoff` ago: its factory is not retried yet. */
+  #backingOff(request: Pick<FillRequest<unknown>, 'full'>): boolean {
+    const until = this.#backoffs.get(request.full);
+    if (until === undefined) return false;
+    if (this.host.now() < until) return true;
+    this.#backoffs.delete(request.full);
+    return false;
+  }
+
+  /** Notes a failure of the key's source, for `graceBackoff`. */
+  #failed(request: Pick<FillRequest<unknown>, 'full' | 'graceBackoffMs'>): void {
+    const backoffMs = request.graceBackoffMs ?? this.host.graceBackoffMs;
+    if (!(backoffMs > 0)) return;
+    // Bounded: the oldest note goes first (a key failing again is noted anew, at the end).
+    this.#backoffs.delete(request.full);
+    if (this.#backoffs.size >= MAX_BACKOFFS) this.#backoffs.delete(this.#backoffs.keys().next().value!);
+    this.#backoffs.set(request.full, this.host.now() + backoffMs);
+  }
+
+  /** Serves a stale or kept value because the source failed (`error`) or failed recently (undefined: backing off). */
+  #servedOnError<T>(key: string, value: T, error: unknown): T {
+    this.host.counters.staleOnError++;
+    if (this.host.events.listens('staleOnError')) this.host.events.emit('staleOnError', { key, error, backoff: error === undefined });
     return value;
   }
 
@@ -214,7 +264,7 @@ export class FillHandler {
     let write: StartedWrite | undefined;
     let ran: Ran<T>;
     try {
-      ran = await this.#run(request, undefined, false);
+      ran = await this.#run(request, (fill.kept as { value: T } | undefined)?.value, false);
       const started = this.#startWrite(request, ran, generations, how.snapshot);
       write = started instanceof Promise ? await started : started;
     } catch (error) {
@@ -280,12 +330,14 @@ export class FillHandler {
       // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
       // and a lease held elsewhere must not cancel it.
       const ran = await this.#run(request, stale, true);
+      this.#backoffs.delete(full);
       await (await this.#startWrite(request, ran, snap?.generations ?? NO_GENERATIONS, snap))?.landed;
-    })().catch(
+    })().catch((error: unknown) => {
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
-      (error: unknown) => host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error }),
-    );
+      this.#failed(request);
+      host.events.emit('error', { source: 'factory', operation: 'refresh', keys: [key], error });
+    });
     this.#refreshes.set(full, run);
     this.#keep(request, run);
     run.then(() => this.#refreshes.delete(full));
@@ -388,6 +440,9 @@ interface StartedWrite {
   readonly landed: Promise<unknown>;
 }
 
+/** Keys whose failure is remembered for `graceBackoff` at most at once (the oldest is forgotten first). */
+const MAX_BACKOFFS = 10_000;
+
 /** An entry that records no tags. */
 const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
 
@@ -400,6 +455,8 @@ interface Fill {
   written: Promise<unknown> | undefined;
   /** Once its value is known: until when (by the cache's clock) that value is fresh. */
   freshUntil: number | undefined;
+  /** The value kept past grace for a stale-if-error window: the factory's `ctx.stale`, served if it fails. */
+  kept: { value: unknown } | undefined;
 }
 
 /** The state of a fill whose tags were not read (the store failed): nobody with tags joins it. */

@@ -69,6 +69,13 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Default time a value may still be served stale while one refresh runs. Default 0. */
   grace?: Duration;
+  /**
+   * How long past `ttl` the last value is kept to be served when a `getOrSet` factory fails;
+   * longer than `grace` (see `staleIfError` in the getOrSet options). Default: none.
+   */
+  staleIfError?: Duration;
+  /** After a factory failed for a key, how often at most it is retried while stale values are served. Default 0 (on every call). */
+  graceBackoff?: Duration;
   /** Per store call timeout; a late answer is a miss. Default 1000 ms (none for a `local` store); `Infinity` disables. */
   timeout?: Duration;
   /** Throw store failures at the caller instead of treating them as misses. Default false. */
@@ -132,6 +139,8 @@ export interface ResolvedOptions {
   compression: CompressionPolicy | undefined;
   ttlMs: number;
   graceMs: number;
+  staleIfErrorMs: number | undefined;
+  graceBackoffMs: number;
   timeoutMs: number;
   strict: boolean;
   breaker: Required<CircuitBreakerOptions>;
@@ -155,6 +164,8 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'compression',
   'ttl',
   'grace',
+  'staleIfError',
+  'graceBackoff',
   'timeout',
   'strict',
   'circuitBreaker',
@@ -209,6 +220,9 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
   if (timeoutMs === 0) throw new RangeError('createCache: timeout must be greater than 0');
   const ttlMs = options.ttl === undefined ? Infinity : toMs(options.ttl, 'ttl');
   if (ttlMs === 0) throw new RangeError('createCache: ttl must be greater than 0 (leave it out for no expiry)');
+  const graceMs = toMs(options.grace ?? 0, 'grace');
+  const staleIfErrorMs = options.staleIfError === undefined ? undefined : toMs(options.staleIfError, 'staleIfError');
+  if (staleIfErrorMs !== undefined && !(staleIfErrorMs > graceMs)) throw new RangeError(`createCache: staleIfError (${staleIfErrorMs} ms) must be longer than grace (${graceMs} ms)`);
   const maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1) throw new RangeError(`createCache: maxValueBytes must be a positive integer, got ${maxValueBytes}`);
   const clock = options.clock ?? systemClock;
@@ -235,7 +249,9 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     serializer: resolveSerializer(options.serializer),
     compression: resolveCompression(options.compression, store.compressionThreshold),
     ttlMs,
-    graceMs: toMs(options.grace ?? 0, 'grace'),
+    graceMs,
+    staleIfErrorMs,
+    graceBackoffMs: toMs(options.graceBackoff ?? 0, 'graceBackoff'),
     timeoutMs,
     strict: options.strict ?? false,
     breaker: { threshold, cooldownMs },

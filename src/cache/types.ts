@@ -26,6 +26,19 @@ export interface GetOrSetOptions extends SetOptions {
    * the request a cachette binding is handling (the Workers binding, the Hono middleware).
    */
   waitUntil?: WaitUntil;
+  /**
+   * How long past `ttl` the last value is kept to be served when the factory fails (throws,
+   * times out, or calls `ctx.fail()`): longer than `grace`, inside which a stale value is served
+   * anyway. A `staleOnError` event and counter tell it apart from ordinary stale hits. Default:
+   * the cache's `staleIfError`, else none.
+   */
+  staleIfError?: Duration;
+  /**
+   * After the factory failed for a key, it is tried again at most this often for that key while
+   * stale (or stale-if-error) values are served (each one a `staleOnError`), instead of on every
+   * call. Default: the cache's `graceBackoff`, else 0 (retried on every call past the ttl).
+   */
+  graceBackoff?: Duration;
 }
 
 /** One entry for {@link Cache.setMany}. */

@@ -1,3 +1,4 @@
+import { toMs } from '../../util/duration.ts';
 import type { WaitUntil } from '../background.ts';
 import { checkTags } from '../tags/tag-keys.ts';
 import type { Factory, GetOrSetOptions } from '../types.ts';
@@ -20,6 +21,8 @@ export interface FillRequest<T> extends FillBehaviour {
 /** How a `getOrSet` call behaves, besides what it stores: its options resolved. */
 export interface FillBehaviour {
   readonly waitUntil: WaitUntil | undefined;
+  /** The call's `graceBackoff` in ms (undefined: the cache's). */
+  readonly graceBackoffMs: number | undefined;
 }
 
 /**
@@ -29,7 +32,8 @@ export interface FillBehaviour {
 export function fillBehaviour(options: GetOrSetOptions | undefined, where: string): FillBehaviour {
   const waitUntil = options?.waitUntil;
   if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`cachette: ${where}: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
-  return { waitUntil };
+  const graceBackoffMs = options?.graceBackoff === undefined ? undefined : toMs(options.graceBackoff, `${where}: graceBackoff`);
+  return { waitUntil, graceBackoffMs };
 }
 
 /** One `getOrSet` call's inputs as the fill handler takes them, each option checked (after the unknown-name check). */
