@@ -408,6 +408,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#clock.now();
   }
 
+  get refreshAhead(): number | undefined {
+    return this.#options.refreshAhead;
+  }
+
   get graceBackoffMs(): number {
     return this.#options.graceBackoffMs;
   }
@@ -443,7 +447,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let found: Lookup<T>;
     if (entry) {
       const now = this.#clock.now();
-      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil };
       else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
       // Past grace, kept by the store for a stale-if-error window: the call decides.
       else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil };

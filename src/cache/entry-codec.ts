@@ -7,6 +7,8 @@ import { ValueTooLargeError } from './errors.ts';
 /** A decoded entry with its value and when it turns stale and expires. */
 export interface DecodedEntry {
   value: unknown;
+  /** When it was written (the writer's clock): with freshUntil, how far through its ttl it is. */
+  createdAt: number;
   freshUntil: number;
   staleUntil: number;
   tags: readonly TagGeneration[];
@@ -61,7 +63,7 @@ export class EntryCodec {
     if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
     const value = serializer.decode(decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression));
     const freshUntil = envelope.createdAt + envelope.freshFor;
-    return { value, freshUntil, staleUntil: freshUntil + envelope.staleFor, tags: envelope.tags };
+    return { value, createdAt: envelope.createdAt, freshUntil, staleUntil: freshUntil + envelope.staleFor, tags: envelope.tags };
   }
 }
 

@@ -11,7 +11,9 @@ import type { TagSnapshot } from './tiers/tier.ts';
 
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> =
-  | { state: 'fresh' | 'stale'; value: T }
+  /** With the entry's write time and freshness, which say when a refresh-ahead is due. */
+  | { state: 'fresh'; value: T; createdAt: number; freshUntil: number }
+  | { state: 'stale'; value: T }
   /** Past grace, still kept by the store (a stale-if-error window was asked for): a miss, unless the source fails. */
   | { state: 'expired'; value: T; freshUntil: number }
   | undefined;
@@ -36,6 +38,8 @@ export interface FillHost {
   readonly factoryTimeoutMs: number;
   /** The cache's clock (milliseconds since the epoch). */
   now(): number;
+  /** `refreshAhead` of calls that set none (undefined: none). */
+  readonly refreshAhead: number | undefined;
   /** `graceBackoff` of calls that set none, in ms (0: none). */
   readonly graceBackoffMs: number;
   /** Aborted when the cache closes: every running factory's `ctx.signal` follows it. */
@@ -113,6 +117,11 @@ export class FillHandler {
     const { found } = lookup;
     if (found?.state === 'fresh') {
       host.hit(request.key, request.started);
+      // Refresh-ahead: far enough through its ttl, a hot entry is refreshed before it turns stale.
+      const refreshAhead = request.refreshAhead ?? host.refreshAhead;
+      if (refreshAhead !== undefined && host.now() >= found.createdAt + refreshAhead * (found.freshUntil - found.createdAt) && !this.#backingOff(request)) {
+        this.#refresh(request, lookup.snapshot, found.value);
+      }
       return found.value;
     }
     if (found?.state === 'stale') {

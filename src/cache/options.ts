@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { reservedSegment } from './key-space.ts';
 import type { WaitUntil } from './background.ts';
 import { MissingCapabilityError } from './errors.ts';
+import { checkRefreshAhead } from './fill/fill-request.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -69,6 +70,8 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Default time a value may still be served stale while one refresh runs. Default 0. */
   grace?: Duration;
+  /** Refresh-ahead for every `getOrSet`: a fraction of the ttl (see `refreshAhead` in the getOrSet options). Default: none. */
+  refreshAhead?: number;
   /**
    * How long past `ttl` the last value is kept to be served when a `getOrSet` factory fails;
    * longer than `grace` (see `staleIfError` in the getOrSet options). Default: none.
@@ -141,6 +144,7 @@ export interface ResolvedOptions {
   graceMs: number;
   staleIfErrorMs: number | undefined;
   graceBackoffMs: number;
+  refreshAhead: number | undefined;
   timeoutMs: number;
   strict: boolean;
   breaker: Required<CircuitBreakerOptions>;
@@ -164,6 +168,7 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'compression',
   'ttl',
   'grace',
+  'refreshAhead',
   'staleIfError',
   'graceBackoff',
   'timeout',
@@ -252,6 +257,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     graceMs,
     staleIfErrorMs,
     graceBackoffMs: toMs(options.graceBackoff ?? 0, 'graceBackoff'),
+    refreshAhead: options.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, 'createCache'),
     timeoutMs,
     strict: options.strict ?? false,
     breaker: { threshold, cooldownMs },

@@ -27,6 +27,12 @@ export interface GetOrSetOptions extends SetOptions {
    */
   waitUntil?: WaitUntil;
   /**
+   * A fraction of the ttl (e.g. `0.8`): a hit on an entry older than that starts one background
+   * refresh (like a grace refresh: `ctx.stale` is the current value) and is served at once, so
+   * that a hot key is renewed before it turns stale. Default: the cache's `refreshAhead`, else none.
+   */
+  refreshAhead?: number;
+  /**
    * How long past `ttl` the last value is kept to be served when the factory fails (throws,
    * times out, or calls `ctx.fail()`): longer than `grace`, inside which a stale value is served
    * anyway. A `staleOnError` event and counter tell it apart from ordinary stale hits. Default:

@@ -21,6 +21,8 @@ export interface FillRequest<T> extends FillBehaviour {
 /** How a `getOrSet` call behaves, besides what it stores: its options resolved. */
 export interface FillBehaviour {
   readonly waitUntil: WaitUntil | undefined;
+  /** The call's `refreshAhead` fraction (undefined: none). */
+  readonly refreshAhead: number | undefined;
   /** The call's `graceBackoff` in ms (undefined: the cache's). */
   readonly graceBackoffMs: number | undefined;
 }
@@ -33,7 +35,15 @@ export function fillBehaviour(options: GetOrSetOptions | undefined, where: strin
   const waitUntil = options?.waitUntil;
   if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`cachette: ${where}: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
   const graceBackoffMs = options?.graceBackoff === undefined ? undefined : toMs(options.graceBackoff, `${where}: graceBackoff`);
-  return { waitUntil, graceBackoffMs };
+  const refreshAhead = options?.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, where);
+  return { waitUntil, graceBackoffMs, refreshAhead };
+}
+
+/** `refreshAhead`: a fraction of the ttl strictly between 0 and 1. */
+export function checkRefreshAhead(fraction: unknown, where: string): number {
+  if (typeof fraction !== 'number' || !(fraction > 0 && fraction < 1))
+    throw new RangeError(`cachette: ${where}: "refreshAhead" must be a fraction of the ttl between 0 and 1 (e.g. 0.8), got ${String(fraction)}`);
+  return fraction;
 }
 
 /** One `getOrSet` call's inputs as the fill handler takes them, each option checked (after the unknown-name check). */
