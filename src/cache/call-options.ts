@@ -10,7 +10,7 @@ import type { GetOrSetOptions, SetManyEntry, SetOptions } from './types.ts';
 export const checkSetOptions = callOptionsCheck(['ttl', 'grace', 'tags'] satisfies ReadonlyArray<keyof SetOptions>);
 
 /** Every option of `getOrSet`: what is stored, and how the call behaves. */
-export const GET_OR_SET_OPTIONS = ['ttl', 'grace', 'tags', 'waitUntil', 'refreshAhead', 'staleIfError', 'graceBackoff'] as const satisfies ReadonlyArray<keyof GetOrSetOptions>;
+export const GET_OR_SET_OPTIONS = ['ttl', 'grace', 'tags', 'waitUntil', 'refreshAhead', 'staleIfError', 'graceBackoff', 'schema', 'version'] as const satisfies ReadonlyArray<keyof GetOrSetOptions>;
 
 /** `getOrSet`: {@link GET_OR_SET_OPTIONS}. */
 export const checkGetOrSetOptions = callOptionsCheck(GET_OR_SET_OPTIONS);

@@ -11,6 +11,7 @@ import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
 import { FillHandler, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
 import { fillRequest } from './fill/fill-request.ts';
 import { keptFor, lifetimesOf } from './fill/lifetimes.ts';
+import { versionOf, withVersion } from './fill/versioned.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -330,7 +331,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return found.found?.state === 'fresh';
   }
 
-  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions): Promise<T> {
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T> {
     // Every argument is checked before the store is read or the factory runs.
     let request: FillRequest<T>;
     try {
@@ -447,10 +448,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let found: Lookup<T>;
     if (entry) {
       const now = this.#clock.now();
-      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil };
-      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+      const { version } = entry;
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil, version };
+      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T, version };
       // Past grace, kept by the store for a stale-if-error window: the call decides.
-      else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil };
+      else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil, version };
     }
     return new LookupOf(found, read);
   }
@@ -485,9 +487,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (this.events.listens('miss')) this.events.emit('miss', { key, durationMs: started ? performance.now() - started : 0 });
   }
 
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown> {
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[], version?: string | number): Promise<unknown> {
     this.#tier.forget([full]);
-    const bytes = this.#encode(key, value, lifetimes, generations);
+    const bytes = this.#encode(key, withVersion(value, version), lifetimes, generations);
     if (bytes === undefined) return Promise.resolve(false);
     const written = this.#path.set(full, bytes, storeTtl(lifetimes)).then(
       () => {
@@ -545,7 +547,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return entryKey(this.#options.keyPrefix, key);
   }
 
-  #lifetimes(options: GetOrSetOptions | undefined): Lifetimes {
+  #lifetimes(options: GetOrSetOptions<unknown> | undefined): Lifetimes {
     return options === undefined ? this.#defaults : lifetimesOf(options, this.#defaults);
   }
 
@@ -566,7 +568,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (bytes === undefined) return undefined;
     this.counters.bytesRead += bytes.length;
     try {
-      return this.#codec.decode(bytes);
+      const entry = this.#codec.decode(bytes);
+      const { value, version } = versionOf(entry.value);
+      if (version !== undefined) {
+        entry.value = value;
+        entry.version = version;
+      }
+      return entry;
     } catch (error) {
       this.counters.corrupt++;
       this.events.emit('corrupt', { key, reason: errorMessage(error) });

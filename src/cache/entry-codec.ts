@@ -11,6 +11,8 @@ export interface DecodedEntry {
   createdAt: number;
   freshUntil: number;
   staleUntil: number;
+  /** The `version` the fill that stored it named (undefined: none). */
+  version?: string | number;
   tags: readonly TagGeneration[];
 }
 

@@ -31,6 +31,8 @@ export interface CacheStats {
   storeErrors: number;
   /** Store calls skipped while the circuit breaker held the store as down. */
   storeSkipped: number;
+  /** Stored values a `getOrSet` refused: written under another `version`, or refused by its `schema` (each a miss, refilled). */
+  invalid: number;
   /** Entries the engine could not read (bad magic, unknown version, truncated, bad payload, too large). */
   corrupt: number;
   /** Values that were served but not stored because they exceed `maxValueBytes`. */
@@ -84,6 +86,8 @@ export interface CacheEventMap {
   refresh: { key: string };
   /** A factory ran; `error` is set when it failed or timed out. */
   fill: { key: string; durationMs: number; background: boolean; error?: unknown };
+  /** A stored value was refused by the call's `version` or `schema` (`issues`: the schema's); a miss, refilled. */
+  invalid: { key: string; reason: 'version' | 'schema'; issues: ReadonlyArray<{ readonly message: string }> };
   /** Stored bytes the engine could not read, or that inflate past `maxValueBytes`. */
   corrupt: { key: string; reason: string };
   /**
@@ -157,6 +161,7 @@ export function emptyStats(): CacheStats {
     storeErrors: 0,
     storeSkipped: 0,
     corrupt: 0,
+    invalid: 0,
     tooLarge: 0,
     bytesRead: 0,
     bytesWritten: 0,

@@ -5,6 +5,7 @@ import type { CacheEvents, CacheStats } from './events.ts';
 import { FactoryTimeoutError } from './errors.ts';
 import { FillContext } from './fill/factory-context.ts';
 import type { FillRequest } from './fill/fill-request.ts';
+import type { StandardResult } from './fill/schema.ts';
 import type { Lifetimes } from './fill/lifetimes.ts';
 import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
 import type { TagSnapshot } from './tiers/tier.ts';
@@ -12,10 +13,10 @@ import type { TagSnapshot } from './tiers/tier.ts';
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> =
   /** With the entry's write time and freshness, which say when a refresh-ahead is due. */
-  | { state: 'fresh'; value: T; createdAt: number; freshUntil: number }
-  | { state: 'stale'; value: T }
+  | { state: 'fresh'; value: T; createdAt: number; freshUntil: number; version?: string | number }
+  | { state: 'stale'; value: T; version?: string | number }
   /** Past grace, still kept by the store (a stale-if-error window was asked for): a miss, unless the source fails. */
-  | { state: 'expired'; value: T; freshUntil: number }
+  | { state: 'expired'; value: T; freshUntil: number; version?: string | number }
   | undefined;
 
 /** A read with the state of the tags the caller named (undefined when none were, or the read failed). */
@@ -67,7 +68,7 @@ export interface FillHost {
    * Encodes `value` with `generations` (throwing a TypeError when it cannot be encoded) and
    * starts its write; the returned promise settles when the write has (it never rejects).
    */
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown>;
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[], version?: string | number): Promise<unknown>;
   /** Keeps `work` in the set that close() waits for, and hands it to a `waitUntil` (the call's first). */
   track(work: Promise<unknown>, waitUntil?: WaitUntil): void;
 }
@@ -111,8 +112,43 @@ export class FillHandler {
     return host.lookup<T>(request.key, request.full, request.tags).then((found) => this.#answer(request, found));
   }
 
-  /** What a call does with what its read found: serve it, serve it stale and refresh, join a fill or fill. */
+  /** What a call does with what its read found, once the value passed the call's version and schema. */
   #answer<T>(request: FillRequest<T>, lookup: TaggedLookup<T>): T | Promise<T> {
+    const checked = this.#checked(request, lookup, true);
+    return checked instanceof Promise ? checked.then((accepted) => this.#serve(request, accepted)) : this.#serve(request, checked);
+  }
+
+  /**
+   * `lookup` as the call may use it: a value stored under another `version`, or refused by its
+   * `schema`, becomes nothing found (counted and reported when `count`: a later look at the
+   * same entry is not counted again); what the schema returns replaces the stored value.
+   */
+  #checked<T>(request: FillRequest<T>, lookup: TaggedLookup<T>, count: boolean): TaggedLookup<T> | Promise<TaggedLookup<T>> {
+    const { found } = lookup;
+    const { schema, version } = request;
+    if (found === undefined || (schema === undefined && version === undefined)) return lookup;
+    if (version !== undefined && found.version !== version) {
+      if (count) this.#invalid(request.key, 'version', undefined);
+      return withFound(lookup, undefined);
+    }
+    if (schema === undefined) return lookup;
+    const use = (result: StandardResult<unknown>): TaggedLookup<T> => {
+      if (!result.issues) return withFound(lookup, { ...found, value: result.value as T });
+      if (count) this.#invalid(request.key, 'schema', result.issues);
+      return withFound(lookup, undefined);
+    };
+    const validated = schema['~standard'].validate(found.value);
+    return validated instanceof Promise ? validated.then(use) : use(validated);
+  }
+
+  /** Counts and reports a stored value refused by the call's version or schema: a miss, refilled. */
+  #invalid(key: string, reason: 'version' | 'schema', issues: ReadonlyArray<{ readonly message: string }> | undefined): void {
+    this.host.counters.invalid++;
+    if (this.host.events.listens('invalid')) this.host.events.emit('invalid', { key, reason, issues: issues ?? [] });
+  }
+
+  /** Serves what the read found, serves it stale and refreshes, joins a fill or fills. */
+  #serve<T>(request: FillRequest<T>, lookup: TaggedLookup<T>): T | Promise<T> {
     const { host } = this;
     const { found } = lookup;
     if (found?.state === 'fresh') {
@@ -227,7 +263,7 @@ export class FillHandler {
           // once its write lands, possibly between our read and our lease request): one more
           // look before computing it again. A round trip on the miss path only.
           if (owned) {
-            const latest = await host.lookup<T>(key, full, tags);
+            const latest = await this.#checked(request, await host.lookup<T>(key, full, tags), false);
             if (latest.found?.state === 'fresh') {
               this.#keep(request, owned.release());
               this.#remoteJoin(key);
@@ -249,7 +285,7 @@ export class FillHandler {
       }
       // Another process's fill is at work: look again shortly.
       await backoff(attempt);
-      const again = await host.lookup<T>(key, full, tags);
+      const again = await this.#checked(request, await host.lookup<T>(key, full, tags), false);
       if (again.found?.state === 'fresh') {
         this.#remoteJoin(key);
         return again.found.value;
@@ -312,17 +348,17 @@ export class FillHandler {
     if (generations === undefined || context.skipped) return undefined;
     const lifetimes = context.lifetimes ?? request.lifetimes;
     const tags = context.tags;
-    if (tags === undefined) return { landed: host.write(request.key, request.full, value, lifetimes, generations) };
+    if (tags === undefined) return { landed: host.write(request.key, request.full, value, lifetimes, generations, request.version) };
     const known = (snapshot?.generations ?? NO_GENERATIONS).filter((recorded) => tags.includes(recorded.tag));
     const added = tags.filter((tag) => !known.some((recorded) => recorded.tag === tag));
-    if (added.length === 0) return { landed: host.write(request.key, request.full, value, lifetimes, known) };
+    if (added.length === 0) return { landed: host.write(request.key, request.full, value, lifetimes, known, request.version) };
     return host.snapshot(added).then((later) => {
       if (later === undefined) return undefined;
       if (later.fenced.length > 0) {
         host.wasFenced(request.key, later.fenced);
         return undefined;
       }
-      return { landed: host.write(request.key, request.full, value, lifetimes, [...known, ...later.generations]) };
+      return { landed: host.write(request.key, request.full, value, lifetimes, [...known, ...later.generations], request.version) };
     });
   }
 
@@ -436,6 +472,17 @@ interface StoreHow {
   readonly generations: readonly TagGeneration[] | undefined;
   readonly lease: FillLease | undefined;
   readonly snapshot: TagSnapshot | undefined;
+}
+
+/** `lookup` with `found` in place of what it found (its snapshot still taken only when asked for). */
+function withFound<T>(lookup: TaggedLookup<T>, found: Lookup<T>): TaggedLookup<T> {
+  return {
+    found,
+    get snapshot() {
+      return lookup.snapshot;
+    },
+    failed: lookup.failed,
+  };
 }
 
 /** What one factory run returned, with the context it ran with (what it asked for). */

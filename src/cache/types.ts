@@ -1,5 +1,6 @@
 import type { Duration } from '../util/duration.ts';
 import type { WaitUntil } from './background.ts';
+import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { WriteFence } from './tags/write-fences.ts';
 
@@ -18,7 +19,7 @@ export interface SetOptions {
 }
 
 /** Options of `getOrSet`: what is stored ({@link SetOptions}), and how the call behaves. */
-export interface GetOrSetOptions extends SetOptions {
+export interface GetOrSetOptions<T = unknown> extends SetOptions {
   /**
    * Receives every background promise this call starts (a grace refresh, the store write after
    * a fill), so that a platform that freezes work after the response keeps it alive:
@@ -32,6 +33,17 @@ export interface GetOrSetOptions extends SetOptions {
    * that a hot key is renewed before it turns stale. Default: the cache's `refreshAhead`, else none.
    */
   refreshAhead?: number;
+  /**
+   * A Standard Schema validator (Zod, Valibot, ArkType, …): a stored value it refuses is a miss
+   * (counted in `invalid`, an `invalid` event) and is refilled; what it returns is served. Default: none.
+   */
+  schema?: StandardSchema<T>;
+  /**
+   * The version of the code that computes the value (a string or a number): an entry stored
+   * under another version is a miss (counted in `invalid`, an `invalid` event) and is refilled,
+   * so a deploy that changes a value's shape never serves the old shape. Default: none.
+   */
+  version?: string | number;
   /**
    * How long past `ttl` the last value is kept to be served when the factory fails (throws,
    * times out, or calls `ctx.fail()`): longer than `grace`, inside which a stale value is served
@@ -130,7 +142,7 @@ export interface Cache {
    * one background refresh runs. The store write after a fill happens in the background: the
    * caller waits for the read and the factory, never for the write.
    */
-  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions): Promise<T>;
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T>;
   /**
    * Invalidates every entry recording one of `tags`, in every process sharing the store (their
    * generations move on; nothing is deleted). Resolves false when the store failed.

@@ -103,7 +103,8 @@ export async function cachedCall<A extends unknown[], R, This>(cache: Cache, res
         starting = outer;
       }
     },
-    options,
+    // The schema was given for the function's results: the same type.
+    options as GetOrSetOptions<R>,
   );
 }
 

@@ -3,6 +3,8 @@ import type { WaitUntil } from '../background.ts';
 import { checkTags } from '../tags/tag-keys.ts';
 import type { Factory, GetOrSetOptions } from '../types.ts';
 import type { Lifetimes } from './lifetimes.ts';
+import { checkSchema, type StandardSchema } from './schema.ts';
+import { checkVersion } from './versioned.ts';
 
 /** One `getOrSet` call, its inputs resolved once by the front. */
 export interface FillRequest<T> extends FillBehaviour {
@@ -23,6 +25,10 @@ export interface FillBehaviour {
   readonly waitUntil: WaitUntil | undefined;
   /** The call's `refreshAhead` fraction (undefined: none). */
   readonly refreshAhead: number | undefined;
+  /** What a stored value must pass to be served (undefined: anything). */
+  readonly schema: StandardSchema | undefined;
+  /** The version a stored value must have been written under, and fills write (undefined: any). */
+  readonly version: string | number | undefined;
   /** The call's `graceBackoff` in ms (undefined: the cache's). */
   readonly graceBackoffMs: number | undefined;
 }
@@ -31,12 +37,14 @@ export interface FillBehaviour {
  * Checks the options of a call that say how it behaves (not what it stores), throwing a
  * TypeError or RangeError that names the bad one and `where` (the call, or the wrap).
  */
-export function fillBehaviour(options: GetOrSetOptions | undefined, where: string): FillBehaviour {
+export function fillBehaviour(options: GetOrSetOptions<unknown> | undefined, where: string): FillBehaviour {
   const waitUntil = options?.waitUntil;
   if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`cachette: ${where}: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
   const graceBackoffMs = options?.graceBackoff === undefined ? undefined : toMs(options.graceBackoff, `${where}: graceBackoff`);
   const refreshAhead = options?.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, where);
-  return { waitUntil, graceBackoffMs, refreshAhead };
+  const schema = options?.schema === undefined ? undefined : checkSchema(options.schema, where);
+  const version = options?.version === undefined ? undefined : checkVersion(options.version, where);
+  return { waitUntil, graceBackoffMs, refreshAhead, schema, version };
 }
 
 /** `refreshAhead`: a fraction of the ttl strictly between 0 and 1. */
