@@ -1,7 +1,8 @@
 /**
  * What tags cost a read (issue 19, "tagged reads nearly as cheap as untagged ones"): 50
  * `getOrSet` hits in flight over 100 hot keys, with no tags and with 2 tags, side by side in
- * interleaved rounds, on valkey (RESP, direct) and on upstash (HTTP, through the bridge, in a
+ * interleaved rounds, on valkey (RESP, direct; and with an L1 tier in `strict` mode, which
+ * confirms every copy in one round trip) and on upstash (HTTP, through the bridge, in a
  * child process so its CPU is not the client's). Reported per setup: calls/s and client CPU
  * per call (medians over the rounds), the tagged ÷ untagged ratios, and the store calls per
  * getOrSet the server counted (INFO commandstats), which show how the tagged reads of a tick
@@ -15,7 +16,7 @@
 import { cpus } from 'node:os';
 import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, type Cache, type Store } from '../../src/index.ts';
+import { createCache, type Cache, type CacheOptions, type Store } from '../../src/index.ts';
 import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { smallValue } from '../support/payloads.ts';
 import { commandDelta, openServer } from '../support/server.ts';
@@ -60,13 +61,15 @@ const server = await openServer(cpus().length >= 2 ? 0 : undefined);
 const bridge = await spawnBridge(server.url);
 const setups: Setup[] = [];
 try {
-  const stores: Array<[string, () => Store]> = [
-    ['valkey', () => valkeyStore(server.url)],
-    ['upstash (bridge)', () => upstashStore({ url: bridge.url, token: bridge.token })],
+  const stores: Array<[string, () => Store, CacheOptions['l1']]> = [
+    ['valkey', () => valkeyStore(server.url), undefined],
+    // An L1 copy confirmed by the store on every read: one small round trip, entry and tags together.
+    ['valkey, L1 strict', () => valkeyStore(server.url), { consistency: 'strict' }],
+    ['upstash (bridge)', () => upstashStore({ url: bridge.url, token: bridge.token }), undefined],
   ];
-  for (const [name, open] of stores) {
+  for (const [name, open, l1] of stores) {
     for (const tagged of [false, true]) {
-      const cache = createCache({ store: open(), namespace: `tagged-reads-${setups.length}` });
+      const cache = createCache({ store: open(), namespace: `tagged-reads-${setups.length}`, ...(l1 ? { l1 } : {}) });
       for (let i = 0; i < KEYS; i++) await cache.getOrSet(`hot:${i}`, () => smallValue(i), tagged ? { tags: TAGS } : undefined);
       await cache.idle();
       await round(cache, tagged); // warm-up

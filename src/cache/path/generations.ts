@@ -1,5 +1,5 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
-import { newEpoch } from '../tags/tag-keys.ts';
+import { generationOf, newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
 import { TickFlush } from '../../store/tick-flush.ts';
 
@@ -278,8 +278,7 @@ function startsWith(value: Uint8Array, prefix: Uint8Array): boolean {
 
 /** A counter read back: anything but a safe integer is an error, never a guess. */
 function parseGeneration(bytes: Uint8Array | undefined, key: string): number {
-  const text = bytes === undefined ? '' : decoder.decode(bytes);
-  const generation = Number(text);
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new TypeError(`the generation counter "${key}" holds "${text.slice(0, 40)}", not an integer`);
+  const generation = generationOf(bytes);
+  if (generation === undefined) throw new TypeError(`the generation counter "${key}" holds "${bytes === undefined ? '' : decoder.decode(bytes).slice(0, 40)}", not an integer`);
   return generation;
 }

@@ -9,9 +9,10 @@ const MAX_CHARS = 1 << 20;
  * The tags each entry recorded when this process last read it, by full key. A plain read (one
  * that names no tags: `cache.get`, the HTTP cache's lookups) must still check every tag its
  * entry recorded, which it learns only from the entry: without this, a tagged entry costs a
- * second round trip for its tags. With it, the read asks for the entry and those tags
- * together, the way a tagged getOrSet does; an entry rewritten with other tags since costs the
- * second read once, as before. A hint only chooses what is read with the entry: validation
+ * second round trip for its tags. With it, the read asks for the entry and those tags'
+ * generation counters in one plain read (one MGET; no script: a hit needs no fence state);
+ * an entry rewritten with other tags since costs the second read once, as before. A hint
+ * only chooses what is read with the entry: validation
  * still checks every tag the entry records, so a wrong or stale hint can never serve an
  * outdated entry. Bounded by entries and by characters (it is cleared when either is reached).
  */

@@ -3,7 +3,7 @@ import type { GenerationRead, GenerationReadResult, TagKeys, TagState } from '..
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { tagKeys } from '../key-space.ts';
-import { newEpoch } from '../tags/tag-keys.ts';
+import { generationOf, newEpoch } from '../tags/tag-keys.ts';
 import { RecordedTags } from './recorded-tags.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
 
@@ -70,10 +70,15 @@ export class RemoteReads {
       const request = this.#entryRequest(full, tags, known, alsoCheck);
       return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, full, this.#tagged(key, tags.length, known, request, result)));
     }
-    // The tags read with the entry: the caller's or, for a plain read, those the entry recorded
-    // when this process last read it (recorded-tags.ts): one round trip instead of two.
-    const withTags = tags.length > 0 ? tags : this.#recorded.of(full);
-    if (withTags === undefined) {
+    if (tags.length === 0) {
+      // A plain read of an entry that recorded tags when this process last read it
+      // (recorded-tags.ts): its entry and those tags' counters in one plain read, folded into
+      // the tick's MGET, instead of a second round trip for the tags once the entry is in.
+      const recorded = this.#recorded.of(full);
+      if (recorded !== undefined) {
+        const counters = this.#keysOfAll(recorded);
+        return this.path.getMany(withCounters(full, counters)).then((got) => this.#checkRecorded(key, full, this.#withCounters(key, recorded, counters, got)));
+      }
       // The common untagged get: a then-chain (no async frame), one plain get folded into the tick's MGET.
       return this.path.get(full).then((bytes) => this.#checkRecorded(key, full, this.#plain(key, bytes)));
     }
@@ -83,26 +88,29 @@ export class RemoteReads {
       // The entry is read first; either order would be safe, since an entry is current only when
       // every generation it recorded equals the one read, and a fill records what it read before
       // its factory ran.
-      const tagKeyList = this.#keysOfAll(withTags);
+      const tagKeyList = this.#keysOfAll(tags);
       const shared = this.path.readTagStates(tagKeyList);
       return this.path.get(full).then((bytes) => {
         // The tags' answer came in the same reply, right after the entry's: usually here already.
-        if (shared.answer !== undefined) return this.#checkRecorded(key, full, this.#apart(key, withTags, tags.length, tagKeyList, bytes, shared.answer));
+        if (shared.answer !== undefined) return this.#checkRecorded(key, full, this.#apart(key, tags, tagKeyList, bytes, shared.answer));
         if (shared.failure !== undefined) throw shared.failure.error;
-        return shared.promise.then((result) => this.#checkRecorded(key, full, this.#apart(key, withTags, tags.length, tagKeyList, bytes, result)));
+        return shared.promise.then((result) => this.#checkRecorded(key, full, this.#apart(key, tags, tagKeyList, bytes, result)));
       });
     }
-    const request = this.#entryRequest(full, withTags, undefined, undefined);
+    const request = this.#entryRequest(full, tags, undefined, undefined);
     return this.path.readWithGenerations!(request).then((result) => this.#checkRecorded(key, full, this.#tagged(key, tags.length, undefined, request, result)));
   }
 
   /** {@link read} of the caller's tags, synchronously (only when {@link synchronous}). */
   readNow(key: string, full: string, tags: readonly string[]): RemoteRead {
-    const withTags = tags.length > 0 ? tags : this.#recorded.of(full);
     let found: Found;
-    if (withTags === undefined) found = this.#plain(key, this.path.getSync!(full));
+    const recorded = tags.length === 0 ? this.#recorded.of(full) : undefined;
+    if (recorded !== undefined) {
+      const counters = this.#keysOfAll(recorded);
+      found = this.#withCounters(key, recorded, counters, this.path.getManySync!(withCounters(full, counters)));
+    } else if (tags.length === 0) found = this.#plain(key, this.path.getSync!(full));
     else {
-      const request = this.#entryRequest(full, withTags, undefined, undefined);
+      const request = this.#entryRequest(full, tags, undefined, undefined);
       found = this.#tagged(key, tags.length, undefined, request, this.path.readWithGenerationsSync!(request));
     }
     const lacking = lackingTags(found);
@@ -160,9 +168,21 @@ export class RemoteReads {
     return new Found(entry, bytes, requested, new TagStates(request.names, result.tags, request.tags), undefined);
   }
 
-  /** What a plain get and a read of `tags` found (the caller's first `requested` of them). */
-  #apart(key: string, tags: readonly string[], requested: number, tagKeyList: readonly TagKeys[], bytes: Uint8Array | undefined, result: GenerationReadResult): Found {
-    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, requested, new TagStates(tags, result.tags, tagKeyList), undefined);
+  /**
+   * What a plain read of an entry and the generation counters of `tags` found. Only the
+   * generations matter to validate it (no fill records them): a missing counter or one that is
+   * not an integer equals no recorded generation, so the entry is then outdated, as it must be.
+   */
+  #withCounters(key: string, tags: readonly string[], counters: readonly TagKeys[], got: ReadonlyArray<Uint8Array | undefined>): Found {
+    const bytes = got[0];
+    const states = new Array<TagState>(tags.length);
+    for (let i = 0; i < tags.length; i++) states[i] = { generation: generationOf(got[i + 1]) ?? Number.NaN, fenced: false };
+    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, 0, new TagStates(tags, states, counters), undefined);
+  }
+
+  /** What a plain get and a read of the caller's tags found. */
+  #apart(key: string, tags: readonly string[], tagKeyList: readonly TagKeys[], bytes: Uint8Array | undefined, result: GenerationReadResult): Found {
+    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, tags.length, new TagStates(tags, result.tags, tagKeyList), undefined);
   }
 
   /**
@@ -283,6 +303,14 @@ function lackingTags(found: Found): readonly string[] {
   const tags = found.entry?.tags;
   if (tags !== undefined) for (let i = 0; i < tags.length; i++) if (found.read?.stateOf(tags[i]!.tag, i) === undefined) (lacking ??= []).push(tags[i]!.tag);
   return lacking ?? NONE;
+}
+
+/** The keys of a plain read of `full` and of its tags' generation counters, entry first. */
+function withCounters(full: string, counters: readonly TagKeys[]): string[] {
+  const keys = new Array<string>(counters.length + 1);
+  keys[0] = full;
+  for (let i = 0; i < counters.length; i++) keys[i + 1] = counters[i]!.generation;
+  return keys;
 }
 
 /** Every tag the entries record, once. */
