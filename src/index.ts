@@ -3,7 +3,21 @@
  * This entry is runtime-neutral: it imports no `node:` module and no store client.
  */
 export { createCache } from './cache/create-cache.ts';
-export type { Cache, CacheHealth, CloseOptions, Factory, FactoryContext, GetOrSetOptions, SetManyEntry, SetOptions, StandardSchema, WaitUntil } from './cache/create-cache.ts';
+export type {
+  BatchFactory,
+  BatchFactoryContext,
+  BatchResult,
+  Cache,
+  CacheHealth,
+  CloseOptions,
+  Factory,
+  FactoryContext,
+  GetOrSetOptions,
+  SetManyEntry,
+  SetOptions,
+  StandardSchema,
+  WaitUntil,
+} from './cache/create-cache.ts';
 export type { CacheLogger, CacheOptions, CircuitBreakerOptions, L1Options } from './cache/options.ts';
 export type { WriteFence } from './cache/tags/write-fences.ts';
 export type { Clock } from './cache/clock.ts';

@@ -8,8 +8,9 @@ import { ValueTooLargeError } from './errors.ts';
 import { handOff, type WaitUntil } from './background.ts';
 import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
-import { FillHandler, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { FillHandler, type BatchFactory, type EntryWrite, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
 import { fillRequest } from './fill/fill-request.ts';
+import { getOrSetManyRequests, inKeyOrder } from './fill/get-or-set-many.ts';
 import { keptFor, lifetimesOf } from './fill/lifetimes.ts';
 import { versionOf, withVersion } from './fill/versioned.ts';
 import { entryKey } from './key-space.ts';
@@ -345,6 +346,16 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.#fills.getOrSet(request);
   }
 
+  getOrSetMany<T>(keys: readonly string[], factory: BatchFactory<T>, options?: GetOrSetOptions<T>): Promise<T[]> {
+    let requests: Array<FillRequest<T>>;
+    try {
+      requests = getOrSetManyRequests(keys, factory, options, (key) => this.#full(key), this.#lifetimes(options), this.#timing() ? performance.now() : 0);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return requests.length === 0 ? Promise.resolve([]) : this.#fills.getOrSetMany(requests, factory).then((values) => inKeyOrder(keys, requests, values));
+  }
+
   invalidateTags(tags: readonly string[]): Promise<boolean> {
     return this.#fences.invalidate(tags);
   }
@@ -419,6 +430,37 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   get closing(): AbortSignal {
     return this.#closing.signal;
+  }
+
+  lookupMany<T>(keys: readonly string[], fulls: readonly string[]): Promise<Array<TaggedLookup<T>>> {
+    const answer = (entries: ReadonlyArray<DecodedEntry | undefined>) => entries.map((entry) => this.#lookupOf<T>({ entry, snapshot: undefined }));
+    return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => keys.map(() => this.#fallback(error, 'getMany', fulls, undefined, NOTHING_FOUND)));
+  }
+
+  writeMany(writes: readonly EntryWrite[]): Promise<unknown> {
+    this.#tier.forget(writes.map((write) => write.full));
+    const entries: StoreEntry[] = [];
+    let size = 0;
+    for (const write of writes) {
+      const bytes = this.#encode(write.key, withVersion(write.value, write.version), write.lifetimes, write.generations);
+      if (bytes === undefined) continue;
+      size += bytes.length;
+      entries.push({ key: write.full, value: bytes, ttlMs: storeTtl(write.lifetimes) });
+    }
+    if (entries.length === 0) return Promise.resolve(false);
+    return this.#path.setMany(entries).then(
+      () => {
+        this.counters.bytesWritten += size;
+      },
+      (error: unknown) =>
+        this.#fallback(
+          error,
+          'setMany',
+          entries.map((entry) => entry.key),
+          undefined,
+          undefined,
+        ),
+    );
   }
 
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {

@@ -6,6 +6,9 @@ import { FactoryTimeoutError } from './errors.ts';
 import { FillContext } from './fill/factory-context.ts';
 import type { FillRequest } from './fill/fill-request.ts';
 import type { StandardResult } from './fill/schema.ts';
+import type { BatchFactory, BatchResult } from './types.ts';
+
+export type { BatchFactory } from './types.ts';
 import type { Lifetimes } from './fill/lifetimes.ts';
 import { backoff, type FillLease, type FillLeases } from './leases/fill-leases.ts';
 import type { TagSnapshot } from './tiers/tier.ts';
@@ -31,6 +34,19 @@ export interface TaggedLookup<T> {
 export type { Lifetimes } from './fill/lifetimes.ts';
 
 export type { FillRequest } from './fill/fill-request.ts';
+
+/** One entry of {@link FillHost.writeMany}: what {@link FillHost.write} takes. */
+export interface EntryWrite {
+  readonly key: string;
+  readonly full: string;
+  readonly value: unknown;
+  readonly lifetimes: Lifetimes;
+  readonly generations: readonly TagGeneration[];
+  readonly version: string | number | undefined;
+}
+
+/** Starts one entry's write; what {@link FillHandler} uses unless a batch gathers its writes. */
+type Writer = (write: EntryWrite) => Promise<unknown>;
 
 /** What the fill handler needs from the engine's front. */
 export interface FillHost {
@@ -69,6 +85,10 @@ export interface FillHost {
    * starts its write; the returned promise settles when the write has (it never rejects).
    */
   write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[], version?: string | number): Promise<unknown>;
+  /** {@link lookup} of untagged keys, in one store call. */
+  lookupMany<T>(keys: readonly string[], fulls: readonly string[]): Promise<Array<TaggedLookup<T>>>;
+  /** {@link write} of several entries in one store call (an entry that cannot be encoded throws before any is sent). */
+  writeMany(writes: readonly EntryWrite[]): Promise<unknown>;
   /** Keeps `work` in the set that close() waits for, and hands it to a `waitUntil` (the call's first). */
   track(work: Promise<unknown>, waitUntil?: WaitUntil): void;
 }
@@ -147,8 +167,109 @@ export class FillHandler {
     if (this.host.events.listens('invalid')) this.host.events.emit('invalid', { key, reason, issues: issues ?? [] });
   }
 
-  /** Serves what the read found, serves it stale and refreshes, joins a fill or fills. */
-  #serve<T>(request: FillRequest<T>, lookup: TaggedLookup<T>): T | Promise<T> {
+  /**
+   * `getOrSetMany`: every key read in one tick (the batcher folds the reads into one round
+   * trip), each answered as `getOrSet` would (fresh, stale with a refresh of its own, joined to
+   * a fill in flight), and the misses filled by one factory call, whose values are written in
+   * one tick (one round trip). Each missing key is registered as a fill of its own, so
+   * concurrent `getOrSet` and `getOrSetMany` callers join it. No fill lease is taken: leases
+   * are per key, and waiting for another process's fill of some keys would hold up the rest.
+   */
+  async getOrSetMany<T>(requests: ReadonlyArray<FillRequest<T>>, factory: BatchFactory<T>): Promise<T[]> {
+    const { host } = this;
+    const batch = new Batch<T>(factory);
+    const toRead = requests.filter((request) => {
+      const filling = request.tags.length === 0 ? this.#fills.get(request.full) : undefined;
+      return !(filling && this.#current(filling));
+    });
+    // One store call for the reads: untagged keys in one getMany; tagged ones each need their
+    // tags' state, and their reads are folded by the batcher.
+    const untagged = toRead.length > 0 && toRead[0]!.tags.length === 0;
+    const many = untagged
+      ? host.lookupMany<T>(
+          toRead.map((request) => request.key),
+          toRead.map((request) => request.full),
+        )
+      : undefined;
+    let next = 0;
+    const reads = requests.map((request) => {
+      if (toRead[next] !== request) return undefined;
+      const at = next++;
+      return many ? many.then((found) => found[at]!) : host.lookup<T>(request.key, request.full, request.tags);
+    });
+    const lookups = await Promise.all(reads.map((read, i) => read?.then((lookup) => this.#checked(requests[i]!, lookup, true))));
+    const answers = requests.map((request, i) => {
+      const lookup = lookups[i];
+      return lookup === undefined ? this.#join(request.key, this.#fills.get(request.full)!.promise as Promise<T>) : this.#serve(request, lookup, batch);
+    });
+    if (batch.size > 0) this.#fillBatch(batch);
+    return Promise.all(answers);
+  }
+
+  /** Runs a batch's factory once for its keys, and stores each value as its key's fill would. */
+  #fillBatch<T>(batch: Batch<T>): void {
+    const { entries } = batch;
+    const keys = entries.map((entry) => entry.request.key);
+    const first = entries[0]!.request;
+    const run = this.#run<BatchResult<T>>({ ...first, factory: (context) => batch.factory(keys, Object.assign(context, { keys })) }, undefined, false);
+    run.then(
+      (ran) => {
+        let values: T[];
+        try {
+          values = valuesInOrder(ran.value, keys);
+        } catch (error) {
+          for (const entry of entries) entry.settle.reject(error);
+          return;
+        }
+        // Every key's write is gathered, then sent in one store call.
+        const gathered: EntryWrite[] = [];
+        let sendAll!: (landed: Promise<unknown>) => void;
+        const sent = new Promise<Promise<unknown>>((resolve) => (sendAll = resolve));
+        const gather: Writer = (write) => {
+          gathered.push(write);
+          return sent.then((landed) => landed);
+        };
+        entries.forEach((entry, i) => {
+          const { request, fill, snapshot } = entry;
+          const value = values[i]!;
+          fill.asOf = snapshot ?? UNKNOWN_STATE;
+          let generations: readonly TagGeneration[] | undefined = NO_GENERATIONS;
+          if (request.tags.length > 0) {
+            generations = snapshot !== undefined && snapshot.fenced.length === 0 ? snapshot.generations : undefined;
+            if (snapshot !== undefined && snapshot.fenced.length > 0) this.host.wasFenced(request.key, snapshot.fenced);
+          }
+          try {
+            const started = this.#startWrite(request, { value, context: ran.context as unknown as FillContext<T> }, generations, snapshot, gather);
+            Promise.resolve(started).then((write) => {
+              if (write) {
+                fill.written = write.landed;
+                fill.freshUntil = this.host.now() + (ran.context.lifetimes ?? request.lifetimes).freshFor;
+                this.#keep(request, write.landed);
+              }
+              entry.settle.resolve(value);
+            }, entry.settle.reject);
+          } catch (error) {
+            entry.settle.reject(error);
+          }
+        });
+        let landed: Promise<unknown>;
+        try {
+          landed = gathered.length > 0 ? this.host.writeMany(gathered) : Promise.resolve();
+        } catch (error) {
+          // A value that cannot be encoded: nothing was sent; the callers get the TypeError.
+          for (const entry of entries) entry.settle.reject(error);
+          landed = Promise.resolve();
+        }
+        sendAll(landed);
+      },
+      (error: unknown) => {
+        for (const entry of entries) entry.settle.reject(error);
+      },
+    );
+  }
+
+  /** Serves what the read found, serves it stale and refreshes, joins a fill or fills (alone, or in `batch`). */
+  #serve<T>(request: FillRequest<T>, lookup: TaggedLookup<T>, batch?: Batch<T>): T | Promise<T> {
     const { host } = this;
     const { found } = lookup;
     if (found?.state === 'fresh') {
@@ -178,16 +299,18 @@ export class FillHandler {
     host.miss(request.key, request.started);
     // Superseding an outdated fill of this process: its lease is probably the one held, so
     // waiting for it would only delay this call; generations keep the result correct.
-    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined, kept);
+    return this.#fill(request, snapshot, lookup.failed === true, running !== undefined, kept, batch);
   }
 
-  #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean, kept: { value: T } | undefined): Promise<T> {
+  #fill<T>(request: FillRequest<T>, snapshot: TagSnapshot | undefined, storeFailed: boolean, superseding: boolean, kept: { value: T } | undefined, batch?: Batch<T>): Promise<T> {
     const fill: Fill = { promise: Promise.resolve(), asOf: undefined, written: undefined, freshUntil: undefined, kept };
     // A store that just failed the read gets no lease request (one call, one timeout at most):
     // the value is computed at once and its write goes out in the background as usual.
-    const filled = storeFailed
-      ? this.#runAndStore(request, fill, { generations: request.tags.length === 0 ? NO_GENERATIONS : undefined, lease: undefined, snapshot: undefined })
-      : this.#obtain(request, fill, snapshot, superseding ? undefined : this.host.leases);
+    const filled = batch
+      ? batch.add(request, fill, snapshot)
+      : storeFailed
+        ? this.#runAndStore(request, fill, { generations: request.tags.length === 0 ? NO_GENERATIONS : undefined, lease: undefined, snapshot: undefined })
+        : this.#obtain(request, fill, snapshot, superseding ? undefined : this.host.leases);
     // The source failed: every waiter gets the kept value when there is one (stale-if-error).
     const value = filled.then(
       (result) => {
@@ -342,16 +465,19 @@ export class FillHandler {
     ran: Ran<T>,
     generations: readonly TagGeneration[] | undefined,
     snapshot: TagSnapshot | undefined,
+    write: Writer = this.#writeOne,
   ): StartedWrite | undefined | Promise<StartedWrite | undefined> {
     const { host } = this;
     const { context, value } = ran;
     if (generations === undefined || context.skipped) return undefined;
     const lifetimes = context.lifetimes ?? request.lifetimes;
+    const { key, full, version } = request;
     const tags = context.tags;
-    if (tags === undefined) return { landed: host.write(request.key, request.full, value, lifetimes, generations, request.version) };
+    if (tags === undefined) return { landed: write({ key, full, value, lifetimes, generations, version }) };
     const known = (snapshot?.generations ?? NO_GENERATIONS).filter((recorded) => tags.includes(recorded.tag));
     const added = tags.filter((tag) => !known.some((recorded) => recorded.tag === tag));
-    if (added.length === 0) return { landed: host.write(request.key, request.full, value, lifetimes, known, request.version) };
+    if (added.length === 0) return { landed: write({ key, full, value, lifetimes, generations: known, version }) };
+    // Written alone, once the added tags' state is known (a batch has sent its own writes by then).
     return host.snapshot(added).then((later) => {
       if (later === undefined) return undefined;
       if (later.fenced.length > 0) {
@@ -440,6 +566,9 @@ export class FillHandler {
     );
   }
 
+  /** One entry's write, on its own. */
+  readonly #writeOne: Writer = (write) => this.host.write(write.key, write.full, write.value, write.lifetimes, write.generations, write.version);
+
   /** Keeps background work of `request` for close() and its `waitUntil`. */
   #keep(request: Pick<FillRequest<unknown>, 'waitUntil'>, work: Promise<unknown>): void {
     this.host.track(work, request.waitUntil);
@@ -472,6 +601,40 @@ interface StoreHow {
   readonly generations: readonly TagGeneration[] | undefined;
   readonly lease: FillLease | undefined;
   readonly snapshot: TagSnapshot | undefined;
+}
+
+/** The missing keys of one `getOrSetMany` call, gathered before its factory runs. */
+class Batch<T> {
+  readonly entries: Array<{ request: FillRequest<T>; fill: Fill; snapshot: TagSnapshot | undefined; settle: { resolve(value: T): void; reject(error: unknown): void } }> = [];
+
+  constructor(readonly factory: BatchFactory<T>) {}
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Adds a missing key; its promise settles once the factory has run and its write has started. */
+  add(request: FillRequest<T>, fill: Fill, snapshot: TagSnapshot | undefined): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.entries.push({ request, fill, snapshot, settle: { resolve, reject } });
+    });
+  }
+}
+
+/** The values a batch factory returned, in the order of `keys`; a TypeError when one is missing. */
+function valuesInOrder<T>(result: BatchResult<T>, keys: readonly string[]): T[] {
+  if (result instanceof Map) {
+    return keys.map((key) => {
+      if (!result.has(key)) throw new TypeError(`cachette: getOrSetMany: the factory's Map has no value for key "${key}"`);
+      return result.get(key) as T;
+    });
+  }
+  if (!Array.isArray(result) || result.length !== keys.length) {
+    throw new TypeError(
+      `cachette: getOrSetMany: the factory must return ${keys.length} values in the order of the keys it was given (or a Map), got ${Array.isArray(result) ? `${result.length} values` : typeof result}`,
+    );
+  }
+  return [...result];
 }
 
 /** `lookup` with `found` in place of what it found (its snapshot still taken only when asked for). */

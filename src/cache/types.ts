@@ -97,6 +97,18 @@ export interface FactoryContext<T> {
   fail(error?: unknown): never;
 }
 
+/** What a `getOrSetMany` factory returns: the values of the keys it was given, in their order, or by key. */
+export type BatchResult<T> = readonly T[] | ReadonlyMap<string, T>;
+
+/** The factory of `getOrSetMany`, called once with the keys that missed. */
+export type BatchFactory<T> = (keys: readonly string[], context: BatchFactoryContext<T>) => BatchResult<T> | Promise<BatchResult<T>>;
+
+/** What a `getOrSetMany` factory receives: a factory context for every key it fills at once. */
+export interface BatchFactoryContext<T> extends Omit<FactoryContext<T>, 'key' | 'stale'> {
+  /** The keys being filled, in the order the values are expected. */
+  readonly keys: readonly string[];
+}
+
 /** Computes a value on a miss. */
 export type Factory<T> = (context: FactoryContext<T>) => T | Promise<T>;
 
@@ -143,6 +155,14 @@ export interface Cache {
    * caller waits for the read and the factory, never for the write.
    */
   getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T>;
+  /**
+   * `getOrSet` for several keys with one source call: the keys are read in one store round trip;
+   * those fresh or stale are served as `getOrSet` serves them, those another call is already
+   * filling are joined, and `factory(missingKeys, ctx)` is called once with the rest, returning
+   * their values in that order (or a Map by key), which are written in one round trip. Resolves
+   * with the values in the order of `keys`.
+   */
+  getOrSetMany<T>(keys: readonly string[], factory: BatchFactory<T>, options?: GetOrSetOptions<T>): Promise<T[]>;
   /**
    * Invalidates every entry recording one of `tags`, in every process sharing the store (their
    * generations move on; nothing is deleted). Resolves false when the store failed.
