@@ -178,10 +178,12 @@ export class FillHandler {
   async getOrSetMany<T>(requests: ReadonlyArray<FillRequest<T>>, factory: BatchFactory<T>): Promise<T[]> {
     const { host } = this;
     const batch = new Batch<T>(factory);
-    const toRead = requests.filter((request) => {
+    // Untagged keys being filled are joined at once (their fill may be gone once the reads are in).
+    const joined = requests.map((request) => {
       const filling = request.tags.length === 0 ? this.#fills.get(request.full) : undefined;
-      return !(filling && this.#current(filling));
+      return filling && this.#current(filling) ? (filling.promise as Promise<T>) : undefined;
     });
+    const toRead = requests.filter((_, i) => joined[i] === undefined);
     // One store call for the reads: untagged keys in one getMany; tagged ones each need their
     // tags' state, and their reads are folded by the batcher.
     const untagged = toRead.length > 0 && toRead[0]!.tags.length === 0;
@@ -200,7 +202,7 @@ export class FillHandler {
     const lookups = await Promise.all(reads.map((read, i) => read?.then((lookup) => this.#checked(requests[i]!, lookup, true))));
     const answers = requests.map((request, i) => {
       const lookup = lookups[i];
-      return lookup === undefined ? this.#join(request.key, this.#fills.get(request.full)!.promise as Promise<T>) : this.#serve(request, lookup, batch);
+      return lookup === undefined ? this.#join(request.key, joined[i]!) : this.#serve(request, lookup, batch);
     });
     if (batch.size > 0) this.#fillBatch(batch);
     return Promise.all(answers);
