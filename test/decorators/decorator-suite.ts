@@ -110,7 +110,7 @@ export function decoratorSuite(t: SuiteApi): void {
       let runs = 0;
       class Search {
         @cached(cache, { ttl: '1m', version: 3, refreshAhead: 0.9 })
-        async query(text: string): Promise<string[]> {
+        async query(_text: string): Promise<string[]> {
           const ctx = factoryContext<string[]>();
           runs++;
           assert.equal(ctx?.key, 'Search.query("nothing")');
