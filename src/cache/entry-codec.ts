@@ -13,6 +13,8 @@ export interface DecodedEntry {
   staleUntil: number;
   /** The length of its grace window (staleUntil − freshUntil, kept apart since both may be Infinity). */
   graceMs: number;
+  /** The `version` the fill that stored it named (undefined: none). */
+  version?: string | number;
   tags: readonly TagGeneration[];
 }
 
