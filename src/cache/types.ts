@@ -2,7 +2,9 @@ import type { Duration } from '../util/duration.ts';
 import type { WaitUntil } from './background.ts';
 import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
-import type { WriteFence } from './tags/write-fences.ts';
+import type { InvalidateOptions, WriteFence } from './tags/write-fences.ts';
+
+export type { InvalidateOptions } from './tags/write-fences.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -240,16 +242,6 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 
 /** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
 export type AnyFunction = (...args: never[]) => unknown;
-
-/** Options of `cache.invalidateTags`. */
-export interface InvalidateOptions {
-  /**
-   * Stale instead of missing (default false): entries of these tags are served stale within
-   * their grace while one refresh runs. Write fences are unaffected: a value filled while a
-   * write lease is held is never stored.
-   */
-  soft?: boolean;
-}
 
 /** What `cache.inspect(key)` found. */
 export interface EntryInspection {

@@ -1,8 +1,17 @@
 import type { GenerationWrite, Store, TagKeys } from '../../store/types.ts';
 import { WriteFenceError } from '../errors.ts';
 import { checkKnownOptions, checkOptionsObject } from '../../util/known-options.ts';
-import type { InvalidateOptions } from '../types.ts';
 import { checkTags, newEpoch, newToken } from './tag-keys.ts';
+
+/** Options of `cache.invalidateTags`. */
+export interface InvalidateOptions {
+  /**
+   * Stale instead of missing (default false): entries of these tags are served stale within
+   * their grace while one refresh runs. Write fences are unaffected: a value filled while a
+   * write lease is held is never stored.
+   */
+  soft?: boolean;
+}
 
 /** A write to the source of truth in progress, from {@link WriteFences.begin} (`cache.beginWrite`). */
 export interface WriteFence {
