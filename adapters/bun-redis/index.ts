@@ -9,8 +9,8 @@
  * ```
  */
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
-import type { Store, StoreEntry } from '../../src/store/types.ts';
-import { COMPARE_AND_DELETE_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
+import type { ExpireRequest, Store, StoreEntry } from '../../src/store/types.ts';
+import { COMPARE_AND_DELETE_LUA, EXPIRE_ENTRIES_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
 
@@ -139,6 +139,12 @@ export class BunRedisStore implements Store {
 
   compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     return this.#run(async () => Number(await this.client.send('EVAL', [COMPARE_AND_DELETE_LUA, '1', key, expected]).catch(refusal)) === 1);
+  }
+
+  /** One script (the valkey store's): each fresh entry's header rewritten in place, atomically per key. */
+  expireEntries(request: ExpireRequest): Promise<number> {
+    if (request.keys.length === 0) return Promise.resolve(0);
+    return this.#run(() => this.client.send('EVAL', [EXPIRE_ENTRIES_LUA, String(request.keys.length), ...request.keys, String(request.now)]).then(Number, refusal));
   }
 
   clear(prefix: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { StoreRefusedError } from '../../src/store/errors.ts';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
-import { readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
+import { expireEntriesIn, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';
 
@@ -158,6 +158,10 @@ export class MemoryStore implements Store {
   async writeGenerations(write: GenerationWrite): Promise<void> {
     const now = Date.now();
     writeGenerationsIn(this.#cells(now), write, now);
+  }
+
+  async expireEntries(request: ExpireRequest): Promise<number> {
+    return expireEntriesIn(this.#cells(Date.now()), request);
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,13 @@
 /**
- * Store.readWithGenerations and Store.writeGenerations for stores that can run them as one
+ * Store.readWithGenerations, Store.writeGenerations and Store.expireEntries for stores that can run them as one
  * synchronous step over their own cells (memory in one turn of the event loop, SQLite inside
  * one transaction): the same semantics as the Redis scripts in redis-protocol.ts, written once.
  * Generations are decimal counters (so `incr` works on them); a fence is a small JSON record of
  * tokens and their expiry times, kept under its key with a TTL as long as its last token's.
  */
-import type { GenerationRead, GenerationReadResult, GenerationWrite, TagKeys, TagState } from '../../src/store/types.ts';
+import { softMovesIn, softRecord } from '../../src/cache/tags/soft-moves.ts';
+import { staledEnvelope } from '../../src/codec/envelope.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, TagKeys, TagState } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from './counter.ts';
 import { sameBytes } from './same-bytes.ts';
 
@@ -44,7 +46,10 @@ export function readGenerationsIn(cells: Cells, read: GenerationRead, now: numbe
       bytes = formatCounter(read.epoch);
       cells.write(tag.generation, bytes);
     }
-    return { generation: parseCounter(bytes, tag.generation), fenced: liveTokens(cells, tag.fence, now).size > 0 };
+    const generation = parseCounter(bytes, tag.generation);
+    const fenced = liveTokens(cells, tag.fence, now).size > 0;
+    const soft = softMovesIn(cells.read(tag.soft), generation);
+    return soft === undefined ? { generation, fenced } : { generation, fenced, soft };
   });
   return { values, tags };
 }
@@ -59,7 +64,10 @@ export function writeGenerationsIn(cells: Cells, write: GenerationWrite, now: nu
     }
     if (write.action !== 'release') {
       const bytes = cells.read(tag.generation);
-      cells.write(tag.generation, formatCounter(bytes === undefined ? write.epoch : parseCounter(bytes, tag.generation) + 1));
+      const before = bytes === undefined ? undefined : parseCounter(bytes, tag.generation);
+      cells.write(tag.generation, formatCounter(before === undefined ? write.epoch : before + 1));
+      // A soft move of an existing counter extends the run of soft moves that ends at `before`, or starts one there.
+      if (write.action === 'soft' && before !== undefined) cells.write(tag.soft, softRecord(cells.read(tag.soft), before, write.now ?? 0));
     }
     if (write.action === 'commit' || write.action === 'release') {
       const tokens = liveTokens(cells, tag.fence, now);
@@ -91,4 +99,17 @@ function saveTokens(cells: Cells, key: string, tokens: Map<string, number>, now:
   }
   const last = Math.max(...tokens.values());
   cells.write(key, encoder.encode(JSON.stringify(Object.fromEntries(tokens))), last - now);
+}
+
+/** Store.expireEntries over `cells`: every envelope fresh at `request.now` rewritten to turn stale then (src/codec/envelope.ts). */
+export function expireEntriesIn(cells: Cells, request: ExpireRequest): number {
+  let marked = 0;
+  for (const key of request.keys) {
+    const bytes = cells.read(key);
+    const staled = bytes === undefined ? undefined : staledEnvelope(bytes, request.now);
+    if (staled === undefined) continue;
+    cells.write(key, staled.bytes, staled.ttlMs);
+    marked++;
+  }
+  return marked;
 }

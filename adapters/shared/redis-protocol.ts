@@ -1,5 +1,5 @@
 import { StoreRefusedError } from '../../src/store/errors.ts';
-import type { TagKeys, TagState } from '../../src/store/types.ts';
+import type { GenerationWrite, SoftMoves, TagKeys, TagState } from '../../src/store/types.ts';
 
 /**
  * Pieces every Redis-protocol adapter (valkey over TCP, upstash over HTTP) shares, kept once.
@@ -51,12 +51,19 @@ export function prefixPattern(prefix: string): string {
 const SERVER_NOW = `local function server_now() local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end`;
 
 /**
+ * A tag's soft record (TagKeys.soft) is `from:to:at`; it speaks for the current generation only
+ * while `to` is that generation (a hard move leaves it behind). As read, it becomes `from:at`.
+ */
+const SOFT_RECORD = `'^(%d+):(%d+):(%-?%d+)$'`;
+
+/**
  * Store.readWithGenerations in one round trip. KEYS: the n entry keys, then a generation
- * key and a fence key per tag. ARGV: n, the epoch for missing counters, then per entry key
- * the prefix of a copy the caller holds ('' for none). Replies, per entry, its value, nil, or
- * 1 when it still starts with the known prefix (not sent back); then per tag its generation
- * and 1 or 0 for "a write lease is held". A missing counter is created at the epoch, inside
- * the script, so the generation a fill records is one the server holds.
+ * key, a fence key and a soft record key per tag. ARGV: n, the epoch for missing counters,
+ * then per entry key the prefix of a copy the caller holds ('' for none). Replies, per entry,
+ * its value, nil, or 1 when it still starts with the known prefix (not sent back); then per tag
+ * its generation, 1 or 0 for "a write lease is held", and `from:at` when the moves up to the
+ * current generation were soft (nil otherwise). A missing counter is created at the epoch,
+ * inside the script, so the generation a fill records is one the server holds.
  */
 export const READ_WITH_GENERATIONS_LUA = `${SERVER_NOW}
 local n = tonumber(ARGV[1])
@@ -70,11 +77,18 @@ for i = 1, n do
   end
 end
 local now
-for j = n + 1, #KEYS, 2 do
+for j = n + 1, #KEYS, 3 do
   local g = redis.call('GET', KEYS[j])
+  local soft = false
   if not g then
     g = ARGV[2]
     redis.call('SET', KEYS[j], g)
+  else
+    local record = redis.call('GET', KEYS[j + 2])
+    if record then
+      local from, to, at = string.match(record, ${SOFT_RECORD})
+      if to == g then soft = from .. ':' .. at end
+    end
   end
   local fenced = 0
   if redis.call('EXISTS', KEYS[j + 1]) == 1 then
@@ -83,13 +97,16 @@ for j = n + 1, #KEYS, 2 do
   end
   out[#out + 1] = g
   out[#out + 1] = fenced
+  out[#out + 1] = soft
 end
 return out`;
 
 /**
- * Store.writeGenerations in one round trip. KEYS: a generation key and a fence key per tag.
- * ARGV: the action (bump, hold, commit, release), the epoch for missing counters, the writer's
- * token, the lease TTL in ms. A fence is a sorted set of tokens scored by their expiry on the
+ * Store.writeGenerations in one round trip. KEYS: a generation key, a fence key and a soft
+ * record key per tag. ARGV: the action (bump, soft, hold, commit, release), the epoch for
+ * missing counters, the writer's token, the lease TTL in ms, the time of a soft move. A soft
+ * move extends the record when the move before it was soft too (its `to` is the generation
+ * before), else starts one; a hard move does not touch it. A fence is a sorted set of tokens scored by their expiry on the
  * server's clock: writers never block each other, and a crashed writer's token stops counting
  * when its own expiry passes, whatever other writers do meanwhile.
  */
@@ -97,7 +114,7 @@ export const WRITE_GENERATIONS_LUA = `${SERVER_NOW}
 local action = ARGV[1]
 local now
 if action == 'hold' then now = server_now() end
-for j = 1, #KEYS, 2 do
+for j = 1, #KEYS, 3 do
   local fence = KEYS[j + 1]
   if action == 'hold' then
     local ttl = tonumber(ARGV[4])
@@ -105,18 +122,57 @@ for j = 1, #KEYS, 2 do
     redis.call('ZADD', fence, string.format('%.0f', now + ttl), ARGV[3])
     if redis.call('PTTL', fence) < ttl then redis.call('PEXPIRE', fence, ttl) end
   end
-  if action ~= 'release' then
+  if action == 'soft' and redis.call('EXISTS', KEYS[j]) == 1 then
+    local before = redis.call('GET', KEYS[j])
+    local g = string.format('%.0f', redis.call('INCR', KEYS[j]))
+    local from = before
+    local record = redis.call('GET', KEYS[j + 2])
+    if record then
+      local f, to = string.match(record, ${SOFT_RECORD})
+      if to == before then from = f end
+    end
+    redis.call('SET', KEYS[j + 2], from .. ':' .. g .. ':' .. ARGV[5])
+  elseif action ~= 'release' then
     if redis.call('EXISTS', KEYS[j]) == 1 then redis.call('INCR', KEYS[j]) else redis.call('SET', KEYS[j], ARGV[2]) end
   end
   if action == 'commit' or action == 'release' then redis.call('ZREM', fence, ARGV[3]) end
 end
 return 1`;
 
-/** The flat KEYS list of the two generation scripts: entry keys first, then a generation and a fence key per tag. */
+/**
+ * Store.expireEntries for the keys of one script. KEYS: entry keys. ARGV: now (ms). Per key,
+ * reads only the envelope's fixed header (src/codec/envelope.ts: magic 0xCA, version 1 or 2,
+ * then created-at, fresh-for and stale-for as big-endian float64 at bytes 3, 11 and 19); an
+ * entry fresh at `now` gets created-at and fresh-for that make it turn stale at `now`, and a
+ * TTL of its grace. Anything else (no envelope, another type, stale already) is left alone.
+ * Replies how many entries it rewrote.
+ */
+export const EXPIRE_ENTRIES_LUA = `local now = tonumber(ARGV[1])
+local marked = 0
+for i = 1, #KEYS do
+  local head = redis.pcall('GETRANGE', KEYS[i], 0, 26)
+  if type(head) == 'string' and #head == 27 and string.byte(head, 1) == 202 and (string.byte(head, 2) == 2 or string.byte(head, 2) == 1) then
+    local created, fresh, stale = struct.unpack('>d>d>d', head, 4)
+    if created == created and fresh >= 0 and stale >= 0 and now < created + fresh then
+      if created > now then created = now end
+      redis.call('SETRANGE', KEYS[i], 3, struct.pack('>d>d', created, now - created))
+      if stale ~= math.huge then redis.call('PEXPIRE', KEYS[i], math.max(1, math.ceil(stale))) end
+      marked = marked + 1
+    end
+  end
+end
+return marked`;
+
+/** The flat KEYS list of the two generation scripts: entry keys first, then a generation, a fence and a soft record key per tag. */
 export function generationScriptKeys(keys: readonly string[], tags: readonly TagKeys[]): string[] {
   const all = [...keys];
-  for (const tag of tags) all.push(tag.generation, tag.fence);
+  for (const tag of tags) all.push(tag.generation, tag.fence, tag.soft);
   return all;
+}
+
+/** The write script's ARGV for `write`. */
+export function writeGenerationsArgs(write: GenerationWrite): string[] {
+  return [write.action, String(write.epoch), write.token ?? '', String(positiveMs(write.ttlMs ?? 1)), String(Math.floor(write.now ?? 0))];
 }
 
 /**
@@ -126,13 +182,27 @@ export function generationScriptKeys(keys: readonly string[], tags: readonly Tag
 export function parseTagStates(reply: readonly unknown[], entrySlots: number, count: number): TagState[] {
   const states: TagState[] = [];
   for (let i = 0; i < count; i++) {
-    const raw = reply[entrySlots + 2 * i];
+    const raw = reply[entrySlots + 3 * i];
     const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
     const generation = Number(text);
     if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
-    states.push({ generation, fenced: Number(reply[entrySlots + 2 * i + 1]) === 1 });
+    const fenced = Number(reply[entrySlots + 3 * i + 1]) === 1;
+    const soft = softMovesOf(reply[entrySlots + 3 * i + 2], generation);
+    states.push(soft === undefined ? { generation, fenced } : { generation, fenced, soft });
   }
   return states;
+}
+
+/** The `from:at` a read script answers for soft moves (nil, or anything unreadable: none). */
+function softMovesOf(raw: unknown, generation: number): SoftMoves | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
+  const match = /^(\d+):(-?\d+)$/.exec(text);
+  if (match === null) return undefined;
+  const from = Number(match[1]);
+  const at = Number(match[2]);
+  // A run starts below the generation it leads to; anything else is not trusted.
+  return Number.isSafeInteger(from) && from < generation && Number.isSafeInteger(at) ? { from, at } : undefined;
 }
 
 const textDecoder = new TextDecoder();

@@ -1,7 +1,7 @@
 import { StoreBusyError } from '../../src/store/errors.ts';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
-import { missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
+import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
 import { checkDatabaseFile, prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
@@ -341,6 +341,11 @@ export class SqliteStore implements Store {
   /** Bumps, holds or releases in one write transaction, in order with the writes issued before it. */
   writeGenerations(write: GenerationWrite): Promise<void> {
     return this.#writes.submit({ alone: () => this.#writeTransaction((now) => writeGenerationsIn(this.#cells(now), write, now)) });
+  }
+
+  /** Rewrites the fresh entries in one write transaction (several processes may share the file), in order with the writes issued before it. */
+  expireEntries(request: ExpireRequest): Promise<number> {
+    return this.#writes.submit({ alone: () => this.#writeTransaction((now) => expireEntriesIn(this.#cells(now), request)) });
   }
 
   /** Entries and bytes held by the file, expired and deleted entries the sweep has not removed yet included. */

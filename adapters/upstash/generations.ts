@@ -5,7 +5,7 @@
  * base64 of a prefix whose length is a multiple of 3 is a prefix of the value's base64.
  */
 import type { GenerationRead, GenerationReadResult, GenerationWrite } from '../../src/store/types.ts';
-import { generationScriptKeys, parseTagStates, positiveMs, READ_WITH_GENERATIONS_LUA, WRITE_GENERATIONS_LUA } from '../shared/redis-protocol.ts';
+import { generationScriptKeys, parseTagStates, READ_WITH_GENERATIONS_LUA, WRITE_GENERATIONS_LUA, writeGenerationsArgs } from '../shared/redis-protocol.ts';
 import type { RestCommand } from './commands.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
 
@@ -34,7 +34,7 @@ export function writeGenerationsCommand(write: GenerationWrite): ScriptCommand {
     name: 'script',
     lua: WRITE_GENERATIONS_LUA,
     keys: generationScriptKeys([], write.tags),
-    args: [write.action, String(write.epoch), write.token ?? '', String(positiveMs(write.ttlMs ?? 1))],
+    args: writeGenerationsArgs(write),
   };
 }
 

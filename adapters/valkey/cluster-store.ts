@@ -13,7 +13,7 @@ import { hashSlot, hashTagOf } from './hash-slot.ts';
 import { NodeHealth, nodeKey } from './node-health.ts';
 import type { RespValue } from './resp/parser.ts';
 import { CountSink, isBulkOrNil, type Round, UnexpectedReplyError, ValueSink, WireCommand, WriteListSink } from './round.ts';
-import { KeyGroups, WriteGroups } from './slot-groups.ts';
+import { bySlot, KeyGroups, WriteGroups } from './slot-groups.ts';
 import { ValkeyStoreBase } from './store-base.ts';
 import { describe } from './urls.ts';
 /** How often the slot map is refreshed and down nodes are pinged while a node is down. */
@@ -138,6 +138,11 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
 
   protected route(key: string): Route | StoreUnavailableError {
     return this.#slotRoute(hashSlot(key), false);
+  }
+
+  /** One script per slot: a script may only name keys of one slot. */
+  protected override scriptGroups(keys: readonly string[]): ReadonlyArray<readonly string[]> {
+    return [...bySlot(keys, (key) => key).values()];
   }
 
   protected flush(): void {

@@ -5,7 +5,7 @@
  */
 import type { GenerationRead, GenerationReadResult, GenerationWrite } from '../../src/store/types.ts';
 import type { Route } from './channel.ts';
-import { generationScriptKeys, parseTagStates, positiveMs } from '../shared/redis-protocol.ts';
+import { generationScriptKeys, parseTagStates, writeGenerationsArgs } from '../shared/redis-protocol.ts';
 import type { RespValue } from './resp/parser.ts';
 import type { Round } from './round.ts';
 
@@ -22,8 +22,7 @@ export function sendReadWithGenerations(route: Route, round: Round, support: Scr
 
 /** Sends Store.writeGenerations as op 0 of `round`, on `route`. */
 export function sendWriteGenerations(route: Route, round: Round, support: ScriptSupport, write: GenerationWrite): void {
-  const args = [write.action, write.epoch, write.token ?? '', positiveMs(write.ttlMs ?? 1)];
-  sendScript(route, round, 0, support, WRITE_GENERATIONS, generationScriptKeys([], write.tags), args, () => undefined);
+  sendScript(route, round, 0, support, WRITE_GENERATIONS, generationScriptKeys([], write.tags), writeGenerationsArgs(write), () => undefined);
 }
 
 /** The script's reply as the contract's answer: per key its bytes, 'unchanged' or a hole; per tag its state. */

@@ -10,7 +10,7 @@
  * remembered: from then on the stores use plain commands where they have them.
  */
 import { createHash } from 'node:crypto';
-import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, READ_WITH_GENERATIONS_LUA, WRITE_GENERATIONS_LUA } from '../shared/redis-protocol.ts';
+import { COMPARE_AND_DELETE_LUA, EXPIRE_ENTRIES_LUA, INCR_WITH_TTL_LUA, READ_WITH_GENERATIONS_LUA, WRITE_GENERATIONS_LUA } from '../shared/redis-protocol.ts';
 import { expectOn, type Channel, type Route } from './channel.ts';
 
 import { bulk, type RespEncoder } from './resp/encoder.ts';
@@ -36,6 +36,8 @@ export const COMPARE_AND_DELETE = new Script(COMPARE_AND_DELETE_LUA);
 export const READ_WITH_GENERATIONS = new Script(READ_WITH_GENERATIONS_LUA);
 /** Store.writeGenerations. */
 export const WRITE_GENERATIONS = new Script(WRITE_GENERATIONS_LUA);
+/** Store.expireEntries. */
+export const EXPIRE_ENTRIES = new Script(EXPIRE_ENTRIES_LUA);
 
 /** A script argument. */
 export type ScriptArg = string | number | Uint8Array;

@@ -11,13 +11,13 @@
  */
 import type { StoreUnavailableError } from '../../src/store/errors.ts';
 import { runEnd, runKind, type DeleteOp, type IncrOp } from '../../src/store/op-runs.ts';
-import type { Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { ExpireRequest, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
 import { expectOn, type Route } from './channel.ts';
 import { encodeIncrBy, encodeSetIfAbsent } from './commands.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
 import { CountSink, DecodeSink, Round, WriteSink } from './round.ts';
-import { COMPARE_AND_DELETE, INCR_WITH_TTL, ScriptSupport, sendScript } from './scripts.ts';
+import { COMPARE_AND_DELETE, EXPIRE_ENTRIES, INCR_WITH_TTL, ScriptSupport, sendScript } from './scripts.ts';
 
 const ZERO = new TextEncoder().encode('0');
 
@@ -98,6 +98,40 @@ export abstract class ValkeyStoreBase implements Store {
     return this.#lone(key, (route, round) => {
       sendScript(route, round, 0, this.scripts, COMPARE_AND_DELETE, [key], [expected], (reply) => reply === 1);
     });
+  }
+
+  /**
+   * One script per group of keys that may share one ({@link scriptGroups}), all sent in one
+   * write: each fresh entry's header rewritten in place (SETRANGE keeps the rest and the TTL,
+   * which PEXPIRE then sets to the grace), atomically per key (see EXPIRE_ENTRIES_LUA).
+   */
+  expireEntries(request: ExpireRequest): Promise<number> {
+    if (request.keys.length === 0) return Promise.resolve(0);
+    const down = this.down();
+    if (down) return Promise.reject(down);
+    const groups = this.scriptGroups(request.keys);
+    const round = new Round(groups.length, false, this.where);
+    const now = String(request.now);
+    for (let at = 0; at < groups.length; at++) {
+      const route = this.route(groups[at]![0]!);
+      if (route instanceof Error) round.fail(at, at + 1, route);
+      else sendScript(route, round, at, this.scripts, EXPIRE_ENTRIES, groups[at]!, [now], Number);
+    }
+    this.flush();
+    round.seal();
+    return (round.promise as Promise<unknown[]>).then((results) => {
+      let marked = 0;
+      for (const result of results) {
+        if (result instanceof Error) throw result;
+        marked += result as number;
+      }
+      return marked;
+    });
+  }
+
+  /** Keys that one script may name together: all of them on one server; one slot's on a cluster. */
+  protected scriptGroups(keys: readonly string[]): ReadonlyArray<readonly string[]> {
+    return [keys];
   }
 
   /**

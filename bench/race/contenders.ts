@@ -8,30 +8,38 @@ import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, type Cache, type CacheOptions, type WriteFence } from '../../src/index.ts';
+import { createCache, type Cache, type CacheOptions, type SetOptions, type WriteFence } from '../../src/index.ts';
 import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
 import type { RaceClient, RaceContender } from './race-contender.ts';
 
 const KEY = 'row:1';
 const TAGS = ['rows'];
+/** A tag the row also carries whose invalidations guard no write: soft ones (issue 21). */
+const SOFT_TAG = 'catalog';
 
-function cachette(id: string, label: string, options: Partial<CacheOptions>, write: 'delete-after' | 'delete-before' | 'fence' | 'never'): RaceContender {
+function cachette(id: string, label: string, options: Partial<CacheOptions>, write: 'delete-after' | 'delete-before' | 'fence' | 'fence-and-soft' | 'never'): RaceContender {
   return {
     id,
     label,
     open(redisUrl, namespace) {
       const cache: Cache = createCache({ store: valkeyStore(redisUrl), namespace, ...options });
-      const tagged = write === 'fence' ? { tags: TAGS } : undefined;
+      const fenced = write === 'fence' || write === 'fence-and-soft';
+      // With soft invalidations the row carries a second tag, softly invalidated around every
+      // write (before it begins and after it commits) without guarding it: readers may then be
+      // served stale within the grace, but never a version older than a commit that returned.
+      const tagged: SetOptions | undefined = write === 'fence' ? { tags: TAGS } : write === 'fence-and-soft' ? { tags: [...TAGS, SOFT_TAG], grace: 60_000 } : undefined;
       let fence: WriteFence | undefined;
       return {
         read: (load) => cache.getOrSet(KEY, load, tagged),
         async before() {
           if (write === 'delete-before') await cache.delete(KEY);
-          if (write === 'fence') fence = await cache.beginWrite(TAGS);
+          if (write === 'fence-and-soft') await cache.invalidateTags([SOFT_TAG], { soft: true });
+          if (fenced) fence = await cache.beginWrite(TAGS);
         },
         async after() {
           if (write === 'delete-after') await cache.delete(KEY);
-          if (write === 'fence') await fence!.commit();
+          if (fenced) await fence!.commit();
+          if (write === 'fence-and-soft') await cache.invalidateTags([SOFT_TAG], { soft: true });
         },
         close: () => cache.close(),
       };
@@ -80,6 +88,7 @@ export const CONTENDERS: RaceContender[] = [
   cachette('delete-after', '`getOrSet` + `delete(key)` after COMMIT', {}, 'delete-after'),
   cachette('delete-before', '`delete(key)` before the UPDATE', {}, 'delete-before'),
   cachette('tags', 'tags + `beginWrite`/`commit`', {}, 'fence'),
+  cachette('tags-soft', 'tags + `beginWrite`/`commit`, another tag invalidated `soft` around each write', {}, 'fence-and-soft'),
   cachette('l1-strict', 'L1 strict + tags + `beginWrite`/`commit`', { l1: { consistency: 'strict' } }, 'fence'),
   cachette('l1-tracking', 'L1 tracking + tags + `beginWrite`/`commit`', { l1: { consistency: 'tracking' } }, 'fence'),
   bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),

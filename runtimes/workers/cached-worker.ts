@@ -4,6 +4,7 @@
  * it can open, so that a bundle contains only the store clients its entry imports.
  */
 import { cloudflareKvStore } from '../../adapters/cloudflare-kv/index.ts';
+import { duringRequest } from '../../src/cache/background.ts';
 import { openHttpCache } from '../../src/http/http-cache.ts';
 import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { checkHttpCacheOptions } from '../../src/http/options.ts';
@@ -61,7 +62,9 @@ export function cachedWorker<Env extends object>(app: WorkerApp<Env> | WorkerFet
   return {
     async fetch(request, env, ctx) {
       const http = await cacheFor(env);
-      return http.handle(request, async (r) => origin(r, env, ctx), { waitUntil: (p) => ctx.waitUntil(p) });
+      const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
+      // Also the platform's waitUntil for what the Worker's own getOrSet calls start meanwhile.
+      return duringRequest(waitUntil, () => http.handle(request, async (r) => origin(r, env, ctx), { waitUntil }));
     },
     async purge(target, env) {
       return (await cacheFor(env)).purge(target);

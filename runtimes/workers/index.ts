@@ -13,7 +13,8 @@
  * HTTP is `cachette/workers/upstash`, the same `withCache` that also reads
  * UPSTASH_REDIS_REST_URL + _TOKEN. VALKEY_URL / REDIS_URL are refused: a Worker cannot reach
  * Valkey through iovalkey. Store writes and stale-while-revalidate refreshes run in
- * `ctx.waitUntil`, after the response has been sent.
+ * `ctx.waitUntil`, after the response has been sent; so do the grace refreshes and store writes
+ * that `getOrSet` calls made by the Worker start while it handles the request.
  */
 import type { StoreFactories } from '../env-store.ts';
 import { cachedWorker, openKv, type CachedWorker, type WorkerApp, type WorkerFetch, type WorkersCacheOptions } from './cached-worker.ts';

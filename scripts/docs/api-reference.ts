@@ -24,6 +24,7 @@ export const SECTIONS: readonly ReferenceSection[] = [
   { title: 'circuitBreaker', call: 'createCache({ circuitBreaker })', file: 'src/cache/options.ts', type: 'CircuitBreakerOptions' },
   { title: 'compression', call: 'createCache({ compression })', file: 'src/codec/compression.ts', type: 'CompressionOptions' },
   { title: 'Per-call options', call: 'cache.set / getOrSet / setMany(key, value, options)', file: 'src/cache/types.ts', type: 'SetOptions' },
+  { title: 'getOrSet', call: 'cache.getOrSet(key, factory, options)', file: 'src/cache/types.ts', type: 'GetOrSetOptions', plus: 'Per-call options' },
   { title: 'cache.close', call: 'cache.close(options)', file: 'src/cache/types.ts', type: 'CloseOptions' },
   { title: 'cache.wrap and @cached', call: "cache.wrap(fn, options), @cached(cache, options) — 'cachette'", file: 'src/cache/wrap.ts', type: 'WrapOptions' },
   {

@@ -5,9 +5,16 @@ import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
 import { ValueTooLargeError } from './errors.ts';
-import { checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
+import { handOff, type WaitUntil } from './background.ts';
+import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
-import { FillHandler, type FillHost, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { FillHandler, type BatchFactory, type EntryWrite, type FillHost, type FillRequest, type Lifetimes, type Lookup, type TaggedLookup } from './fill-handler.ts';
+import { fillRequest } from './fill/fill-request.ts';
+import { getOrSetManyRequests, inKeyOrder } from './fill/get-or-set-many.ts';
+import { keptFor, lifetimesOf } from './fill/lifetimes.ts';
+import { versionOf, withVersion } from './fill/versioned.ts';
+import { expireEntries } from './expire.ts';
+import { Inspector, MISSING } from './inspect.ts';
 import { entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -25,7 +32,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
-import type { Cache, CacheHealth, CloseOptions, Factory, SetManyEntry, SetOptions } from './types.ts';
+import type { Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 /** Entries encoded and sent per slice of a large setMany, between which the event loop runs. */
@@ -48,6 +55,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly factoryTimeoutMs: number;
   readonly lockTimeoutMs: number;
   readonly leases: FillLeases | undefined;
+  readonly #closing = new AbortController();
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #codec: EntryCodec;
@@ -56,6 +64,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   readonly #tier: Tier;
   readonly #fences: WriteFences;
   readonly #fills: FillHandler;
+  readonly #inspector: Inspector;
   readonly #background = new Set<Promise<unknown>>();
   /** Failures the guard already reported, so that the front reports only what it did not see. */
   readonly #reported = new WeakSet<object>();
@@ -69,7 +78,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#options = options;
     this.#clock = options.clock;
     this.factoryTimeoutMs = options.factoryTimeoutMs;
-    this.#defaults = { freshFor: options.ttlMs, staleFor: options.graceMs };
+    this.#defaults =
+      options.staleIfErrorMs === undefined ? { freshFor: options.ttlMs, staleFor: options.graceMs } : { freshFor: options.ttlMs, staleFor: options.graceMs, errorFor: options.staleIfErrorMs };
     this.#reachability = options.logger && new Reachability(options.store, options.logger);
     this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
     const path = buildPath({
@@ -94,9 +104,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
       tagsInvalidated: (tags) => this.#tier.tagsInvalidated(tags),
+      now: () => this.#clock.now(),
     });
     if (this.#tier.readNow) this.lookupNow = this.#lookupNow.bind(this);
     this.#fills = new FillHandler(this);
+    this.#inspector = new Inspector(this.#path, prefix, this.#codec, this.#clock);
   }
 
   get<T>(key: string): Promise<T | undefined> {
@@ -300,15 +312,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   delete(keys: string | readonly string[]): Promise<number> {
-    let fulls: string[];
-    try {
-      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (fulls.length === 0) return Promise.resolve(0);
-    this.#tier.forget(fulls);
-    return this.#path.delete(fulls).then(undefined, (error: unknown) => this.#fallback(error, 'delete', fulls, undefined, 0));
+    return this.#counted(keys, 'delete', (fulls) => this.#path.delete(fulls));
   }
 
   async has(key: string): Promise<boolean> {
@@ -325,25 +329,46 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return found.found?.state === 'fresh';
   }
 
-  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T> {
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T> {
     // Every argument is checked before the store is read or the factory runs.
-    let full: string;
-    let lifetimes: Lifetimes;
-    let tags: readonly string[];
+    let request: FillRequest<T>;
     try {
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
-      full = this.#full(key);
-      if (options !== undefined) checkSetOptions(options, 'getOrSet', key);
-      lifetimes = this.#lifetimes(options);
-      tags = checkTags(options?.tags, `getOrSet("${key}")`);
+      const full = this.#full(key);
+      if (options !== undefined) checkGetOrSetOptions(options, 'getOrSet', key);
+      request = fillRequest(key, full, factory, this.#lifetimes(options), options, this.#timing() ? performance.now() : 0);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#fills.getOrSet({ key, full, factory, lifetimes, tags, started: this.#timing() ? performance.now() : 0 });
+    return this.#fills.getOrSet(request);
   }
 
-  invalidateTags(tags: readonly string[]): Promise<boolean> {
-    return this.#fences.invalidate(tags);
+  getOrSetMany<T>(keys: readonly string[], factory: BatchFactory<T>, options?: GetOrSetOptions<T>): Promise<T[]> {
+    let requests: Array<FillRequest<T>>;
+    try {
+      requests = getOrSetManyRequests(keys, factory, options, (key) => this.#full(key), this.#lifetimes(options), this.#timing() ? performance.now() : 0);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return requests.length === 0 ? Promise.resolve([]) : this.#fills.getOrSetMany(requests, factory).then((values) => inKeyOrder(keys, requests, values));
+  }
+
+  invalidateTags(tags: readonly string[], options?: InvalidateOptions): Promise<boolean> {
+    return this.#fences.invalidate(tags, options);
+  }
+
+  expire(keys: string | readonly string[]): Promise<number> {
+    return this.#counted(keys, 'expire', (fulls) => expireEntries(this.#path, fulls, this.#clock.now()));
+  }
+
+  inspect(key: string): Promise<EntryInspection> {
+    let full: string;
+    try {
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#inspector.inspect(key, full).catch((error: unknown) => this.#fallback(error, 'inspect', full, undefined, MISSING));
   }
 
   beginWrite(tags: readonly string[]): Promise<WriteFence> {
@@ -385,6 +410,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   async #close(options: CloseOptions | undefined): Promise<void> {
     const timeoutMs = toMs(options?.timeout ?? DEFAULT_CLOSE_TIMEOUT_MS, 'close timeout');
+    // Running factories learn through ctx.signal that nobody will store what they compute.
+    this.#closing.abort(new DOMException('cachette: the cache is closing', 'AbortError'));
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Background work that never settles (a hung factory) must not hold close() for ever.
     await Promise.race([
@@ -399,6 +426,53 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   // FillHost -------------------------------------------------------------------------------
+
+  now(): number {
+    return this.#clock.now();
+  }
+
+  get refreshAhead(): number | undefined {
+    return this.#options.refreshAhead;
+  }
+
+  get graceBackoffMs(): number {
+    return this.#options.graceBackoffMs;
+  }
+
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  lookupMany<T>(keys: readonly string[], fulls: readonly string[]): Promise<Array<TaggedLookup<T>>> {
+    const answer = (entries: ReadonlyArray<DecodedEntry | undefined>) => entries.map((entry) => this.#lookupOf<T>({ entry, snapshot: undefined }));
+    return this.#tier.readMany(keys, fulls).then(answer, (error: unknown) => keys.map(() => this.#fallback(error, 'getMany', fulls, undefined, NOTHING_FOUND)));
+  }
+
+  writeMany(writes: readonly EntryWrite[]): Promise<unknown> {
+    this.#tier.forget(writes.map((write) => write.full));
+    const entries: StoreEntry[] = [];
+    let size = 0;
+    for (const write of writes) {
+      const bytes = this.#encode(write.key, withVersion(write.value, write.version), write.lifetimes, write.generations);
+      if (bytes === undefined) continue;
+      size += bytes.length;
+      entries.push({ key: write.full, value: bytes, ttlMs: storeTtl(write.lifetimes) });
+    }
+    if (entries.length === 0) return Promise.resolve(false);
+    return this.#path.setMany(entries).then(
+      () => {
+        this.counters.bytesWritten += size;
+      },
+      (error: unknown) =>
+        this.#fallback(
+          error,
+          'setMany',
+          entries.map((entry) => entry.key),
+          undefined,
+          undefined,
+        ),
+    );
+  }
 
   lookup<T>(key: string, full: string, tags: readonly string[]): Promise<TaggedLookup<T>> {
     return this.#tier.read(key, full, tags).then(
@@ -427,8 +501,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let found: Lookup<T>;
     if (entry) {
       const now = this.#clock.now();
-      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T };
-      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T };
+      const { version } = entry;
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil, version };
+      else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T, version };
+      // Past grace, kept by the store for a stale-if-error window: the call decides.
+      else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil, version };
     }
     return new LookupOf(found, read);
   }
@@ -463,9 +540,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (this.events.listens('miss')) this.events.emit('miss', { key, durationMs: started ? performance.now() - started : 0 });
   }
 
-  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Promise<unknown> {
+  write(key: string, full: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[], version?: string | number): Promise<unknown> {
     this.#tier.forget([full]);
-    const bytes = this.#encode(key, value, lifetimes, generations);
+    const bytes = this.#encode(key, withVersion(value, version), lifetimes, generations);
     if (bytes === undefined) return Promise.resolve(false);
     const written = this.#path.set(full, bytes, storeTtl(lifetimes)).then(
       () => {
@@ -473,11 +550,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       },
       (error: unknown) => this.#fallback(error, 'set', full, undefined, undefined),
     );
-    this.track(written);
     return written;
   }
 
-  track(work: Promise<unknown>): void {
+  track(work: Promise<unknown>, waitUntil?: WaitUntil): void {
+    handOff(work, waitUntil, this.#options.waitUntil);
     this.#background.add(work);
     const done = () => void this.#background.delete(work);
     work.then(done, done);
@@ -523,12 +600,24 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return entryKey(this.#options.keyPrefix, key);
   }
 
-  #lifetimes(options: SetOptions | undefined): Lifetimes {
-    if (options === undefined || (options.ttl === undefined && options.grace === undefined)) return this.#defaults;
-    const freshFor = options.ttl === undefined ? this.#options.ttlMs : toMs(options.ttl, 'ttl');
-    const staleFor = options.grace === undefined ? this.#options.graceMs : toMs(options.grace, 'grace');
-    if (freshFor === 0 && staleFor === 0) throw new RangeError('cachette: a ttl of 0 with no grace would store nothing; use delete() to remove a key');
-    return { freshFor, staleFor };
+  /**
+   * `delete` and `expire`: `send` changes the entries of one key or several (this process's L1
+   * copies dropped first) and counts them; a store failure counts 0.
+   */
+  #counted(keys: string | readonly string[], operation: string, send: (fulls: string[]) => Promise<number>): Promise<number> {
+    let fulls: string[];
+    try {
+      fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (fulls.length === 0) return Promise.resolve(0);
+    this.#tier.forget(fulls);
+    return send(fulls).then(undefined, (error: unknown) => this.#fallback(error, operation, fulls, undefined, 0));
+  }
+
+  #lifetimes(options: GetOrSetOptions<unknown> | undefined): Lifetimes {
+    return options === undefined ? this.#defaults : lifetimesOf(options, this.#defaults);
   }
 
   /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */
@@ -548,7 +637,13 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     if (bytes === undefined) return undefined;
     this.counters.bytesRead += bytes.length;
     try {
-      return this.#codec.decode(bytes);
+      const entry = this.#codec.decode(bytes);
+      const { value, version } = versionOf(entry.value);
+      if (version !== undefined) {
+        entry.value = value;
+        entry.version = version;
+      }
+      return entry;
     } catch (error) {
       this.counters.corrupt++;
       this.events.emit('corrupt', { key, reason: errorMessage(error) });
@@ -600,9 +695,9 @@ const NO_GENERATIONS: readonly TagGeneration[] = Object.freeze([]);
 /** A read the store failed: nothing found, no tag state. */
 const NOTHING_FOUND: TaggedLookup<never> = Object.freeze({ found: undefined, snapshot: undefined, failed: true });
 
-/** The store-side TTL: fresh plus grace, so stale entries survive their grace window. */
+/** The store-side TTL: fresh plus grace (or the stale-if-error window), so stale entries survive it. */
 function storeTtl(lifetimes: Lifetimes): number | undefined {
-  const total = lifetimes.freshFor + lifetimes.staleFor;
+  const total = lifetimes.freshFor + keptFor(lifetimes);
   return Number.isFinite(total) ? Math.max(1, Math.ceil(total)) : undefined;
 }
 

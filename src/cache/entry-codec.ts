@@ -7,8 +7,14 @@ import { ValueTooLargeError } from './errors.ts';
 /** A decoded entry with its value and when it turns stale and expires. */
 export interface DecodedEntry {
   value: unknown;
+  /** When it was written (ms, the writer's clock). */
+  createdAt: number;
   freshUntil: number;
   staleUntil: number;
+  /** The length of its grace window (staleUntil − freshUntil, kept apart since both may be Infinity). */
+  graceMs: number;
+  /** The `version` the fill that stored it named (undefined: none). */
+  version?: string | number;
   tags: readonly TagGeneration[];
 }
 
@@ -61,7 +67,7 @@ export class EntryCodec {
     if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
     const value = serializer.decode(decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression));
     const freshUntil = envelope.createdAt + envelope.freshFor;
-    return { value, freshUntil, staleUntil: freshUntil + envelope.staleFor, tags: envelope.tags };
+    return { value, createdAt: envelope.createdAt, freshUntil, staleUntil: freshUntil + envelope.staleFor, graceMs: envelope.staleFor, tags: envelope.tags };
   }
 }
 

@@ -28,6 +28,15 @@ export class FactoryTimeoutError extends Error {
   }
 }
 
+/** A factory that called `ctx.fail()` without an error of its own. */
+export class FactoryFailedError extends Error {
+  readonly code = 'E_FACTORY_FAILED';
+  override name = 'FactoryFailedError';
+  constructor(readonly key: string) {
+    super(`cachette: the factory for key "${key}" gave up (ctx.fail())`);
+  }
+}
+
 /** A fenced write used out of order (committed after it was aborted). */
 export class WriteFenceError extends Error {
   readonly code = 'E_WRITE_FENCE';

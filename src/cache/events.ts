@@ -8,6 +8,11 @@ export interface CacheStats {
   misses: number;
   /** Stale values served inside their grace window. */
   staleServed: number;
+  /**
+   * Stale (or stale-if-error) values served because the source failed: the factory threw,
+   * timed out or called `ctx.fail()`, or failed less than `graceBackoff` ago. Not in `staleServed`.
+   */
+  staleOnError: number;
   /** `getOrSet` calls that waited for another call's factory (in this process or, through a fill lease, another) instead of running their own. */
   coalesced: number;
   /** Cold `getOrSet` calls that found another process's fill lease and waited for its value. */
@@ -26,6 +31,8 @@ export interface CacheStats {
   storeErrors: number;
   /** Store calls skipped while the circuit breaker held the store as down. */
   storeSkipped: number;
+  /** Stored values a `getOrSet` refused: written under another `version`, or refused by its `schema` (each a miss, refilled). */
+  invalid: number;
   /** Entries the engine could not read (bad magic, unknown version, truncated, bad payload, too large). */
   corrupt: number;
   /** Values that were served but not stored because they exceed `maxValueBytes`. */
@@ -64,6 +71,11 @@ export interface CacheEventMap {
   miss: { key: string; durationMs: number };
   /** `getOrSet` served a stale value inside its grace window (a refresh runs). */
   stale: { key: string };
+  /**
+   * `getOrSet` served a stale value because its source failed: `error` is the failure, or
+   * undefined when the factory was not tried (`backoff`: it failed less than `graceBackoff` ago).
+   */
+  staleOnError: { key: string; error: unknown; backoff: boolean };
   /** `getOrSet` joined a fill already running for the key (`remote`: in another process, through its fill lease). */
   coalesced: { key: string; remote: boolean };
   /** An entry was found, but one of its tags was invalidated since it was written: a miss. */
@@ -74,6 +86,8 @@ export interface CacheEventMap {
   refresh: { key: string };
   /** A factory ran; `error` is set when it failed or timed out. */
   fill: { key: string; durationMs: number; background: boolean; error?: unknown };
+  /** A stored value was refused by the call's `version` or `schema` (`issues`: the schema's); a miss, refilled. */
+  invalid: { key: string; reason: 'version' | 'schema'; issues: ReadonlyArray<{ readonly message: string }> };
   /** Stored bytes the engine could not read, or that inflate past `maxValueBytes`. */
   corrupt: { key: string; reason: string };
   /**
@@ -136,6 +150,7 @@ export function emptyStats(): CacheStats {
     hits: 0,
     misses: 0,
     staleServed: 0,
+    staleOnError: 0,
     coalesced: 0,
     leaseWaits: 0,
     fenced: 0,
@@ -146,6 +161,7 @@ export function emptyStats(): CacheStats {
     storeErrors: 0,
     storeSkipped: 0,
     corrupt: 0,
+    invalid: 0,
     tooLarge: 0,
     bytesRead: 0,
     bytesWritten: 0,

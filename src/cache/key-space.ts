@@ -4,6 +4,7 @@
  *   <prefix><key>                 an entry: the caller's key, escaped (below)
  *   <prefix>#{tag:<tag>}:gen      a tag's generation, a decimal counter
  *   <prefix>#{tag:<tag>}:fence    the write leases held on a tag
+ *   <prefix>#{tag:<tag>}:soft     the tag's latest run of soft moves (`from:to:at`)
  *   <prefix>#lease:<key>          the fill lease of one entry
  *
  * The three kinds are disjoint by construction, not by convention. A key the engine writes for
@@ -17,7 +18,7 @@
  * A caller writing `#{tag:users}:gen` writes an entry, and `incr` on it moves a counter of its
  * own, never the tag's generation.
  *
- * The two keys of a tag share the hash tag `{tag:<tag>}`, so on a Valkey/Redis cluster they live
+ * The keys of a tag share the hash tag `{tag:<tag>}`, so on a Valkey/Redis cluster they live
  * in one slot and one script reads or writes them together (a `}` inside the tag name ends the
  * hash tag early, at the same place in both keys, so they still share it). The `tag:` inside the
  * braces keeps the hash tag non-empty whatever the tag starts with (`{}` would hash the whole
@@ -39,7 +40,7 @@ export function entryKey(prefix: string, key: string): string {
 /** The store keys of `tag` under `prefix`. */
 export function tagKeys(prefix: string, tag: string): TagKeys {
   const base = `${prefix}#{tag:${tag}}`;
-  return { generation: `${base}:gen`, fence: `${base}:fence` };
+  return { generation: `${base}:gen`, fence: `${base}:fence`, soft: `${base}:soft` };
 }
 
 /** The fill lease key of the caller's entry `key` (unescaped: the lease kind is its own) under `prefix`. */

@@ -5,7 +5,9 @@ import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions, storeOptionMistake } from '../util/known-options.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { reservedSegment } from './key-space.ts';
+import type { WaitUntil } from './background.ts';
 import { MissingCapabilityError } from './errors.ts';
+import { checkRefreshAhead } from './fill/fill-request.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -68,6 +70,15 @@ export interface CacheOptions {
   ttl?: Duration;
   /** Default time a value may still be served stale while one refresh runs. Default 0. */
   grace?: Duration;
+  /** Refresh-ahead for every `getOrSet`: a fraction of the ttl (see `refreshAhead` in the getOrSet options). Default: none. */
+  refreshAhead?: number;
+  /**
+   * How long past `ttl` the last value is kept to be served when a `getOrSet` factory fails;
+   * longer than `grace` (see `staleIfError` in the getOrSet options). Default: none.
+   */
+  staleIfError?: Duration;
+  /** After a factory failed for a key, how often at most it is retried while stale values are served. Default 0 (on every call). */
+  graceBackoff?: Duration;
   /** Per store call timeout; a late answer is a miss. Default 1000 ms (none for a `local` store); `Infinity` disables. */
   timeout?: Duration;
   /** Throw store failures at the caller instead of treating them as misses. Default false. */
@@ -81,9 +92,17 @@ export interface CacheOptions {
   batch?: boolean;
   /**
    * How long a `getOrSet` factory may run before its waiters get a FactoryTimeoutError (a stale
-   * value, when there is one, keeps being served instead). Default: no limit.
+   * value, when there is one, keeps being served instead) and its `ctx.signal` is aborted.
+   * Default 10 s (docs/cache.md, "Deadlines and background work", says why); `false` for no limit.
    */
-  factoryTimeout?: Duration;
+  factoryTimeout?: Duration | false;
+  /**
+   * Receives every background promise the cache starts (grace refreshes, refresh-ahead, the
+   * store writes after fills), e.g. Vercel's `waitUntil` from `@vercel/functions`; a call's own
+   * `waitUntil` wins. Default: the one of the request a cachette binding is handling (the
+   * Workers binding, the Hono middleware on a platform with `executionCtx`).
+   */
+  waitUntil?: WaitUntil;
   /**
    * The largest value, in bytes after serialization and before compression, that the cache
    * writes or reads back. Larger values are served but not stored; a stored entry that would
@@ -123,11 +142,15 @@ export interface ResolvedOptions {
   compression: CompressionPolicy | undefined;
   ttlMs: number;
   graceMs: number;
+  staleIfErrorMs: number | undefined;
+  graceBackoffMs: number;
+  refreshAhead: number | undefined;
   timeoutMs: number;
   strict: boolean;
   breaker: Required<CircuitBreakerOptions>;
   batch: boolean;
   factoryTimeoutMs: number;
+  waitUntil: WaitUntil | undefined;
   maxValueBytes: number;
   clock: Clock;
   logger: CacheLogger | undefined;
@@ -145,11 +168,15 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'compression',
   'ttl',
   'grace',
+  'refreshAhead',
+  'staleIfError',
+  'graceBackoff',
   'timeout',
   'strict',
   'circuitBreaker',
   'batch',
   'factoryTimeout',
+  'waitUntil',
   'maxValueBytes',
   'clock',
   'logger',
@@ -159,6 +186,15 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
 ];
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
+/**
+ * The default `factoryTimeout`. Finite, because one wedged source would otherwise hold a key's
+ * waiters (every caller coalesced onto that fill) for the life of the process. Ten seconds is
+ * longer than a healthy source call, twice the default `lockTimeout` (a fill that outlives its
+ * lease still gets to finish), and well inside the 30 s after which gateways, load balancers
+ * and Workers' `waitUntil` give up, so that a caller still has time to answer (a stale value,
+ * an error page) before the client's proxy does.
+ */
+export const DEFAULT_FACTORY_TIMEOUT_MS = 10_000;
 
 /** Validates options, throwing a TypeError or RangeError that names the bad one. */
 export function resolveOptions(options: CacheOptions): ResolvedOptions {
@@ -189,6 +225,9 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
   if (timeoutMs === 0) throw new RangeError('createCache: timeout must be greater than 0');
   const ttlMs = options.ttl === undefined ? Infinity : toMs(options.ttl, 'ttl');
   if (ttlMs === 0) throw new RangeError('createCache: ttl must be greater than 0 (leave it out for no expiry)');
+  const graceMs = toMs(options.grace ?? 0, 'grace');
+  const staleIfErrorMs = options.staleIfError === undefined ? undefined : toMs(options.staleIfError, 'staleIfError');
+  if (staleIfErrorMs !== undefined && !(staleIfErrorMs > graceMs)) throw new RangeError(`createCache: staleIfError (${staleIfErrorMs} ms) must be longer than grace (${graceMs} ms)`);
   const maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   if (!Number.isInteger(maxValueBytes) || maxValueBytes < 1) throw new RangeError(`createCache: maxValueBytes must be a positive integer, got ${maxValueBytes}`);
   const clock = options.clock ?? systemClock;
@@ -215,12 +254,16 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     serializer: resolveSerializer(options.serializer),
     compression: resolveCompression(options.compression, store.compressionThreshold),
     ttlMs,
-    graceMs: toMs(options.grace ?? 0, 'grace'),
+    graceMs,
+    staleIfErrorMs,
+    graceBackoffMs: toMs(options.graceBackoff ?? 0, 'graceBackoff'),
+    refreshAhead: options.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, 'createCache'),
     timeoutMs,
     strict: options.strict ?? false,
     breaker: { threshold, cooldownMs },
     batch: options.batch ?? !local,
-    factoryTimeoutMs: options.factoryTimeout === undefined ? Infinity : toMs(options.factoryTimeout, 'factoryTimeout'),
+    factoryTimeoutMs: resolveFactoryTimeout(options.factoryTimeout),
+    waitUntil: resolveWaitUntil(options.waitUntil),
     maxValueBytes,
     clock,
     logger: options.logger === false ? undefined : (options.logger ?? console),
@@ -228,6 +271,19 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     writeLeaseTtlMs,
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
   };
+}
+
+/** `factoryTimeout`: a duration greater than 0, or `false` (no limit). */
+function resolveFactoryTimeout(factoryTimeout: Duration | false | undefined): number {
+  if (factoryTimeout === false) return Infinity;
+  const ms = toMs(factoryTimeout ?? DEFAULT_FACTORY_TIMEOUT_MS, 'factoryTimeout');
+  if (ms === 0) throw new RangeError('createCache: factoryTimeout must be greater than 0 (false for no limit)');
+  return ms;
+}
+
+function resolveWaitUntil(waitUntil: WaitUntil | undefined): WaitUntil | undefined {
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`createCache: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
+  return waitUntil;
 }
 
 const DEFAULT_L1_ENTRIES = 10_000;

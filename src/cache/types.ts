@@ -1,6 +1,10 @@
 import type { Duration } from '../util/duration.ts';
+import type { WaitUntil } from './background.ts';
+import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
-import type { WriteFence } from './tags/write-fences.ts';
+import type { InvalidateOptions, WriteFence } from './tags/write-fences.ts';
+
+export type { InvalidateOptions } from './tags/write-fences.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -16,18 +20,95 @@ export interface SetOptions {
   tags?: readonly string[];
 }
 
+/** Options of `getOrSet`: what is stored ({@link SetOptions}), and how the call behaves. */
+export interface GetOrSetOptions<T = unknown> extends SetOptions {
+  /**
+   * Receives every background promise this call starts (a grace refresh, the store write after
+   * a fill), so that a platform that freezes work after the response keeps it alive:
+   * `{ waitUntil: ctx.waitUntil.bind(ctx) }`. Default: the cache's `waitUntil`, else the one of
+   * the request a cachette binding is handling (the Workers binding, the Hono middleware).
+   */
+  waitUntil?: WaitUntil;
+  /**
+   * A fraction of the ttl (e.g. `0.8`): a hit on an entry older than that starts one background
+   * refresh (like a grace refresh: `ctx.stale` is the current value) and is served at once, so
+   * that a hot key is renewed before it turns stale. Default: the cache's `refreshAhead`, else none.
+   */
+  refreshAhead?: number;
+  /**
+   * A Standard Schema validator (Zod, Valibot, ArkType, …): a stored value it refuses is a miss
+   * (counted in `invalid`, an `invalid` event) and is refilled; what it returns is served. Default: none.
+   */
+  schema?: StandardSchema<T>;
+  /**
+   * The version of the code that computes the value (a string or a number): an entry stored
+   * under another version is a miss (counted in `invalid`, an `invalid` event) and is refilled,
+   * so a deploy that changes a value's shape never serves the old shape. Default: none.
+   */
+  version?: string | number;
+  /**
+   * How long past `ttl` the last value is kept to be served when the factory fails (throws,
+   * times out, or calls `ctx.fail()`): longer than `grace`, inside which a stale value is served
+   * anyway. A `staleOnError` event and counter tell it apart from ordinary stale hits. Default:
+   * the cache's `staleIfError`, else none.
+   */
+  staleIfError?: Duration;
+  /**
+   * After the factory failed for a key, it is tried again at most this often for that key while
+   * stale (or stale-if-error) values are served (each one a `staleOnError`), instead of on every
+   * call. Default: the cache's `graceBackoff`, else 0 (retried on every call past the ttl).
+   */
+  graceBackoff?: Duration;
+}
+
 /** One entry for {@link Cache.setMany}. */
 export interface SetManyEntry<T = unknown> extends SetOptions {
   key: string;
   value: T;
 }
 
-/** What a `getOrSet` factory receives. */
+/**
+ * What a `getOrSet` factory receives: which key it fills, the value it replaces, a signal that
+ * says when its work is no longer wanted, and controls over what the fill stores.
+ */
 export interface FactoryContext<T> {
   /** The key being filled (without prefix). */
-  key: string;
-  /** The stale value being refreshed, when this is a background refresh. */
-  stale: T | undefined;
+  readonly key: string;
+  /** The value being replaced, when there is one: a background refresh's stale value. */
+  readonly stale: T | undefined;
+  /**
+   * Aborted when the factory's time is up (`factoryTimeout`: its reason is the
+   * FactoryTimeoutError its waiters get) or when the cache closes: pass it to `fetch` or your
+   * database client so abandoned work stops.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Sets how what this fill returns is stored, from the value itself (a token that expires in
+   * N seconds, an empty result to retry soon): `ttl`, `grace` and `tags` replace the call's.
+   * Tags named here and not in the call's options have their generations read after the
+   * factory (the call's own are read before it): name a tag in the call when a write to the
+   * source may race the fill.
+   */
+  setOptions(options: SetOptions): void;
+  /** The value the factory returns is served but not stored (nor does it replace a stale one). */
+  skip(): void;
+  /**
+   * Gives up: nothing is stored; callers get `stale` when there is one, otherwise `error`
+   * (default a FactoryFailedError). Throws, so `return ctx.fail(error)` ends the factory.
+   */
+  fail(error?: unknown): never;
+}
+
+/** What a `getOrSetMany` factory returns: the values of the keys it was given, in their order, or by key. */
+export type BatchResult<T> = readonly T[] | ReadonlyMap<string, T>;
+
+/** The factory of `getOrSetMany`, called once with the keys that missed. */
+export type BatchFactory<T> = (keys: readonly string[], context: BatchFactoryContext<T>) => BatchResult<T> | Promise<BatchResult<T>>;
+
+/** What a `getOrSetMany` factory receives: a factory context for every key it fills at once. */
+export interface BatchFactoryContext<T> extends Omit<FactoryContext<T>, 'key' | 'stale'> {
+  /** The keys being filled, in the order the values are expected. */
+  readonly keys: readonly string[];
 }
 
 /** Computes a value on a miss. */
@@ -75,12 +156,33 @@ export interface Cache {
    * one background refresh runs. The store write after a fill happens in the background: the
    * caller waits for the read and the factory, never for the write.
    */
-  getOrSet<T>(key: string, factory: Factory<T>, options?: SetOptions): Promise<T>;
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T>;
+  /**
+   * `getOrSet` for several keys with one source call: the keys are read in one store round trip;
+   * those fresh or stale are served as `getOrSet` serves them, those another call is already
+   * filling are joined, and `factory(missingKeys, ctx)` is called once with the rest, returning
+   * their values in that order (or a Map by key), which are written in one round trip. Resolves
+   * with the values in the order of `keys`.
+   */
+  getOrSetMany<T>(keys: readonly string[], factory: BatchFactory<T>, options?: GetOrSetOptions<T>): Promise<T[]>;
   /**
    * Invalidates every entry recording one of `tags`, in every process sharing the store (their
-   * generations move on; nothing is deleted). Resolves false when the store failed.
+   * generations move on; nothing is deleted). Resolves false when the store failed. With
+   * `soft: true` the entries turn stale instead of missing: within their grace (counted from
+   * now) the next `getOrSet` is served the old value while one refresh runs.
    */
-  invalidateTags(tags: readonly string[]): Promise<boolean>;
+  invalidateTags(tags: readonly string[], options?: InvalidateOptions): Promise<boolean>;
+  /**
+   * Marks fresh entries stale now: each keeps its grace, counted from now, during which the
+   * next `getOrSet` is served the old value while one refresh runs. Resolves with how many
+   * entries were fresh and are now stale (missing, already stale or unreadable ones are left alone).
+   */
+  expire(keys: string | readonly string[]): Promise<number>;
+  /**
+   * What is stored under `key`, judged like a read but changing nothing: no hit or miss is
+   * counted, no event fires and no L1 copy is made.
+   */
+  inspect(key: string): Promise<EntryInspection>;
   /**
    * Call before writing to the source of truth: takes a write lease on each tag (concurrent
    * writers never wait for each other) and invalidates them. Until `commit()` (after the
@@ -108,7 +210,7 @@ export interface Cache {
 }
 
 /** Options of `cache.wrap` and `@cached`. */
-export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<SetOptions, 'tags'> {
+export interface WrapOptions<A extends unknown[] = unknown[], This = unknown> extends Omit<GetOrSetOptions, 'tags'> {
   /**
    * Builds the key of a call from its arguments (with the call's `this`); the result is used as
    * it is, so it can match keys you read or delete elsewhere. Default: the function's name and
@@ -140,3 +242,15 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 
 /** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
 export type AnyFunction = (...args: never[]) => unknown;
+
+/** What `cache.inspect(key)` found. */
+export interface EntryInspection {
+  /** `fresh` (a hit), `stale` (inside its grace: served while refreshing) or `missing` (absent, expired, unreadable or outdated by a tag). */
+  readonly state: 'fresh' | 'stale' | 'missing';
+  /** Milliseconds since it was written (undefined when missing). */
+  readonly age: number | undefined;
+  /** Milliseconds left until it turns stale (0 once stale; Infinity without a ttl; undefined when missing). */
+  readonly ttl: number | undefined;
+  /** The tags it records (empty when missing). */
+  readonly tags: readonly string[];
+}

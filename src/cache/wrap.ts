@@ -7,7 +7,9 @@ import { toMs } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { encodeArguments } from './argument-key.ts';
-import type { AnyFunction, Cache, SetOptions, WrapOptions, WrappedFunction } from './types.ts';
+import { GET_OR_SET_OPTIONS } from './call-options.ts';
+import { fillBehaviour } from './fill/fill-request.ts';
+import type { AnyFunction, Cache, FactoryContext, GetOrSetOptions, WrapOptions, WrappedFunction } from './types.ts';
 
 export type { AnyFunction, WrapOptions, WrappedFunction } from './types.ts';
 
@@ -17,8 +19,8 @@ export type { AnyFunction, WrapOptions, WrappedFunction } from './types.ts';
  */
 export const MAX_ENCODED_ARGUMENTS_BYTES = 200;
 
-/** Every option of {@link WrapOptions}, for the unknown-option check. */
-const WRAP_OPTIONS: ReadonlyArray<keyof WrapOptions> = ['key', 'name', 'tags', 'ttl', 'grace'];
+/** Every option of {@link WrapOptions}, for the unknown-option check: its own, and getOrSet's. */
+const WRAP_OPTIONS: ReadonlyArray<keyof WrapOptions | 'tags'> = ['key', 'name', ...GET_OR_SET_OPTIONS];
 
 /** Options checked once, when the function is wrapped or the method decorated. */
 export interface ResolvedWrap<A extends unknown[], This> {
@@ -26,14 +28,16 @@ export interface ResolvedWrap<A extends unknown[], This> {
   label: string;
   key: ((this: This, ...args: A) => string) | undefined;
   tags: WrapOptions<A, This>['tags'];
-  setOptions: SetOptions;
+  /** The options every call passes to getOrSet (its tags apart). */
+  callOptions: GetOrSetOptions;
 }
 
 /** Validates wrap options, throwing a TypeError or RangeError that names the bad one. */
 export function resolveWrapOptions<A extends unknown[], This>(where: string, label: string | undefined, options: WrapOptions<A, This> | undefined): ResolvedWrap<A, This> {
   if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`cachette: ${where}: options must be an object`);
   if (options !== undefined) checkKnownOptions(options, WRAP_OPTIONS, `cachette: ${where}`);
-  const { key, name, tags, ttl, grace } = options ?? {};
+  const { key, name, tags, ...callOptions } = options ?? {};
+  const { ttl, grace } = callOptions;
   if (key !== undefined && typeof key !== 'function') throw new TypeError(`cachette: ${where}: "key" must be a function (...args) => string`);
   if (name !== undefined && (typeof name !== 'string' || name === '')) throw new TypeError(`cachette: ${where}: "name" must be a non-empty string`);
   if (tags !== undefined && typeof tags !== 'function' && !isStringArray(tags)) throw new TypeError(`cachette: ${where}: "tags" must be an array of strings or a function returning one`);
@@ -42,10 +46,8 @@ export function resolveWrapOptions<A extends unknown[], This>(where: string, lab
   // Checked now, so a malformed duration fails where the function is wrapped, not on a call.
   if (ttl !== undefined) toMs(ttl, `${where}: ttl`);
   if (grace !== undefined) toMs(grace, `${where}: grace`);
-  const setOptions: SetOptions = {};
-  if (ttl !== undefined) setOptions.ttl = ttl;
-  if (grace !== undefined) setOptions.grace = grace;
-  return { label: resolvedLabel ?? 'anonymous', key, tags, setOptions };
+  fillBehaviour(callOptions, where);
+  return { label: resolvedLabel ?? 'anonymous', key, tags, callOptions };
 }
 
 /** The key of one call: the custom key, or the label with the arguments' stable encoding. */
@@ -62,13 +64,48 @@ export function keyOfCall<A extends unknown[], This>(resolved: ResolvedWrap<A, T
   return `${resolved.label}(#sha256=${sha256Hex(encoded)})`;
 }
 
+/** The context of the wrapped call whose body is starting, while it starts (see {@link factoryContext}). */
+let starting: FactoryContext<unknown> | undefined;
+
+/**
+ * The factory context of the fill that runs a wrapped function or a `@cached` method, read at
+ * the start of its body (before its first `await`): a wrapped function keeps its own
+ * parameters, so its context cannot be one of them. Undefined anywhere else, and when the call
+ * was answered from the cache (the body does not run then).
+ *
+ * ```ts
+ * const getToken = cache.wrap(async (user: string) => {
+ *   const ctx = factoryContext<Token>();
+ *   const token = await issue(user, { signal: ctx?.signal });
+ *   ctx?.setOptions({ ttl: token.expiresInMs });
+ *   return token;
+ * });
+ * ```
+ */
+export function factoryContext<T = unknown>(): FactoryContext<T> | undefined {
+  return starting as FactoryContext<T> | undefined;
+}
+
 /** Runs one call through `getOrSet`. */
 export async function cachedCall<A extends unknown[], R, This>(cache: Cache, resolved: ResolvedWrap<A, This>, fn: (this: This, ...args: A) => R | Promise<R>, thisArg: This, args: A): Promise<R> {
   const key = keyOfCall(resolved, thisArg, args);
   const tags = typeof resolved.tags === 'function' ? resolved.tags.apply(thisArg, args) : resolved.tags;
   if (tags !== undefined && !isStringArray(tags)) throw new TypeError(`cachette: ${resolved.label}: tags(...args) must return an array of strings`);
-  const options: SetOptions = tags === undefined ? resolved.setOptions : { ...resolved.setOptions, tags };
-  return cache.getOrSet<R>(key, () => fn.apply(thisArg, args), options);
+  const options: GetOrSetOptions = tags === undefined ? resolved.callOptions : { ...resolved.callOptions, tags };
+  return cache.getOrSet<R>(
+    key,
+    (context) => {
+      const outer = starting;
+      starting = context as FactoryContext<unknown>;
+      try {
+        return fn.apply(thisArg, args);
+      } finally {
+        starting = outer;
+      }
+    },
+    // The schema was given for the function's results: the same type.
+    options as GetOrSetOptions<R>,
+  );
 }
 
 /**

@@ -222,3 +222,29 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
   else if (compressionId === 0 && size !== payload.length) throw new CorruptEntryError(`payload is ${payload.length} bytes, the header says ${size}`);
   return { serializerId: flags & 0x0f, compressionId, createdAt, freshFor, staleFor, size, stamp, tags, payload };
 }
+
+/** An envelope rewritten by {@link staledEnvelope}, and the TTL it keeps on the store. */
+export interface StaledEnvelope {
+  readonly bytes: Uint8Array;
+  /** Its grace in ms (at least 1), or undefined for an endless grace. */
+  readonly ttlMs: number | undefined;
+}
+
+/**
+ * `cache.expire` on stored bytes: when `bytes` is an envelope fresh at `now`, a copy whose
+ * created-at and fresh-for make it turn stale at `now` (created-at moves back to `now` only
+ * when it lies ahead of it), its grace and everything else unchanged; else undefined. The same
+ * rewrite as the Redis script (adapters/shared/redis-protocol.ts, EXPIRE_ENTRIES_LUA).
+ */
+export function staledEnvelope(bytes: Uint8Array, now: number): StaledEnvelope | undefined {
+  if (bytes.length < FIXED_V1 || bytes[0] !== MAGIC || (bytes[1] !== VERSION && bytes[1] !== 1)) return undefined;
+  const createdAt = readFloat64(bytes, 3);
+  const freshFor = readFloat64(bytes, 11);
+  const staleFor = readFloat64(bytes, 19);
+  if (!Number.isFinite(createdAt) || !(freshFor >= 0) || !(staleFor >= 0) || !(now < createdAt + freshFor)) return undefined;
+  const staled = bytes.slice();
+  const since = Math.min(createdAt, now);
+  writeFloat64(staled, 3, since);
+  writeFloat64(staled, 11, now - since);
+  return { bytes: staled, ttlMs: Number.isFinite(staleFor) ? Math.max(1, Math.ceil(staleFor)) : undefined };
+}

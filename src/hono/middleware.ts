@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { duringRequest } from '../cache/background.ts';
 import { openHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/http-cache.ts';
 import type { HttpCacheOptions, HttpOptionsCaller } from '../http/options.ts';
 import { checkOptionsObject } from '../util/known-options.ts';
@@ -49,7 +50,9 @@ export interface HonoCacheMiddleware extends MiddlewareHandler {
  * `ttl` is the freshness of responses that state none (a route that sends no Cache-Control is
  * otherwise never stored); see {@link HonoCacheOptions.app} for why `app` is passed.
  *
- * Works on every runtime Hono runs on; uses `c.executionCtx.waitUntil` where the platform has one.
+ * Works on every runtime Hono runs on; uses `c.executionCtx.waitUntil` where the platform has one,
+ * for its own background work and for what `getOrSet` calls in the handlers start (grace
+ * refreshes, store writes: see `waitUntil` in the cache's options).
  */
 export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
   // Checked once, here, where the middleware is created: never per request.
@@ -84,10 +87,10 @@ export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
           return app.fetch(request, c.env, executionCtx);
         }
       : null;
-    const res = await policy.handle(c.req.raw, origin, {
-      waitUntil: executionCtx && ((promise) => executionCtx.waitUntil(promise)),
-      revalidate,
-    });
+    const waitUntil = executionCtx && ((promise: Promise<unknown>) => executionCtx.waitUntil(promise));
+    const handle = () => policy.handle(c.req.raw, origin, { waitUntil, revalidate });
+    // The platform's waitUntil also keeps alive what the handlers' own getOrSet calls start.
+    const res = await (waitUntil ? duringRequest(waitUntil, handle) : handle());
     // Clearing first stops Hono from merging the handler's headers (its Set-Cookie, hop-by-hop
     // fields the cache removed) back into the cache's response.
     c.res = undefined;

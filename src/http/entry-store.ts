@@ -8,6 +8,7 @@
  * it is counts as corrupt, is deleted, and is reported as the engine's `corrupt` event.
  */
 import type { Cache } from '../cache/create-cache.ts';
+import { currentAge } from './freshness.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
 import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
@@ -138,6 +139,35 @@ export class EntryStore {
     // A lookup goes straight to a variant's key: an evicted one must be gone from the store, not only from the list.
     if (evicted.length > 0) await this.cache.delete(evicted.map(([evictedDigest]) => variantKeyFor(key, marker, evictedDigest)));
     return stored ? 'stored' : 'store-failed';
+  }
+
+  /**
+   * A soft purge of URLs: every response stored for the primary keys (each live variant
+   * included) is rewritten stale as of `now` (its freshness lifetime cut below its current age),
+   * keeping its tags, its validators and its retention on the store, so the next request
+   * revalidates it (a 304 refreshes it) or is served it under stale-while-revalidate. Resolves
+   * with how many responses were fresh and are now stale. Read, then written back: a response
+   * stored for the URL in between is overwritten by the older one, now stale (and revalidated).
+   */
+  async markStale(primaryKeys: readonly string[], now: number): Promise<number> {
+    let marked = 0;
+    for (const primaryKey of primaryKeys) {
+      const key = EntryStore.storeKey(primaryKey);
+      const value = await this.cache.get(key);
+      const keys = isStoredResponse(value) ? [key] : isVaryMarker(value) ? liveVariants(value, Date.now()).map(([digest]) => variantKeyFor(key, value, digest)) : [];
+      for (const storeKey of keys) if (await this.#stale(storeKey, now)) marked++;
+    }
+    return marked;
+  }
+
+  /** Rewrites the response under `storeKey` stale as of `now`; false when there is none, or it is stale already. */
+  async #stale(storeKey: string, now: number): Promise<boolean> {
+    const [entry, kept] = await Promise.all([this.cache.get(storeKey), this.cache.inspect(storeKey)]);
+    if (!isStoredResponse(entry) || kept.ttl === undefined) return false;
+    const age = currentAge(entry, now);
+    if (age >= entry.lifetime) return false;
+    // Stale by 1 ms, not 0: a staleness of 0 would still fit a stale-while-revalidate of 0 (decision.ts).
+    return this.cache.set(storeKey, { ...entry, lifetime: age - 1 }, { ttl: Math.max(1, kept.ttl), tags: entry.tags });
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */

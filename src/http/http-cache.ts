@@ -20,11 +20,16 @@ import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
+import { checkKnownOptions } from '../util/known-options.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
 
-/** What {@link HttpCache.purge} removes. */
-export type PurgeTarget = { url: string } | { tag: string };
+/**
+ * What {@link HttpCache.purge} removes: one URL or tag, or several of each. With `soft`, what
+ * is stored turns stale instead of going away: it is revalidated (a conditional request; a 304
+ * refreshes it) or served under stale-while-revalidate.
+ */
+export type PurgeTarget = ({ url: string } | { tag: string } | { urls?: readonly string[]; tags?: readonly string[] }) & { soft?: boolean };
 
 /** The HTTP cache policy, independent of any framework. */
 export interface HttpCache {
@@ -201,15 +206,27 @@ class SharedHttpCache implements HttpCache {
   }
 
   async purge(target: PurgeTarget): Promise<number> {
-    const tag = (target as { tag?: unknown } | undefined)?.tag;
-    if (typeof tag === 'string' && tag.length > 0) {
-      await this.#forwards.fence([{ tag }]);
+    const { urls, tags, soft } = purgeTargets(target);
+    let purged = 0;
+    if (tags.length > 0) {
+      await this.#forwards.fence(tags.map((tag) => ({ tag })));
       // Its entries are invalidated where they are, in every process (tags.ts), not counted.
-      return (await this.cache.invalidateTags([tag])) ? 1 : 0;
+      if (await this.cache.invalidateTags(tags, { soft })) purged += tags.length;
     }
-    const url = (target as { url?: unknown } | undefined)?.url;
-    if (typeof url !== 'string' || !URL.canParse(url)) throw new TypeError(`purge: pass { url: "<absolute URL>" } or { tag: "<tag>" }, got ${JSON.stringify(target)}`);
-    return this.#fenceAndRemove([this.#options.key(new Request(url))]);
+    if (urls.length > 0) {
+      const keys = urls.map((url) => this.#options.key(new Request(url)));
+      purged += await this.#fenceAndRemove(keys, soft);
+    }
+    return purged;
+  }
+
+  /**
+   * Fences the forwards of the keys (collapsing.ts: so the purge is immediate), then deletes
+   * what is stored for them, or with `soft` marks it stale.
+   */
+  async #fenceAndRemove(keys: string[], soft = false): Promise<number> {
+    await this.#forwards.fence(keys.map((key) => ({ key })));
+    return soft ? this.#entries.markStale(keys, this.#options.now()) : this.#entries.remove(keys);
   }
 
   async idle(): Promise<void> {
@@ -285,12 +302,6 @@ class SharedHttpCache implements HttpCache {
     this.#track(run, job.options);
   }
 
-  /** Fences the forwards of the keys (collapsing.ts: so the purge is immediate), then deletes what is stored for them. */
-  async #fenceAndRemove(keys: string[]): Promise<number> {
-    await this.#forwards.fence(keys.map((key) => ({ key })));
-    return this.#entries.remove(keys);
-  }
-
   /** Keeps background work observable (idle) and alive (waitUntil); its failures go to onError. */
   #track(work: Promise<unknown>, options: WaitUntilContext): Promise<void> {
     const settled = work.then(
@@ -306,4 +317,19 @@ class SharedHttpCache implements HttpCache {
     }
     return settled;
   }
+}
+
+/** The URLs and tags a purge names, checked: a TypeError says what a purge takes. */
+function purgeTargets(target: PurgeTarget): { urls: string[]; tags: string[]; soft: boolean } {
+  const bad = () => new TypeError(`httpCache.purge: pass { url: "<absolute URL>" }, { tag: "<tag>" } or { urls: [...], tags: [...] }, with soft: true to mark stale, got ${JSON.stringify(target)}`);
+  if (typeof target !== 'object' || target === null) throw bad();
+  const named = target as { url?: unknown; urls?: unknown; tag?: unknown; tags?: unknown; soft?: unknown };
+  checkKnownOptions(named, ['url', 'urls', 'tag', 'tags', 'soft'], 'httpCache.purge');
+  const list = (one: unknown, many: unknown): unknown[] => [...(one === undefined ? [] : [one]), ...(many === undefined ? [] : Array.isArray(many) ? many : [many])];
+  const urls = list(named.url, named.urls);
+  const tags = list(named.tag, named.tags);
+  if (urls.length + tags.length === 0) throw bad();
+  if (!urls.every((url) => typeof url === 'string' && URL.canParse(url)) || !tags.every((tag) => typeof tag === 'string' && tag.length > 0)) throw bad();
+  if (named.soft !== undefined && typeof named.soft !== 'boolean') throw new TypeError(`httpCache.purge: "soft" must be a boolean, got ${typeof named.soft}`);
+  return { urls: urls as string[], tags: tags as string[], soft: named.soft === true };
 }

@@ -12,8 +12,10 @@
 export type {
   GenerationRead,
   GenerationReadResult,
+  ExpireRequest,
   GenerationWrite,
   InvalidationListener,
+  SoftMoves,
   Store,
   StoreEntry,
   StoreOp,

@@ -42,6 +42,13 @@ export interface TagKeys {
   readonly generation: string;
   /** The write leases held on the tag, each a token with its own expiry (the store's format). */
   readonly fence: string;
+  /**
+   * The record of the tag's latest run of soft moves ({@link GenerationWrite} `soft`), as the
+   * text `from:to:at`: every move of the generation from `from` up to `to` was soft, the last
+   * one at `at` (ms, the invalidating cache's clock). A store that keeps no such record makes
+   * every move hard, which is always safe.
+   */
+  readonly soft: string;
 }
 
 /** What {@link Store.readWithGenerations} reads, atomically for each tag. */
@@ -70,6 +77,21 @@ export interface TagState {
   readonly generation: number;
   /** True while at least one write lease on the tag is held and not expired. */
   readonly fenced: boolean;
+  /**
+   * Present when the latest moves of the generation, up to the current one, were all soft: an
+   * entry that recorded a generation from `soft.from` (included) up to the current one
+   * (excluded) is stale, not gone, since `soft.at`. Absent when the last move was hard, or
+   * when no soft move is recorded.
+   */
+  readonly soft?: SoftMoves;
+}
+
+/** A tag's latest run of soft moves, as {@link Store.readWithGenerations} found it. */
+export interface SoftMoves {
+  /** The generation the run started from: entries that recorded it, or a later one, are stale. */
+  readonly from: number;
+  /** When the run's last move happened (ms, the invalidating cache's clock). */
+  readonly at: number;
 }
 
 /** The answer of {@link Store.readWithGenerations}: one slot per key, one state per tag. */
@@ -82,18 +104,32 @@ export interface GenerationReadResult {
 /**
  * What {@link Store.writeGenerations} does to every tag it names, atomically per tag:
  * - `bump`: increments each generation (a missing one is created at `epoch`);
+ * - `soft`: a bump that records itself in the tag's soft record ({@link TagKeys.soft}): it
+ *   extends the run of soft moves when the last move was one, else starts a new run from the
+ *   generation before it, at time `now`. A hard move leaves the record behind (its `to` no
+ *   longer names the current generation), so readers tell the two apart without a clock;
  * - `hold`: adds `token` to each fence with its own expiry, then bumps (a fenced write begins);
  * - `commit`: bumps, then removes `token` from each fence (the write committed);
  * - `release`: removes `token` only (the write was rolled back: nothing to invalidate).
  */
 export interface GenerationWrite {
-  readonly action: 'bump' | 'hold' | 'commit' | 'release';
+  readonly action: 'bump' | 'soft' | 'hold' | 'commit' | 'release';
   readonly tags: readonly TagKeys[];
   readonly epoch: number;
   /** The writer's token, for every action but `bump`. */
   readonly token?: string;
   /** How long a held token lasts, in ms (for `hold`): a crashed writer fences no longer than this. */
   readonly ttlMs?: number;
+  /** The time of a `soft` move (ms, the invalidating cache's clock), recorded for readers' grace windows. */
+  readonly now?: number;
+}
+
+/** What {@link Store.expireEntries} does: entries fresh at `now` turn stale at `now`. */
+export interface ExpireRequest {
+  /** Entry keys (full store keys). */
+  readonly keys: readonly string[];
+  /** The time the entries turn stale at (ms, the expiring cache's clock). */
+  readonly now: number;
 }
 
 /**
@@ -196,6 +232,14 @@ export interface Store {
   getManySync?(keys: readonly string[]): Array<Uint8Array | undefined>;
   /** Capability: {@link readWithGenerations} synchronously, on the terms of {@link getSync} (a tagged read of a local store). */
   readWithGenerationsSync?(read: GenerationRead): GenerationReadResult;
+  /**
+   * Capability: for every key that holds an entry envelope fresh at `now` (src/codec/envelope.ts),
+   * rewrites its header so that it turned stale at `now` and keeps its grace, and its TTL to
+   * that grace, atomically per key and in one round trip; resolves how many it rewrote. Values
+   * that are no envelope, or not fresh, are left alone. Without it the engine reads and
+   * rewrites the entries itself (two round trips, and a write racing them may be overwritten).
+   */
+  expireEntries?(request: ExpireRequest): Promise<number>;
   /** Capability: bumps generations and holds or releases write leases, atomically per tag (see {@link GenerationWrite}). */
   writeGenerations?(write: GenerationWrite): Promise<void>;
   /**

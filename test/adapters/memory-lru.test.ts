@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { StoreRefusedError } from '../../src/index.ts';
+import { StoreRefusedError } from '../../src/store/index.ts';
 import { bytes, sleep, text } from '../support/suite-api.ts';
 
 describe('memory store bounds', () => {

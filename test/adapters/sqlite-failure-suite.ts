@@ -114,7 +114,7 @@ export function sqliteFailureSuite(t: SuiteApi, runtime: string): void {
         other.exec('PRAGMA busy_timeout = 0');
         other.exec('BEGIN IMMEDIATE');
         // The tag's counter is missing: reading it creates it, which takes the write lock.
-        const read = { keys: [], tags: [{ generation: 'g', fence: 'f' }], epoch: 2 ** 40 };
+        const read = { keys: [], tags: [{ generation: 'g', fence: 'f', soft: 's' }], epoch: 2 ** 40 };
         assert.throws(
           () => store.readWithGenerationsSync(read),
           (e: unknown) => e instanceof StoreBusyError && isStoreError('BUSY')((e as Error).cause),

@@ -10,7 +10,7 @@ import { Cluster, type Command, type Redis } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, ValkeyClusterStore } from '../../adapters/valkey/index.ts';
 import { hashSlot } from '../../adapters/valkey/hash-slot.ts';
-import { StoreRefusedError } from '../../src/index.ts';
+import { StoreRefusedError } from '../../src/store/index.ts';
 import type { StoreOp } from '../../src/store/types.ts';
 import { clusterNodes, requireCluster } from '../support/redis-env.ts';
 import { bytes, text } from '../support/suite-api.ts';

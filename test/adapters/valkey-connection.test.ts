@@ -8,7 +8,7 @@ import Valkey from 'iovalkey';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { StoreUnavailableError } from '../../src/index.ts';
+import { StoreUnavailableError } from '../../src/store/index.ts';
 import { eventually } from '../support/eventually.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { freePort } from '../support/redis-server.ts';

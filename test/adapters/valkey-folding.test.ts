@@ -9,7 +9,8 @@
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, StoreRefusedError } from '../../src/index.ts';
+import { createCache } from '../../src/index.ts';
+import { StoreRefusedError } from '../../src/store/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { CountingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from '../cache/targets.ts';

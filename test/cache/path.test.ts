@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { CircuitOpenError, createCache, StoreRefusedError, type CacheLogger } from '../../src/index.ts';
+import { createCache, type CacheLogger } from '../../src/index.ts';
+import { CircuitOpenError, StoreRefusedError } from '../../src/store/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { CountingStore, FailingStore } from '../support/wrapped-stores.ts';

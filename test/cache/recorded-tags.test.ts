@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecodedEntry } from '../../src/cache/entry-codec.ts';
 import { RecordedTags } from '../../src/cache/tiers/recorded-tags.ts';
 
-const entry = (...tags: string[]): DecodedEntry => ({ value: 1, freshUntil: Infinity, staleUntil: Infinity, tags: tags.map((tag) => ({ tag, generation: 1 })) });
+const entry = (...tags: string[]): DecodedEntry => ({ value: 1, createdAt: 0, freshUntil: Infinity, staleUntil: Infinity, graceMs: 0, tags: tags.map((tag) => ({ tag, generation: 1 })) });
 
 describe('the tags entries recorded, remembered for plain reads', () => {
   it('remembers the tags of a tagged entry, replaces them when they change, and forgets an untagged or absent entry', () => {

@@ -50,7 +50,7 @@ describe('the memory store reads synchronously', () => {
     await store.set('b', new Uint8Array([2]), 1);
     expect(store.getSync('a')).toEqual(await store.get('a'));
     expect(store.getManySync(['a', 'none'])).toEqual(await store.getMany(['a', 'none']));
-    const read = { keys: ['a'], tags: [{ generation: 'g', fence: 'f' }], epoch: 2 ** 40 };
+    const read = { keys: ['a'], tags: [{ generation: 'g', fence: 'f', soft: 's' }], epoch: 2 ** 40 };
     expect(store.readWithGenerationsSync(read)).toEqual(await store.readWithGenerations(read));
     // A write is visible to the next synchronous read at once, without awaiting it.
     void store.set('a', new Uint8Array([3]));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCache, WriteFenceError, type Cache } from '../../src/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { FakeClock } from '../support/fake-clock.ts';
-import { CountingStore } from '../support/wrapped-stores.ts';
+import { baseOnly, CountingStore } from '../support/wrapped-stores.ts';
 import { engineTargets, uniqueNamespace } from './targets.ts';
 import { tagKeys } from '../../src/cache/key-space.ts';
 
@@ -324,20 +324,6 @@ describe('round trips of tagged reads', () => {
 });
 
 describe('tags on a store without the generation capabilities (Workers KV, third-party stores)', () => {
-  /** A store offering only the base contract: generations fall back to getMany and incr. */
-  function baseOnly(inner: Store): Store {
-    return {
-      name: 'base-only',
-      get: (k) => inner.get(k),
-      getMany: (k) => inner.getMany(k),
-      set: (k, v, t) => inner.set(k, v, t),
-      setMany: (e) => inner.setMany(e),
-      delete: (k) => inner.delete(k),
-      incr: (k, b, t) => inner.incr(k, b, t),
-      close: () => inner.close(),
-    };
-  }
-
   it('invalidates by generation and never fences', async () => {
     const cache = createCache({ store: baseOnly(engineTargets[0]!.open()), namespace: uniqueNamespace('base') });
     try {

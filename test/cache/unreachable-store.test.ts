@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it, vi } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, StoreError, StoreUnavailableError, type CacheLogger } from '../../src/index.ts';
+import { createCache, StoreError, type CacheLogger } from '../../src/index.ts';
+import { StoreUnavailableError } from '../../src/store/index.ts';
 import { FailingStore } from '../support/wrapped-stores.ts';
 
 /** Port 1 on loopback refuses connections. */

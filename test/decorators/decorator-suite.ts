@@ -3,7 +3,7 @@
 // because Vite 8's transformer does not lower standard decorators yet.
 import assert from 'node:assert/strict';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { cached, cachedResponse, createCache, type Cache } from '../../src/index.ts';
+import { cached, cachedResponse, createCache, factoryContext, type Cache } from '../../src/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { SuiteApi } from '../support/suite-api.ts';
 
@@ -104,6 +104,27 @@ export function decoratorSuite(t: SuiteApi): void {
         }
       }
       await assert.rejects(new Broken().load(), /the cache function did not return a cache/);
+    });
+
+    t.it('@cached methods reach their fill through factoryContext(): skip stores nothing, and version and refreshAhead pass through', async () => {
+      let runs = 0;
+      class Search {
+        @cached(cache, { ttl: '1m', version: 3, refreshAhead: 0.9 })
+        async query(_text: string): Promise<string[]> {
+          const ctx = factoryContext<string[]>();
+          runs++;
+          assert.equal(ctx?.key, 'Search.query("nothing")');
+          assert.equal(ctx?.signal.aborted, false);
+          ctx?.skip();
+          return [];
+        }
+      }
+      const search = new Search();
+      assert.deepEqual(await search.query('nothing'), []);
+      await cache.idle();
+      assert.deepEqual(await search.query('nothing'), []);
+      assert.equal(runs, 2);
+      assert.equal(factoryContext(), undefined);
     });
 
     t.it('@cached refuses what it cannot decorate, and a value that is not a cache', () => {

@@ -81,6 +81,24 @@ describe('proxy: purge endpoint', () => {
     assert.ok(!origin.received.some((r) => r.method !== 'GET'), 'purge requests never reach the origin');
   });
 
+  it('soft: what the URLs name turns stale and is revalidated; the stored copies are not removed', async () => {
+    const origin = closing(
+      await recordingOrigin((req, res) => {
+        if (req.headers['if-none-match'] === '"e1"') return void res.writeHead(304, { etag: '"e1"', 'cache-control': 'max-age=60' }).end();
+        res.writeHead(200, { etag: '"e1"', 'cache-control': 'max-age=60', 'content-type': 'text/plain' }).end(`body for ${req.url}`);
+      }),
+    );
+    const proxy = closing(await proxyFor(origin.url, { purge: { token: TOKEN } }));
+    assert.equal(await body(`${proxy.url}/soft`), 'body for /soft');
+    await proxy.idle();
+    const soft = await purgeRequest(`${proxy.url}/.cachette/purge`, { urls: ['/soft'], soft: true });
+    assert.deepEqual(await soft.json(), { purged: 1 });
+    const revalidated = await fetch(`${proxy.url}/soft`);
+    assert.equal(await revalidated.text(), 'body for /soft', 'the stored body, confirmed by a 304');
+    assert.match(revalidated.headers.get('cache-status') ?? '', /fwd=stale; fwd-status=304/);
+    assert.equal(origin.received.at(-1)!.headers['if-none-match'], '"e1"');
+  });
+
   it('refuses what it cannot act on, with the reason', async () => {
     const origin = closing(await recordingOrigin((_req, res) => cacheable(res, 'origin')));
     const proxy = closing(await proxyFor(origin.url, { purge: { token: TOKEN, path: '/_purge' } }));
@@ -92,6 +110,7 @@ describe('proxy: purge endpoint', () => {
       [{ tags: [''] }, 400, /arrays of non-empty strings/],
       [{}, 400, /at least one URL or tag/],
       [{ urls: ['ftp://x/y'] }, 400, /not a path or an http\(s\) URL/],
+      [{ urls: ['/a'], soft: 'yes' }, 400, /"soft" must be true or false/],
       [{ tags: Array.from({ length: MAX_PURGE_TARGETS + 1 }, (_, i) => `t${i}`) }, 400, /at most 1000/],
       ['x'.repeat(MAX_PURGE_BODY_BYTES + 1), 413, /exceeds 65536 bytes/],
     ];

@@ -4,7 +4,7 @@
  * counting wrappers do).
  */
 import { StoreLayer } from '../../src/cache/path/layer.ts';
-import type { GenerationRead, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 
 /** One call that reached the wrapped store: its method, and the kinds of op of a pipeline. */
 export interface SeenCall {
@@ -86,6 +86,10 @@ export class CountingStore extends StoreLayer {
     this.calls.push({ method: 'writeGenerations' });
     return super.writeGenerations!(write);
   }
+  override expireEntries(request: ExpireRequest) {
+    this.calls.push({ method: 'expireEntries' });
+    return super.expireEntries!(request);
+  }
 }
 
 /** What a {@link FailingStore} does with a call. */
@@ -142,4 +146,18 @@ export class FailingStore extends StoreLayer {
     if (fault === 'fail') return Promise.reject(this.error());
     return new Promise<T>((_, reject) => this.#hung.push(() => reject(new Error('released'))));
   }
+}
+
+/** A store offering only the base contract (Workers KV, third-party stores): no scripts, no fences, no expireEntries. */
+export function baseOnly(inner: Store): Store {
+  return {
+    name: 'base-only',
+    get: (k) => inner.get(k),
+    getMany: (k) => inner.getMany(k),
+    set: (k, v, t) => inner.set(k, v, t),
+    setMany: (e) => inner.setMany(e),
+    delete: (k) => inner.delete(k),
+    incr: (k, b, t) => inner.incr(k, b, t),
+    close: () => inner.close(),
+  };
 }

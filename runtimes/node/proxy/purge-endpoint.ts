@@ -6,11 +6,14 @@
  * with a success — which only ever drops entries, never stores one.
  *
  * Two forms:
- * - `POST <path>` (default `/.cachette/purge`) with a JSON body `{"urls": [...], "tags": [...]}`;
- *   a URL may be a path, resolved against the request's own authority, or absolute.
+ * - `POST <path>` (default `/.cachette/purge`) with a JSON body `{"urls": [...], "tags": [...]}`,
+ *   and `"soft": true` to mark what they name stale (revalidated, or served under
+ *   stale-while-revalidate) instead of removing it; a URL may be a path, resolved against the
+ *   request's own authority, or absolute.
  * - `PURGE /some/path` (the Varnish convention): purges that URL.
  *
- * Both need `Authorization: Bearer <token>` and answer `{"purged": n}` (variants removed for URLs, plus 1 per tag invalidated).
+ * Both need `Authorization: Bearer <token>` and answer `{"purged": n}` (variants removed, or
+ * marked stale, for URLs, plus 1 per tag invalidated).
  */
 import type { IncomingMessage } from 'node:http';
 import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
@@ -95,8 +98,9 @@ export function parseTargets(text: string, base: URL): PurgeTarget[] | string {
     return 'the body must be JSON such as {"urls": ["/path"], "tags": ["tag"]}';
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body must be a JSON object with "urls" and/or "tags"';
-  const { urls = [], tags = [] } = body as { urls?: unknown; tags?: unknown };
+  const { urls = [], tags = [], soft = false } = body as { urls?: unknown; tags?: unknown; soft?: unknown };
   if (!isStringList(urls) || !isStringList(tags)) return '"urls" and "tags" must be arrays of non-empty strings';
+  if (typeof soft !== 'boolean') return '"soft" must be true or false';
   if (urls.length + tags.length === 0) return 'name at least one URL or tag';
   if (urls.length + tags.length > MAX_PURGE_TARGETS) return `at most ${MAX_PURGE_TARGETS} URLs and tags per request`;
   const targets: PurgeTarget[] = [];
@@ -104,9 +108,9 @@ export function parseTargets(text: string, base: URL): PurgeTarget[] | string {
     // Resolved like the keys are built: against the authority this request was sent to.
     const resolved = URL.canParse(url, base.origin) ? new URL(url, base.origin) : undefined;
     if (resolved === undefined || (resolved.protocol !== 'http:' && resolved.protocol !== 'https:')) return `${JSON.stringify(url.slice(0, 100))} is not a path or an http(s) URL`;
-    targets.push({ url: resolved.href });
+    targets.push({ url: resolved.href, soft });
   }
-  for (const tag of tags) targets.push({ tag });
+  for (const tag of tags) targets.push({ tag, soft });
   return targets;
 }
 

@@ -1,4 +1,4 @@
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import { StoreLayer } from './layer.ts';
 import { runInOrder, sendOp, toError } from './ops.ts';
 import { TickFlush } from '../../store/tick-flush.ts';
@@ -102,6 +102,10 @@ export class BatchLayer extends StoreLayer {
 
   override writeGenerations(write: GenerationWrite): Promise<void> {
     return this.#barrier(() => this.next.writeGenerations!(write));
+  }
+
+  override expireEntries(request: ExpireRequest): Promise<number> {
+    return this.#barrier(() => this.next.expireEntries!(request));
   }
 
   /**

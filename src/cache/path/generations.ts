@@ -1,4 +1,5 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
+import { softMovesIn, softRecord } from '../tags/soft-moves.ts';
 import { generationOf, newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
 import { TickFlush } from '../../store/tick-flush.ts';
@@ -234,13 +235,16 @@ export class GenerationLayer extends StoreLayer {
   /** Without the capability: one getMany of entries and counters; a missing counter is created at the epoch. */
   async #readByGetMany(read: GenerationRead): Promise<GenerationReadResult> {
     const counterKeys = read.tags.map((tag) => tag.generation);
-    const got = await this.next.getMany([...read.keys, ...counterKeys]);
+    const softKeys = read.tags.map((tag) => tag.soft);
+    // The soft records travel in the same getMany: a tagged read stays one round trip.
+    const got = await this.next.getMany([...read.keys, ...counterKeys, ...softKeys]);
+    const records = got.slice(read.keys.length + counterKeys.length);
     const values = read.keys.map((_, i): Uint8Array | 'unchanged' | undefined => {
       const value = got[i];
       const known = read.knownPrefixes?.[i];
       return value && known && startsWith(value, known) ? 'unchanged' : value;
     });
-    const counters = got.slice(read.keys.length);
+    const counters = got.slice(read.keys.length, read.keys.length + counterKeys.length);
     const missing = counters.flatMap((bytes, i) => (bytes === undefined ? [i] : []));
     if (missing.length > 0) {
       const epoch = encoder.encode(String(read.epoch));
@@ -252,19 +256,29 @@ export class GenerationLayer extends StoreLayer {
       for (const i of missing) counters[i] = epoch;
       for (let j = 0; j < lost.length; j++) counters[lost[j]!] = reread[j];
     }
-    const tags = counters.map((bytes, i): TagState => ({ generation: parseGeneration(bytes, counterKeys[i]!), fenced: false }));
+    const tags = counters.map((bytes, i): TagState => {
+      const generation = parseGeneration(bytes, counterKeys[i]!);
+      const soft = softMovesIn(records[i], generation);
+      return soft === undefined ? { generation, fenced: false } : { generation, fenced: false, soft };
+    });
     return { values, tags };
   }
 
   /**
    * Without the capability: an increment per tag. An increment that answers 1 created the
-   * counter (generations never hold small numbers otherwise), so it is moved to the epoch.
+   * counter (generations never hold small numbers otherwise), so it is moved to the epoch. A
+   * soft move then reads and rewrites the tag's soft record: not atomic, but every record
+   * written is true of the counter's history (it names the increment's own result), so a race
+   * can only lose a record, which turns that soft move into a hard one (misses, never a stale
+   * value served past a hard move).
    */
   async #bumpByIncrement(write: GenerationWrite): Promise<void> {
     if (write.action === 'release') return;
     await Promise.all(
       write.tags.map(async (tag) => {
-        if ((await this.next.incr(tag.generation, 1)) === 1) await this.next.incr(tag.generation, write.epoch - 1);
+        const generation = await this.next.incr(tag.generation, 1);
+        if (generation === 1) await this.next.incr(tag.generation, write.epoch - 1);
+        else if (write.action === 'soft') await this.next.set(tag.soft, softRecord(await this.next.get(tag.soft), generation - 1, write.now ?? 0));
       }),
     );
   }

@@ -1,5 +1,5 @@
 import { CircuitOpenError, errorMessage, StoreBusyError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
 import { Deadlines, type Deadline } from './deadlines.ts';
@@ -167,6 +167,17 @@ export class GuardLayer extends StoreLayer {
       'writeGenerations',
       () => write.tags.map((tag) => tag.generation),
       send(() => this.next.writeGenerations!(write)),
+    );
+  }
+
+  /** A write: it rewrites entries (their headers and TTLs). */
+  override expireEntries(request: ExpireRequest): Promise<number> {
+    if (!this.#writes.admit()) return this.#skip('expireEntries');
+    return this.#watch(
+      this.#writes,
+      'expireEntries',
+      request.keys,
+      send(() => this.next.expireEntries!(request)),
     );
   }
 

@@ -1,7 +1,7 @@
-import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../store/types.ts';
 
 /** The optional store methods a layer offers only when the store beneath it does. */
-const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'track'] as const;
+const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track'] as const;
 /** The synchronous reads: offered only by layers that say they keep them (see {@link StoreLayer.forwardSyncReads}). */
 const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
@@ -86,6 +86,10 @@ export abstract class StoreLayer implements Store {
 
   writeGenerations?(write: GenerationWrite): Promise<void> {
     return this.next.writeGenerations!(write);
+  }
+
+  expireEntries?(request: ExpireRequest): Promise<number> {
+    return this.next.expireEntries!(request);
   }
 
   getSync?(key: string): Uint8Array | undefined {

@@ -1,6 +1,17 @@
 import type { GenerationWrite, Store, TagKeys } from '../../store/types.ts';
 import { WriteFenceError } from '../errors.ts';
+import { checkKnownOptions, checkOptionsObject } from '../../util/known-options.ts';
 import { checkTags, newEpoch, newToken } from './tag-keys.ts';
+
+/** Options of `cache.invalidateTags`. */
+export interface InvalidateOptions {
+  /**
+   * Stale instead of missing (default false): entries of these tags are served stale within
+   * their grace while one refresh runs. Write fences are unaffected: a value filled while a
+   * write lease is held is never stored.
+   */
+  soft?: boolean;
+}
 
 /** A write to the source of truth in progress, from {@link WriteFences.begin} (`cache.beginWrite`). */
 export interface WriteFence {
@@ -24,6 +35,8 @@ export interface FenceHost {
   failed(operation: string, keys: readonly string[], error: unknown): void;
   /** Generations of these tags moved by this process's hand (so an L1 drops its copies at once). */
   tagsInvalidated(tags: readonly string[]): void;
+  /** The cache's clock: a soft move records when it happened, for the grace of what it staled. */
+  now(): number;
 }
 
 /**
@@ -46,11 +59,19 @@ export class WriteFences {
     private readonly host: FenceHost,
   ) {}
 
-  /** `cache.invalidateTags`: bumps every tag's generation; resolves false when the store failed. */
-  async invalidate(tags: readonly string[]): Promise<boolean> {
+  /**
+   * `cache.invalidateTags`: bumps every tag's generation, hard (entries become misses) or soft
+   * (they become stale, see TagKeys.soft); resolves false when the store failed.
+   */
+  async invalidate(tags: readonly string[], options?: InvalidateOptions): Promise<boolean> {
     const names = checkTags(tags, 'invalidateTags');
+    if (options !== undefined) {
+      checkOptionsObject(options, 'cachette: invalidateTags');
+      checkKnownOptions(options, ['soft'] satisfies ReadonlyArray<keyof InvalidateOptions>, 'cachette: invalidateTags');
+      if (options.soft !== undefined && typeof options.soft !== 'boolean') throw new TypeError(`cachette: invalidateTags: "soft" must be a boolean, got ${typeof options.soft}`);
+    }
     if (names.length === 0) return true;
-    return this.#write('bump', names, undefined);
+    return this.#write(options?.soft === true ? 'soft' : 'bump', names, undefined);
   }
 
   /** `cache.beginWrite`. */
@@ -93,7 +114,7 @@ export class WriteFences {
   async #write(action: GenerationWrite['action'], tags: readonly string[], token: string | undefined): Promise<boolean> {
     const keys = tags.map(this.keysOf);
     try {
-      await this.path.writeGenerations!({ action, tags: keys, epoch: newEpoch(), token, ttlMs: this.ttlMs });
+      await this.path.writeGenerations!({ action, tags: keys, epoch: newEpoch(), token, ttlMs: this.ttlMs, now: this.host.now() });
       return true;
     } catch (error) {
       this.host.failed(

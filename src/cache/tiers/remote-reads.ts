@@ -175,9 +175,30 @@ export class RemoteReads {
    */
   #withCounters(key: string, tags: readonly string[], counters: readonly TagKeys[], got: ReadonlyArray<Uint8Array | undefined>): Found {
     const bytes = got[0];
+    const entry = bytes === undefined ? undefined : this.host.decode(key, bytes);
     const states = new Array<TagState>(tags.length);
-    for (let i = 0; i < tags.length; i++) states[i] = { generation: generationOf(got[i + 1]) ?? Number.NaN, fenced: false };
-    return new Found(bytes === undefined ? undefined : this.host.decode(key, bytes), bytes, 0, new TagStates(tags, states, counters), undefined);
+    let moved = false;
+    for (let i = 0; i < tags.length; i++) {
+      const generation = generationOf(got[i + 1]);
+      // A counter that moved past what the entry recorded may have moved softly (a stale entry,
+      // not an outdated one): that tag is left out, so that its full state, soft record included,
+      // is read next (lackingTags). Only a miss or a stale read pays that second round trip.
+      if (generation !== undefined && entry !== undefined && generation !== recordedGeneration(entry, tags[i]!, i)) moved = true;
+      states[i] = { generation: generation ?? Number.NaN, fenced: false };
+    }
+    if (!moved) return new Found(entry, bytes, 0, new TagStates(tags, states, counters), undefined);
+    const kept = tags.flatMap((tag, i) => (states[i]!.generation === recordedGeneration(entry!, tag, i) || Number.isNaN(states[i]!.generation) ? [i] : []));
+    return new Found(
+      entry,
+      bytes,
+      0,
+      new TagStates(
+        kept.map((i) => tags[i]!),
+        kept.map((i) => states[i]!),
+        kept.map((i) => counters[i]!),
+      ),
+      undefined,
+    );
   }
 
   /** What a plain get and a read of the caller's tags found. */
@@ -218,18 +239,35 @@ export class RemoteReads {
     return entries.map((entry, i) => entry && this.#validate(keys[i]!, entry, states, undefined));
   }
 
-  /** The entry when every generation it recorded is the current one; else undefined, reported as outdated. */
+  /**
+   * The entry when every generation it recorded is the current one; stale (see {@link softlyMoved})
+   * when the tags that moved since moved only softly; else undefined, reported as outdated.
+   */
   #validate(key: string, entry: DecodedEntry, read: TagStates | undefined, extra: TagStates | undefined): DecodedEntry | undefined {
     let moved: string[] | undefined;
+    let softSince: number | undefined;
     for (let i = 0; i < entry.tags.length; i++) {
       const recorded = entry.tags[i]!;
       const state = read?.stateOf(recorded.tag, i) ?? extra?.stateOf(recorded.tag, 0);
-      if (state?.generation !== recorded.generation) (moved ??= []).push(recorded.tag);
+      if (state?.generation === recorded.generation) continue;
+      const soft = state?.soft;
+      // Only soft moves since the entry's fill: stale, from the earliest of those moves' runs.
+      if (soft !== undefined && soft.from <= recorded.generation && recorded.generation < state!.generation) softSince = softSince === undefined ? soft.at : Math.min(softSince, soft.at);
+      else (moved ??= []).push(recorded.tag);
     }
-    if (moved === undefined) return entry;
+    if (moved === undefined) return softSince === undefined ? entry : softlyMoved(entry, softSince);
     this.host.outdated(key, moved);
     return undefined;
   }
+}
+
+/**
+ * An entry whose tags moved softly at `since`: stale at once (whatever the reader's clock says,
+ * so that a clock behind the invalidating one cannot hide the move), and servable stale for its
+ * grace counted from the move, never longer than it would have been.
+ */
+function softlyMoved(entry: DecodedEntry, since: number): DecodedEntry {
+  return { ...entry, freshUntil: -Infinity, staleUntil: Math.min(entry.staleUntil, since + entry.graceMs) };
 }
 
 /** Tag keys kept by {@link RemoteReads.keysOf} before it starts over. */
@@ -295,6 +333,13 @@ class Found implements RemoteRead {
     if (this.read === undefined && this.extra === undefined) return NONE;
     return [...(this.read?.keys ?? NO_KEYS), ...(this.extra?.keys ?? NO_KEYS)].map((keys) => keys.generation);
   }
+}
+
+/** The generation `entry` recorded for `tag` (looked up at `at` first), or undefined. */
+function recordedGeneration(entry: DecodedEntry, tag: string, at: number): number | undefined {
+  const tags = entry.tags;
+  if (tags[at]?.tag === tag) return tags[at]!.generation;
+  return tags.find((recorded) => recorded.tag === tag)?.generation;
 }
 
 /** The tags `found`'s entry records that were not read with it. */

@@ -221,7 +221,7 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       deepEqual((await store.getMany([k('cl:a'), k('cl:b'), k('cl*'), k('keep')])).map(text), [undefined, undefined, 'star', 'k']);
     });
 
-    const tagOf = (name: string) => ({ generation: k(`{tag:${name}}:gen`), fence: k(`{tag:${name}}:fence`) });
+    const tagOf = (name: string) => ({ generation: k(`{tag:${name}}:gen`), fence: k(`{tag:${name}}:fence`), soft: k(`{tag:${name}}:soft`) });
     const EPOCH = 2 ** 40 + 7;
 
     runner.it('readWithGenerations reads entries and tags at once, creating a missing generation at the epoch', async () => {
@@ -302,6 +302,61 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       // Releasing a token that is not held changes nothing.
       await store.writeGenerations({ action: 'release', tags: [tag], epoch: EPOCH, token: 'nobody' });
       deepEqual(await state(), { generation: EPOCH + 4, fenced: false });
+    });
+
+    runner.it('writeGenerations soft: a run of soft moves is read as such until a hard move retires it', async () => {
+      if (!store.writeGenerations || !store.readWithGenerations) return assertNoCapability(store, 'writeGenerations');
+      const tag = tagOf('soft');
+      const state = async () => (await store.readWithGenerations!({ keys: [], tags: [tag], epoch: EPOCH })).tags[0];
+      await store.writeGenerations({ action: 'soft', tags: [tag], epoch: EPOCH, now: 1000 });
+      deepEqual(await state(), { generation: EPOCH, fenced: false }, 'a soft move of a missing counter starts it at the epoch, softly moving nothing');
+      await store.writeGenerations({ action: 'soft', tags: [tag], epoch: EPOCH, now: 2000 });
+      deepEqual(await state(), { generation: EPOCH + 1, fenced: false, soft: { from: EPOCH, at: 2000 } });
+      await store.writeGenerations({ action: 'soft', tags: [tag], epoch: EPOCH, now: 3000 });
+      deepEqual(await state(), { generation: EPOCH + 2, fenced: false, soft: { from: EPOCH, at: 3000 } }, 'a second soft move extends the run');
+      await store.writeGenerations({ action: 'bump', tags: [tag], epoch: EPOCH });
+      deepEqual(await state(), { generation: EPOCH + 3, fenced: false }, 'a hard move retires the run');
+      await store.writeGenerations({ action: 'soft', tags: [tag], epoch: EPOCH, now: 4000 });
+      deepEqual(await state(), { generation: EPOCH + 4, fenced: false, soft: { from: EPOCH + 3, at: 4000 } }, 'a new run starts after the hard move');
+      await store.writeGenerations({ action: 'hold', tags: [tag], epoch: EPOCH, token: 'w', ttlMs: 60_000 });
+      deepEqual(await state(), { generation: EPOCH + 5, fenced: true }, 'a fenced write is a hard move');
+      await store.writeGenerations({ action: 'commit', tags: [tag], epoch: EPOCH, token: 'w' });
+      await store.set(tag.soft, bytes('garbage'));
+      await store.writeGenerations({ action: 'soft', tags: [tag], epoch: EPOCH, now: 5000 });
+      deepEqual(await state(), { generation: EPOCH + 7, fenced: false, soft: { from: EPOCH + 6, at: 5000 } }, 'an unreadable record is replaced');
+    });
+
+    runner.it('expireEntries turns fresh envelopes stale at the given time, keeping their grace, and leaves everything else alone', async () => {
+      if (!store.expireEntries) return assertNoCapability(store, 'expireEntries');
+      const now = 1_000_000;
+      const envelope = (createdAt: number, freshFor: number, staleFor: number) => {
+        const value = new Uint8Array(40);
+        const view = new DataView(value.buffer);
+        value[0] = 0xca;
+        value[1] = 2;
+        view.setFloat64(3, createdAt);
+        view.setFloat64(11, freshFor);
+        view.setFloat64(19, staleFor);
+        value.fill(7, 35);
+        return value;
+      };
+      await store.set(k('ex:fresh'), envelope(now - 500, 60_000, 30_000), 90_000);
+      await store.set(k('ex:endless'), envelope(now - 500, Infinity, Infinity));
+      await store.set(k('ex:stale'), envelope(now - 70_000, 60_000, 30_000), 20_000);
+      await store.set(k('ex:other'), bytes('not an envelope, long enough to have a header'));
+      const marked = await store.expireEntries({ keys: [k('ex:fresh'), k('ex:endless'), k('ex:stale'), k('ex:other'), k('ex:none')], now });
+      equal(marked, 2);
+      const [fresh, endless, stale, other] = await store.getMany([k('ex:fresh'), k('ex:endless'), k('ex:stale'), k('ex:other')]);
+      const header = (value: Uint8Array | undefined) => {
+        const view = new DataView(value!.buffer, value!.byteOffset, value!.byteLength);
+        return [view.getFloat64(3), view.getFloat64(11), view.getFloat64(19)];
+      };
+      deepEqual(header(fresh), [now - 500, 500, 30_000]);
+      deepEqual([...fresh!.subarray(27)], [...envelope(0, 0, 0).subarray(27)], 'the rest is unchanged');
+      deepEqual(header(endless), [now - 500, 500, Infinity]);
+      deepEqual(header(stale), [now - 70_000, 60_000, 30_000]);
+      equal(text(other), 'not an envelope, long enough to have a header');
+      equal(await store.expireEntries({ keys: [k('ex:fresh')], now }), 0, 'stale already: nothing to mark');
     });
 
     runner.it('a write lease nobody releases stops fencing after its TTL', async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { reply } from '../scripted-origin.ts';
-import { ownCacheStatus, type ScenarioFn } from './harness.ts';
+import { numbered, ownCacheStatus, SECOND, type RunningTarget, type ScenarioFn } from './harness.ts';
 
 export function purgeScenarios(scenario: ScenarioFn): void {
   scenario('purge right after a response was served: the next request never gets the purged body', {}, async ({ origin, cache }) => {
@@ -63,4 +63,53 @@ export function purgeScenarios(scenario: ScenarioFn): void {
     assert.equal(await after.text(), 'v2', 'the purged forward did not store its body after the purge');
     assert.equal(origin.count('/slow'), 2);
   });
+
+  scenario('soft purge of a URL: the stored response is revalidated, and a 304 refreshes it', {}, async ({ origin, clock, get, cache }) => {
+    origin.on('/soft', (req, k) =>
+      req.headers.get('if-none-match') === '"s1"' ? reply(null, { etag: '"s1"', 'cache-control': 'max-age=100' }, 304) : reply(`body${k}`, { etag: '"s1"', 'cache-control': 'max-age=100' }),
+    );
+    const url = await fetchedUrl(cache, '/soft');
+    clock.advance(10 * SECOND);
+    assert.equal(await cache.purge({ urls: [url], soft: true }), 1);
+    const revalidated = await get('/soft');
+    assert.equal(revalidated.body, 'body1');
+    assert.match(revalidated.cs, /fwd=stale; fwd-status=304/);
+    assert.equal(origin.seen[1]!.headers.get('if-none-match'), '"s1"');
+    const hit = await get('/soft');
+    assert.match(hit.cs, /^cachette; hit/);
+    assert.equal(origin.count('/soft'), 2);
+    assert.equal(await cache.purge({ url: new URL('/none', url).href, soft: true }), 0);
+  });
+
+  scenario('soft purge of a URL within stale-while-revalidate: served stale while one revalidation runs', {}, async ({ origin, get, cache }) => {
+    origin.on('/swr', numbered({ 'cache-control': 'max-age=100, stale-while-revalidate=60' }));
+    await cache.purge({ urls: [await fetchedUrl(cache, '/swr')], soft: true });
+    const stale = await get('/swr');
+    assert.equal(stale.body, 'v1');
+    assert.match(stale.cs, /^cachette; hit; ttl=-/, 'served stale (its revalidation runs in the background)');
+    const fresh = await get('/swr');
+    assert.equal(fresh.body, 'v2');
+    assert.equal(origin.count('/swr'), 2);
+  });
+
+  scenario('purge takes several URLs and tags at once, and refuses what it cannot act on', {}, async ({ origin, get, cache }) => {
+    origin.on('/m1', numbered({ 'cache-control': 'max-age=60', 'cache-tag': 'm' }));
+    origin.on('/m2', numbered({ 'cache-control': 'max-age=60' }));
+    await get('/m1');
+    assert.equal(await cache.purge({ urls: [await fetchedUrl(cache, '/m2')], tags: ['m'] }), 2);
+    assert.equal((await get('/m1')).body, 'v2');
+    assert.equal((await get('/m2')).body, 'v2');
+    await assert.rejects(cache.purge({ urls: ['not a url'] }), TypeError);
+    await assert.rejects(cache.purge({ urls: [] }), TypeError);
+    await assert.rejects(cache.purge({ tag: 'm', soft: 'yes' } as unknown as { tag: string }), /"soft" must be a boolean/);
+    await assert.rejects(cache.purge({ tag: 'm', sfot: true } as unknown as { tag: string }), /unknown option "sfot"/);
+  });
+}
+
+/** The URL the cache saw for `path` (its entry's), after fetching it once and letting its store write land. */
+async function fetchedUrl(cache: RunningTarget, path: string): Promise<string> {
+  const res = await cache.fetch(path);
+  await res.text();
+  await cache.idle();
+  return res.url;
 }

@@ -1,0 +1,61 @@
+import { toMs } from '../../util/duration.ts';
+import type { WaitUntil } from '../background.ts';
+import { checkTags } from '../tags/tag-keys.ts';
+import type { Factory, GetOrSetOptions } from '../types.ts';
+import type { Lifetimes } from './lifetimes.ts';
+import { checkSchema, type StandardSchema } from './schema.ts';
+import { checkVersion } from './versioned.ts';
+
+/** One `getOrSet` call, its inputs resolved once by the front. */
+export interface FillRequest<T> extends FillBehaviour {
+  /** The caller's key. */
+  readonly key: string;
+  /** Its store key. */
+  readonly full: string;
+  readonly factory: Factory<T>;
+  readonly lifetimes: Lifetimes;
+  /** The caller's tags, checked and without duplicates. */
+  readonly tags: readonly string[];
+  /** When the call began (performance.now()), or 0 when nobody listens for durations. */
+  readonly started: number;
+}
+
+/** How a `getOrSet` call behaves, besides what it stores: its options resolved. */
+export interface FillBehaviour {
+  readonly waitUntil: WaitUntil | undefined;
+  /** The call's `refreshAhead` fraction (undefined: none). */
+  readonly refreshAhead: number | undefined;
+  /** What a stored value must pass to be served (undefined: anything). */
+  readonly schema: StandardSchema | undefined;
+  /** The version a stored value must have been written under, and fills write (undefined: any). */
+  readonly version: string | number | undefined;
+  /** The call's `graceBackoff` in ms (undefined: the cache's). */
+  readonly graceBackoffMs: number | undefined;
+}
+
+/**
+ * Checks the options of a call that say how it behaves (not what it stores), throwing a
+ * TypeError or RangeError that names the bad one and `where` (the call, or the wrap).
+ */
+export function fillBehaviour(options: GetOrSetOptions<unknown> | undefined, where: string): FillBehaviour {
+  const waitUntil = options?.waitUntil;
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') throw new TypeError(`cachette: ${where}: "waitUntil" must be a function (promise) => void, got ${typeof waitUntil}`);
+  const graceBackoffMs = options?.graceBackoff === undefined ? undefined : toMs(options.graceBackoff, `${where}: graceBackoff`);
+  const refreshAhead = options?.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, where);
+  const schema = options?.schema === undefined ? undefined : checkSchema(options.schema, where);
+  const version = options?.version === undefined ? undefined : checkVersion(options.version, where);
+  return { waitUntil, graceBackoffMs, refreshAhead, schema, version };
+}
+
+/** `refreshAhead`: a fraction of the ttl strictly between 0 and 1. */
+export function checkRefreshAhead(fraction: unknown, where: string): number {
+  if (typeof fraction !== 'number' || !(fraction > 0 && fraction < 1))
+    throw new RangeError(`cachette: ${where}: "refreshAhead" must be a fraction of the ttl between 0 and 1 (e.g. 0.8), got ${String(fraction)}`);
+  return fraction;
+}
+
+/** One `getOrSet` call's inputs as the fill handler takes them, each option checked (after the unknown-name check). */
+export function fillRequest<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, options: GetOrSetOptions | undefined, started: number): FillRequest<T> {
+  const where = `getOrSet("${key}")`;
+  return { key, full, factory, lifetimes, tags: checkTags(options?.tags, where), started, ...fillBehaviour(options, where) };
+}
