@@ -25,6 +25,7 @@ import { runDelaySection } from './network/delay-section.ts';
 import { comparisonTables, readCompareArgs, runComparison } from './phases/compare.ts';
 import { runPhasesInChild, type ChildJob, type ChildResult } from './phases/in-child.ts';
 import type { ContenderResult, PhaseRunOptions } from './phases/run-phases.ts';
+import { gitCommit } from './fullstack/results.ts';
 import { writeReadme } from './report/readme.ts';
 import type { BenchResults } from './report/results.ts';
 import { buildBench } from './support/build.ts';
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
 
     const results: BenchResults = {
       date: new Date().toISOString(),
+      commit: gitCommit(),
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
       environment: describeEnvironment(server.version),

@@ -9,6 +9,8 @@ import type { Environment } from '../support/environment.ts';
 /** Everything one `npm run bench` measured: the JSON under bench/results/ and the README's source. */
 export interface BenchResults {
   date: string;
+  /** The commit measured (`git describe --always --dirty`): the engine these figures belong to. */
+  commit?: string;
   durationS: number;
   config: RunConfig;
   environment: Environment;
