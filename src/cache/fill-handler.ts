@@ -500,11 +500,18 @@ export class FillHandler {
       const snap = tags.length > 0 && snapshot === undefined ? await host.snapshot(tags) : snapshot;
       // A write in progress (or tags of unknown state): the refresh could not be stored.
       if (tags.length > 0 && (snap === undefined || snap.fenced.length > 0)) return;
-      // No fill lease: a refresh serves nobody who waits, so one per process is cheap enough,
-      // and a lease held elsewhere must not cancel it.
-      const ran = await this.#run(request, stale, true);
-      this.#backoffs.delete(full);
-      await (await this.#startWrite(request, ran, snap?.generations ?? NO_GENERATIONS, snap))?.landed;
+      // One refresh across processes where the store holds fill leases: a lease held elsewhere
+      // is another process computing this key (its refresh, or a fill that will store it), so
+      // this one keeps serving the stale value. A store that cannot answer does not stop it.
+      const lease = host.leases ? await host.leases.acquire(key) : 'unavailable';
+      if (lease === 'held') return;
+      try {
+        const ran = await this.#run(request, stale, true);
+        this.#backoffs.delete(full);
+        await (await this.#startWrite(request, ran, snap?.generations ?? NO_GENERATIONS, snap))?.landed;
+      } finally {
+        if (lease !== 'unavailable') await lease.release();
+      }
     })().catch((error: unknown) => {
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure
       // is reported, never thrown, because no caller is waiting on a background refresh.
