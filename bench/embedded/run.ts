@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gitCommit } from '../fullstack/results.ts';
 import { describeEnvironment, installedVersion } from '../support/environment.ts';
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
     const environment = describeEnvironment(server.version);
     const results: EmbeddedResults = {
       date: new Date().toISOString(),
+      commit: gitCommit(),
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
       environment: { ...environment, libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },
