@@ -91,7 +91,16 @@ export class SchemaMismatch extends Error {
  */
 export function setupSchema(db: SqliteConnection, synchronous: SqliteSynchronous): number {
   db.exec('PRAGMA busy_timeout = 0');
-  checkOwnership(db);
+  // One read transaction, so that the header and the table list come from one snapshot: read
+  // apart, another process's creation committing between them looked like a foreign database.
+  db.exec('BEGIN');
+  try {
+    checkOwnership(db);
+    db.exec('COMMIT');
+  } catch (error) {
+    rollbackQuietly(db);
+    throw error;
+  }
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
   db.exec('BEGIN IMMEDIATE');
