@@ -25,13 +25,12 @@ import { runDelaySection } from './network/delay-section.ts';
 import { comparisonTables, readCompareArgs, runComparison } from './phases/compare.ts';
 import { runPhasesInChild, type ChildJob, type ChildResult } from './phases/in-child.ts';
 import type { ContenderResult, PhaseRunOptions } from './phases/run-phases.ts';
-import { gitCommit } from './fullstack/results.ts';
 import { writeReadme } from './report/readme.ts';
 import type { BenchResults } from './report/results.ts';
 import { buildBench } from './support/build.ts';
 import { runJsonChild } from './support/child-process.ts';
 import { readConfig } from './support/config.ts';
-import { describeEnvironment } from './support/environment.ts';
+import { describeEnvironment, gitCommit } from './support/environment.ts';
 import { isSmallValue, smallValue } from './support/payloads.ts';
 import { openServer } from './support/server.ts';
 

@@ -13,8 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gitCommit } from '../fullstack/results.ts';
-import { describeEnvironment, installedVersion } from '../support/environment.ts';
+import { describeEnvironment, gitCommit, installedVersion } from '../support/environment.ts';
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
 import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';

@@ -62,11 +62,6 @@ export function readResults(path: string): FullstackResults {
   return results;
 }
 
-/** The commit of the working tree, with `-dirty` when it has uncommitted changes. */
-export function gitCommit(): string {
-  return versionOf(['git', 'describe', '--always', '--dirty', '--abbrev=10']);
-}
-
 /** Versions of the runtimes and wrk, as their binaries report them, and of the server packages. */
 export function runtimeVersions(): Record<string, string> {
   return {

@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { gitCommit } from '../fullstack/results.ts';
+import { gitCommit } from '../support/environment.ts';
 import { spawnProxy, type ProxyProcess } from '../network/proxy-process.ts';
 import { startOwnedRedis } from '../support/owned-redis.ts';
 import { analyse, type RaceFigures } from './analyse.ts';

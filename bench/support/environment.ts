@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { createRequire } from 'node:module';
@@ -50,4 +51,10 @@ export function describeEnvironment(redisServer: string): Environment {
     redisServer,
     libraries: Object.fromEntries(LIBRARIES.map((name) => [name, installedVersion(name)])),
   };
+}
+
+/** The commit of the working tree, with `-dirty` when it has uncommitted changes: the engine a run's figures belong to. */
+export function gitCommit(): string {
+  const run = spawnSync('git', ['describe', '--always', '--dirty', '--abbrev=10'], { encoding: 'utf8', cwd: new URL('../..', import.meta.url) });
+  return (run.stdout || 'unknown').trim();
 }
