@@ -2,7 +2,7 @@
  * Next's tags on cachette's tag generations (docs/tags.md). An entry records the generations of
  * its tags when it is stored; `revalidateTag` on any instance moves them on in the store, and
  * every instance's next read of an entry that recorded an older one is a miss: no pub/sub, no
- * tags manifest to refresh, no clock to compare.
+ * tags manifest to refresh, and for the tags an entry records, no clock to compare.
  *
  * Soft tags are the implicit tags of the page being rendered (`_N_T_/…`, what `revalidatePath`
  * revalidates). Next passes them to `get`, not to `set`, so no entry records them: a read checks
