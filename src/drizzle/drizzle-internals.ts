@@ -131,7 +131,13 @@ export function cachedSelect(prepared: PreparedQueryInternals, sql: unknown): { 
   // The prepared query already dropped a disabled config; an explicit false still means off.
   if (config.enable === false || config.enabled === false) return undefined;
   if (sql === undefined) return undefined;
-  const read = tablesInSql(sql);
+  let read: ReturnType<typeof tablesInSql>;
+  try {
+    read = tablesInSql(sql);
+  } catch {
+    // A shape of Drizzle's SQL this does not know: its tables are not known either.
+    return undefined;
+  }
   if (!read.known) return undefined;
   return { config, tables: [...new Set([...tablesOf(metadata), ...read.tables])] };
 }

@@ -60,7 +60,9 @@ export function tablesInSql(sql: unknown): ReadTables {
       continue;
     }
     if (is(chunk, StringChunk)) {
-      text += (chunk.value as string[]).join('');
+      // A list of strings up to 0.45, one string in 1.0.
+      const value: unknown = chunk.value;
+      text += Array.isArray(value) ? value.join('') : String(value);
       continue;
     }
     text += NOT_TEXT;
