@@ -4,15 +4,16 @@
  * `withFencedWrites(db)` (fenced-writes.ts), which routes the queries: Drizzle's own calls of
  * `get` and `put` would store rows read while a write commits, so they are refused.
  */
-import { Cache as DrizzleCache, type MutationOption } from 'drizzle-orm/cache/core';
-import { entityKind, is } from 'drizzle-orm/entity';
-import { Table } from 'drizzle-orm/table';
+import type { MutationOption } from 'drizzle-orm/cache/core';
+import type { Table as DrizzleTable } from 'drizzle-orm/table';
 import { createCache } from '../cache/create-cache.ts';
 import type { Cache } from '../cache/types.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
+import { DrizzleCache, entityKind, is, Table } from './drizzle-peer.ts';
 import { QueryCache } from './query-cache.ts';
+import { tableName } from './sql-tables.ts';
 
 /** Options of {@link cachetteCache}: a `cache` or a `store`, exactly one. */
 export interface CachetteCacheOptions {
@@ -28,10 +29,6 @@ export interface CachetteCacheOptions {
   namespace?: string;
 }
 
-// Drizzle's own registered symbols for a table's schema and unaliased name (since 0.29).
-const SCHEMA = Symbol.for('drizzle:Schema');
-const BASE_NAME = Symbol.for('drizzle:BaseName');
-
 const KNOWN: ReadonlyArray<keyof CachetteCacheOptions> = ['cache', 'store', 'ttl', 'global', 'namespace'];
 
 /** The engine side of each cachette/drizzle cache, for withFencedWrites (not exported by the entry). */
@@ -43,7 +40,7 @@ export function queryCacheOf(cache: CachetteCache): QueryCache {
 }
 
 /** A Table object or a table's name, as Drizzle's `invalidate({ tables })` takes them. */
-export type TableRef = Table | string;
+export type TableRef = DrizzleTable | string;
 
 /** The cachette cache for Drizzle ORM; see {@link cachetteCache}. */
 export class CachetteCache extends DrizzleCache {
@@ -100,13 +97,15 @@ export class CachetteCache extends DrizzleCache {
   /**
    * Runs `fn`, a write Drizzle cannot see (raw SQL, a stored procedure, another client), inside
    * a fence on `tables`: reads of them racing it are served but not stored, and they are
-   * invalidated once it settled.
+   * invalidated once it settled. Inside `db.transaction(…)`, run its statements on the
+   * transaction (`tx.execute(…)`): the fence then holds until the transaction has ended, after
+   * its COMMIT, as the transaction's own writes do.
    */
   async mutate<T>(tables: TableRef | readonly TableRef[], fn: () => T | Promise<T>): Promise<T> {
     if (typeof fn !== 'function') throw new TypeError('cachette/drizzle: mutate(tables, fn) needs a function');
     const names = tableNames(tables as MutationOption['tables']);
     if (names.length === 0) throw new TypeError('cachette/drizzle: mutate(tables, fn) needs at least one table');
-    return (await queryCacheOf(this).write(names, async () => fn())) as T;
+    return (await queryCacheOf(this).mutate(names, async () => fn())) as T;
   }
 
   /** Closes the cache built from `store` (and the store); a `cache` passed in is yours to close. */
@@ -132,12 +131,7 @@ function tableNames(tables: MutationOption['tables']): string[] {
   const list: unknown[] = tables === undefined ? [] : Array.isArray(tables) ? tables : [tables];
   return list.map((table) => {
     if (typeof table === 'string' && table !== '') return table;
-    if (is(table, Table)) {
-      const fields = table as unknown as Record<symbol, unknown>;
-      const schema = fields[SCHEMA];
-      const base = fields[BASE_NAME] as string;
-      return typeof schema === 'string' && schema !== '' ? `${schema}.${base}` : base;
-    }
+    if (is(table, Table)) return tableName(table);
     throw new TypeError(`cachette/drizzle: a table must be a Drizzle table or its name, got ${typeof table === 'string' ? '""' : String(table)}`);
   });
 }

@@ -11,6 +11,7 @@
  * (and 1.0's release candidates, where `tables` became a function and `enable` `enabled`).
  */
 import type { CacheConfig } from 'drizzle-orm/cache/core/types';
+import { tablesInSql } from './sql-tables.ts';
 
 /** What a prepared query says about itself: its kind and the tables it reads or writes. */
 export interface QueryMetadata {
@@ -45,9 +46,15 @@ export interface SessionInternals {
   batch?(queries: readonly unknown[]): unknown;
 }
 
+/** A database's dialect: where every statement's SQL object becomes the text and parameters a driver sends. */
+export interface DialectInternals {
+  sqlToQuery(sql: unknown, ...rest: unknown[]): unknown;
+}
+
 /** A Drizzle database or transaction object. */
 export interface DatabaseInternals {
   session?: SessionInternals;
+  dialect?: DialectInternals;
   _?: { session?: SessionInternals };
   $cache?: unknown;
   /** SQLite databases: `sync` for drivers that never consult the cache (better-sqlite3, bun:sqlite, …). */
@@ -85,13 +92,54 @@ export function writtenTables(prepared: PreparedQueryInternals): readonly string
   return tablesOf(metadata);
 }
 
-/** The cache settings of a select, or undefined when this execution must not use the cache. */
-export function cachedSelect(prepared: PreparedQueryInternals): { config: QueryCacheConfig; tables: readonly string[] } | undefined {
+/** The dialects whose statements are recorded by {@link recordBuiltSql}. */
+const recording = new WeakSet<DialectInternals>();
+/** Each statement's query (what `session.prepareQuery` is given) to the SQL object it was built from. */
+const builtFrom = new WeakMap<object, unknown>();
+
+/**
+ * Remembers, for every statement `dialect` turns into text from now on, the SQL object it was
+ * built from: `session.prepareQuery` is handed only the text and parameters, and the tables a
+ * select reads are found in the SQL (sql-tables.ts). Every select builder of every dialect
+ * calls `dialect.sqlToQuery(this.getSQL())` and passes the result to `prepareQuery`.
+ */
+export function recordBuiltSql(dialect: DialectInternals): void {
+  if (recording.has(dialect)) return;
+  recording.add(dialect);
+  const toQuery = dialect.sqlToQuery;
+  dialect.sqlToQuery = function (this: unknown, sql: unknown, ...rest: unknown[]): unknown {
+    const query = toQuery.call(this, sql, ...rest);
+    if (typeof query === 'object' && query !== null) builtFrom.set(query, sql);
+    return query;
+  };
+}
+
+/** The SQL object `query` (a `prepareQuery` argument) was built from, when {@link recordBuiltSql} saw it. */
+export function builtSql(query: unknown): unknown {
+  return typeof query === 'object' && query !== null ? builtFrom.get(query) : undefined;
+}
+
+/**
+ * The cache settings of a select and every table it reads (its metadata's and those of the
+ * subqueries, views and CTEs in `sql`, the SQL object it was built from), or undefined when this
+ * execution must not use the cache: not a cached select, or one that reads a relation whose
+ * tables cannot be named (sql-tables.ts), or whose SQL was not seen.
+ */
+export function cachedSelect(prepared: PreparedQueryInternals, sql: unknown): { config: QueryCacheConfig; tables: readonly string[] } | undefined {
   const { queryMetadata: metadata, cacheConfig: config } = prepared;
   if (metadata?.type !== 'select' || config === undefined) return undefined;
   // The prepared query already dropped a disabled config; an explicit false still means off.
   if (config.enable === false || config.enabled === false) return undefined;
-  return { config, tables: tablesOf(metadata) };
+  if (sql === undefined) return undefined;
+  let read: ReturnType<typeof tablesInSql>;
+  try {
+    read = tablesInSql(sql);
+  } catch {
+    // A shape of Drizzle's SQL this does not know: its tables are not known either.
+    return undefined;
+  }
+  if (!read.known) return undefined;
+  return { config, tables: [...new Set([...tablesOf(metadata), ...read.tables])] };
 }
 
 /** Every table the queries of a batch write, read from their prepared forms. */

@@ -15,7 +15,18 @@
  *   writes and snapshot, which no shared cache holds, and what they read may never commit.
  */
 import { CachetteCache, queryCacheOf } from './drizzle-cache.ts';
-import { asPreparedQuery, batchWrittenTables, cachedSelect, sessionOf, writtenTables, type DatabaseInternals, type PreparedQueryInternals, type SessionInternals } from './drizzle-internals.ts';
+import {
+  asPreparedQuery,
+  batchWrittenTables,
+  builtSql,
+  cachedSelect,
+  recordBuiltSql,
+  sessionOf,
+  writtenTables,
+  type DatabaseInternals,
+  type PreparedQueryInternals,
+  type SessionInternals,
+} from './drizzle-internals.ts';
 import type { QueryCache } from './query-cache.ts';
 import { TransactionScope } from './transaction-scope.ts';
 
@@ -43,6 +54,10 @@ export function withFencedWrites<Database extends object>(db: Database): Databas
   const session = sessionOf(db);
   if (!session) throw new TypeError('cachette/drizzle: withFencedWrites(db): this Drizzle database has no session to route (an unsupported drizzle-orm version?)');
   if (routed.has(session)) return db;
+  const dialect = internals.dialect;
+  if (typeof dialect?.sqlToQuery !== 'function')
+    throw new TypeError('cachette/drizzle: withFencedWrites(db): this Drizzle database has no dialect to read its queries from (an unsupported drizzle-orm version?)');
+  recordBuiltSql(dialect);
   const cache = queryCacheOf(internals.$cache);
   // Transactions that run on the database's own session (one connection, sqlite-proxy) share
   // one scope, ended when the last of them ends: their statements cannot be told apart.
@@ -118,13 +133,13 @@ function routeSession(session: SessionInternals, cache: QueryCache, scopeOf: Sco
   session.prepareQuery = function (this: unknown, ...args: unknown[]): unknown {
     const prepared = prepare.apply(this, args);
     const query = asPreparedQuery(prepared);
-    if (query) routeQuery(query, cache, () => state.scopeOf());
+    if (query) routeQuery(query, cache, () => state.scopeOf(), builtSql(args[0]));
     return prepared;
   };
 }
 
-/** Replaces one prepared query's `queryWithCache` with cachette's routing. */
-function routeQuery(prepared: PreparedQueryInternals, cache: QueryCache, scopeOf: ScopeOf): void {
+/** Replaces one prepared query's `queryWithCache` with cachette's routing; `sql` is the SQL object it was built from. */
+function routeQuery(prepared: PreparedQueryInternals, cache: QueryCache, scopeOf: ScopeOf, sql: unknown): void {
   const original = prepared.queryWithCache;
   // The prepared query without a cache: Drizzle's original runs the statement as it runs an
   // uncached one, with its own error wrapping (DrizzleQueryError), in every version.
@@ -132,9 +147,11 @@ function routeQuery(prepared: PreparedQueryInternals, cache: QueryCache, scopeOf
   prepared.queryWithCache = (queryString, params, query) => {
     const run = () => original.call(uncached, queryString, params, query);
     const scope = scopeOf();
+    // A `mutate` running now whose statements run in a transaction commits with it (query-cache.ts).
+    if (scope) cache.ranIn(scope);
     const written = writtenTables(prepared);
     if (written.length > 0) return scope ? scope.fence(written).then(run) : cache.write(written, run);
-    const select = scope ? undefined : cachedSelect(prepared);
+    const select = scope ? undefined : cachedSelect(prepared, sql);
     return select ? cache.read({ queryString, params, ...select }, run) : run();
   };
 }

@@ -6,13 +6,14 @@
  * committed) on the tags of the tables it writes. A store that fails never fails a query: the
  * database answers, and the cache's `error` event says what happened.
  */
-import { hashQuery } from 'drizzle-orm/cache/core';
 import type { Cache } from '../cache/types.ts';
 import type { WriteFence } from '../cache/tags/write-fences.ts';
 import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
 import type { QueryCacheConfig } from './drizzle-internals.ts';
 import { plainResult } from './plain-result.ts';
+import { queryKey } from './query-key.ts';
 import { queryTtlMs } from './query-ttl.ts';
+import type { TransactionScope } from './transaction-scope.ts';
 
 /** Runs the statement as Drizzle runs an uncached one (its errors are DrizzleQueryErrors). */
 export type RunQuery = () => Promise<unknown>;
@@ -32,6 +33,9 @@ export interface CachedRead {
 
 /** Keys and tags of one cachette/drizzle cache, and what it does with queries. */
 export class QueryCache {
+  /** For each `mutate` running, the transactions that ran a statement meanwhile. */
+  readonly #mutating = new Set<Set<TransactionScope>>();
+
   constructor(
     readonly cache: Cache,
     private readonly namespace: string,
@@ -56,10 +60,12 @@ export class QueryCache {
     if (config.tag !== undefined) tags.push(this.customTag(config.tag));
     // An entry already expired, or naming more tags than one entry records: not cached.
     if ((ttl !== undefined && ttl <= 0) || tags.length > MAX_TAGS) return run();
-    // Drizzle's own key: a named query (`tag`) is one entry, others the hash of SQL and parameters.
-    const key = config.tag !== undefined ? `${this.namespace}:named:${config.tag}` : `${this.namespace}:q:${await hashQuery(read.queryString, read.params)}`;
     let produced: { value: unknown } | undefined;
+    let key: string | undefined;
     try {
+      // As Drizzle keys them: a named query (`tag`) is one entry, others their SQL and parameters
+      // (query-key.ts; a parameter with no stable encoding throws here: the query runs uncached).
+      key = config.tag !== undefined ? `${this.namespace}:named:${config.tag}` : queryKey(this.namespace, read.queryString, read.params);
       return await this.cache.getOrSet(
         key,
         async () => {
@@ -76,8 +82,10 @@ export class QueryCache {
       );
     } catch (error) {
       if (error instanceof QueryFailure) throw error.cause;
-      // The cache failed (a strict cache's store error, a value its serializer cannot encode,
-      // a factory timeout): the result already read is served, else the database answers.
+      if (key === undefined) this.cache.events.emit('error', { source: 'encode', operation: 'drizzle query key', keys: [], error });
+      // The cache failed (a parameter the key cannot encode, a strict cache's store error, a
+      // value its serializer cannot encode, a factory timeout): the result already read is
+      // served, else the database answers.
       return produced ? produced.value : run();
     }
   }
@@ -91,6 +99,35 @@ export class QueryCache {
       // Also when the statement failed: it may have committed before the error reached us.
       await this.end(fence);
     }
+  }
+
+  /**
+   * `cache.mutate(tables, fn)`: `run` (a write Drizzle cannot see) fenced on `tables`. Outside a
+   * transaction, the fence is committed once `run` settled, as {@link write} commits it. When
+   * `run` ran statements inside a routed transaction (`tx.execute(…)`), its write commits with
+   * that transaction, so the fence is handed to it and committed after its COMMIT: committed
+   * when `run` returned, a reader elsewhere would store the rows of before the COMMIT.
+   */
+  async mutate(tables: readonly string[], run: RunQuery): Promise<unknown> {
+    const held = await this.begin(tables.map((table) => this.tableTag(table)));
+    const scopes = new Set<TransactionScope>();
+    this.#mutating.add(scopes);
+    try {
+      return await run();
+    } finally {
+      this.#mutating.delete(scopes);
+      const live = [...scopes].filter((scope) => scope.live);
+      if (live.length === 0) await this.end(held);
+      else {
+        const fence = { held, waiting: live.length };
+        for (const scope of live) scope.adopt(fence);
+      }
+    }
+  }
+
+  /** Notes that a statement runs inside `scope`'s transaction, for the `mutate` calls running now. */
+  ranIn(scope: TransactionScope): void {
+    for (const scopes of this.#mutating) scopes.add(scope);
   }
 
   /** Takes the write leases on `tags` and bumps them (in slices of what one call takes). */

@@ -69,7 +69,7 @@ export interface ForwarderContext {
 const URI_MISS: Lookup = { kind: 'uri-miss' };
 
 /** Reasons not to store that come from the request, not the URL's answer: they put no URL under hit-for-miss. */
-const REQUEST_REASONS: ReadonlySet<string> = new Set(['request-no-store', 'method', 'authorization']);
+const REQUEST_REASONS: ReadonlySet<string> = new Set(['request-no-store', 'method', 'authorization', 'vary-value-too-long']);
 
 /** Sends requests to the origin and makes use of what comes back. */
 export class Forwarder {

@@ -20,6 +20,7 @@ import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
+import { oversizedVaryField } from './vary.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
@@ -198,6 +199,11 @@ class SharedHttpCache implements HttpCache {
       // Only a strict engine throws; a store failure is still a miss, never a 500.
       this.#options.onError(error);
       found = URI_MISS;
+    }
+    // A field the URL's responses vary on is too long to be a key (vary.ts): past the cache.
+    const varyBy = found.kind === 'uri-miss' ? undefined : found.marker?.varyBy;
+    if (varyBy !== undefined && oversizedVaryField(varyBy, request.headers) !== undefined) {
+      return this.#responder.relay(await origin(request), request, { fwd: 'bypass', detail: 'vary-value-too-long' }, key);
     }
     const job: ForwardJob = { request, origin, options, requestDirectives: directives, key, found, forwardReason: found.kind === 'found' ? 'stale' : found.kind, lead: true, range };
     if (found.kind === 'found') return this.#fromEntry(found, job, bytes);

@@ -6,7 +6,7 @@ import type { RequestDirectives } from './cache-control.ts';
 import { HEURISTICALLY_CACHEABLE, hasExplicitFreshness } from './freshness.ts';
 import type { ResponseDirectives } from './response-directives.ts';
 import { MAX_RESPONSE_TAGS } from './tags.ts';
-import { parseVary } from './vary.ts';
+import { oversizedVaryField, parseVary } from './vary.ts';
 
 /** What to do with a response that sets a cookie. */
 export type SetCookiePolicy = 'bypass' | 'strip' | 'store';
@@ -56,7 +56,9 @@ export function unstorableReason(
   if (cacheControl.has('private')) return 'private';
   if (request.headers.has('authorization') && !cacheControl.has('public') && !cacheControl.has('s-maxage') && !cacheControl.has('must-revalidate')) return 'authorization';
   if (policy.setCookie === 'bypass' && response.headers.has('set-cookie')) return 'set-cookie';
-  if (parseVary(response.headers.get('vary')) === '*') return 'vary-star';
+  const vary = parseVary(response.headers.get('vary'));
+  if (vary === '*') return 'vary-star';
+  if (oversizedVaryField(vary, request.headers) !== undefined) return 'vary-value-too-long';
   const length = response.headers.get('content-length');
   if (length !== null && Number(length) > policy.maxBodyBytes) return 'too-large';
   // Truncating the list would leave the entry alive after a purge of a tag left out.

@@ -7,6 +7,11 @@
  * Accept-Encoding is reduced further, to the closed set of codings a response may come in
  * (see {@link acceptedEncodings}): junk values cannot fill a URL's variants, and the origin is
  * sent that same reduced value (origin-call.ts), so what it answers is what the key says.
+ *
+ * Every reading here is linear in the value's length (a split, then work per member): no regular
+ * expression that can backtrack over a run of characters a client chose. A value longer than
+ * {@link MAX_VARY_VALUE_LENGTH} is never a key: the request goes past the cache (http-cache.ts)
+ * and its answer is not stored (storability.ts).
  */
 import type { HeaderPair } from './headers.ts';
 
@@ -25,6 +30,24 @@ export function parseVary(value: string | null): readonly string[] | '*' {
   return [...names].sort();
 }
 
+/**
+ * The longest value (in UTF-16 code units, as received) of a field a response varies on that a
+ * request may carry and still be answered from, or stored in, the cache. A variant keyed on a
+ * longer value would serve only the client that sent it, and each one would cost a stored
+ * copy of its value; such requests go to the origin, uncached (Cache-Status
+ * `fwd=bypass; detail="vary-value-too-long"`).
+ */
+export const MAX_VARY_VALUE_LENGTH = 4096;
+
+/** The first of `names` whose value in `headers` is longer than {@link MAX_VARY_VALUE_LENGTH}, or undefined. */
+export function oversizedVaryField(names: readonly string[], headers: Headers): string | undefined {
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null && value.length > MAX_VARY_VALUE_LENGTH) return name;
+  }
+  return undefined;
+}
+
 /** A weight (RFC 9110 §12.4.2). */
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
@@ -33,12 +56,14 @@ const NEGOTIATION_FIELDS: ReadonlySet<string> = new Set(['accept', 'accept-langu
 
 /**
  * The request's values for the varying fields, normalised; `null` marks an absent field,
- * distinct from an empty one.
+ * distinct from an empty one. A value over {@link MAX_VARY_VALUE_LENGTH} is kept as it came,
+ * unread: it is longer than any normalised value that can be stored, so it matches none.
  */
 export function varyValues(names: readonly string[], headers: Headers): Array<string | null> {
   return names.map((name) => {
     const value = headers.get(name);
     if (value === null) return null;
+    if (value.length > MAX_VARY_VALUE_LENGTH) return value;
     if (name === 'accept-encoding') return acceptedEncodings(value);
     return (NEGOTIATION_FIELDS.has(name) ? normaliseNegotiation(value) : undefined) ?? normaliseWhitespace(value);
   });
@@ -104,12 +129,16 @@ function weightedMembers(value: string): WeightedMember[] {
   return members;
 }
 
-/** Whitespace around commas and runs of it carry no meaning in a list field. */
+/**
+ * Whitespace around commas and runs of it carry no meaning in a list field. Member by member:
+ * a pattern such as `\s*,\s*` over the whole value would be retried from every character of a
+ * run of spaces that reaches no comma (quadratic: 16 KB of spaces cost half a second).
+ */
 function normaliseWhitespace(value: string): string {
   return value
-    .replace(/\s*,\s*/g, ',')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .split(',')
+    .map((member) => member.replace(/\s+/g, ' ').trim())
+    .join(',');
 }
 
 /**
@@ -186,7 +215,7 @@ export function contentLanguage(headers: readonly HeaderPair[]): string | undefi
  * select by the field's semantics).
  */
 export function preferredLanguages(value: string | null): string[] {
-  const normalised = value === null ? undefined : normaliseNegotiation(value);
+  const normalised = value === null || value.length > MAX_VARY_VALUE_LENGTH ? undefined : normaliseNegotiation(value);
   if (!normalised) return [];
   const top: string[] = [];
   let best = 0;

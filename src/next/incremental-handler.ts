@@ -2,7 +2,8 @@ import { storeKey } from './keys.ts';
 import type { IncrementalCacheValue, IncrementalGetContext, IncrementalSetContext, NextIncrementalCacheHandler, NextIncrementalCacheHandlerClass, TagDurations } from './next-types.ts';
 import type { HandlerContext } from './options.ts';
 import { readIncrementalRecord, withPlatformBytes, type IncrementalRecord } from './records.ts';
-import { revalidateTags, SoftTagMemory, storableTags, uniqueTags } from './tags.ts';
+import { generationTags, LONGEST_KEEP_MS, nowOnNextClock, outdatedByTime, readWithRevalidations } from './revalidation-times.ts';
+import { revalidateTags, storableTags, uniqueTags } from './tags.ts';
 
 const SPACE = 'next/isr';
 /** How long an entry without an `expire` is kept: a year, Next's default `expireTime`. */
@@ -17,18 +18,17 @@ const CACHE_TAGS_HEADER = 'x-next-cache-tags';
  *
  * A page's tags are those Next lists in its `x-next-cache-tags` header (its implicit path tags,
  * and the tags of the `"use cache"` functions and fetches it used); a fetch's are the tags of
- * the call and the soft tags of the page it ran in. A stored fetch that lacks one of the tags the
- * call now declares is a miss: stored again, it records them all.
+ * the call, and a read of it checks the soft tags of the page it runs in against their
+ * revalidation times, in the same store read (revalidation-times.ts). A stored fetch that lacks
+ * one of the tags the call now declares is a miss: stored again, it records them all.
  */
 export function incrementalHandlerClass(context: HandlerContext, platformBytes: (bytes: Uint8Array) => Uint8Array): NextIncrementalCacheHandlerClass {
-  const softTags = new SoftTagMemory();
-
   return class CachetteIncrementalCache implements NextIncrementalCacheHandler {
     async get(cacheKey: string, ctx: IncrementalGetContext) {
       const fetch = ctx?.kind === 'FETCH';
-      if (fetch) softTags.read(cacheKey, ctx.softTags);
       const cache = await context.cache();
-      const stored = await cache.get(storeKey(SPACE, cacheKey));
+      const soft = fetch && Array.isArray(ctx.softTags) ? uniqueTags(ctx.softTags) : [];
+      const { stored, softRevalidatedAt } = await readWithRevalidations(cache, storeKey(SPACE, cacheKey), soft);
       if (stored === undefined) return null;
       const record = readIncrementalRecord(stored, ctx?.kind);
       if (record === undefined) {
@@ -36,6 +36,8 @@ export function incrementalHandlerClass(context: HandlerContext, platformBytes: 
         return null;
       }
       if (fetch && !uniqueTags(ctx.tags ?? []).every((tag) => record.tags.includes(tag))) return null;
+      // Stored before one of the page's soft tags (or of its tags past those it records) was revalidated.
+      if (await outdatedByTime(cache, record.tags, softRevalidatedAt, record.lastModified, context.fenceMs)) return null;
       return { lastModified: record.lastModified, value: withPlatformBytes(record.value, platformBytes), ...(record.cacheControl ? { cacheControl: record.cacheControl } : {}) };
     }
 
@@ -48,13 +50,13 @@ export function incrementalHandlerClass(context: HandlerContext, platformBytes: 
         return;
       }
       const own = ctx?.fetchCache ? uniqueTags(ctx.tags ?? []) : tagsOf(data);
-      const tags = ctx?.fetchCache ? softTags.tagsFor(cacheKey, own) : own;
-      if (!storableTags(tags, cacheKey, context)) return;
+      if (!storableTags(own, cacheKey, context)) return;
       const cacheControl = ctx?.fetchCache ? undefined : ctx?.cacheControl;
-      const record: IncrementalRecord = { lastModified: Date.now(), value: data, cacheControl, tags: own };
+      // On the clock Next reads it with (it computes ISR staleness from `performance`), which revalidation times use too.
+      const record: IncrementalRecord = { lastModified: nowOnNextClock(), value: data, cacheControl, tags: own };
       const expire = typeof cacheControl?.expire === 'number' && cacheControl.expire > 0 ? cacheControl.expire : DEFAULT_EXPIRE_S;
       try {
-        await cache.set(key, record, { ttl: expire * 1000, tags });
+        await cache.set(key, record, { ttl: Math.min(expire * 1000, LONGEST_KEEP_MS), tags: generationTags(own) });
       } catch (error) {
         context.warn('serializer', `entries are not stored: ${(error as Error).message} (give the handlers a cache with serializer 'auto' or 'cbor')`);
       }

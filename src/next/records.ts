@@ -18,7 +18,7 @@ export interface UseCacheRecord {
 
 /** An incremental cache entry at rest. */
 export interface IncrementalRecord {
-  /** When it was stored, on the writer's clock (Next's ISR timing is built on it). */
+  /** When it was stored, on the writer's clock as Next reads it (`performance.timeOrigin + performance.now()`: Next's ISR timing is built on it). */
   lastModified: number;
   value: IncrementalCacheValue;
   cacheControl: CacheControl | undefined;

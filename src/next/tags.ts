@@ -2,19 +2,29 @@
  * Next's tags on cachette's tag generations (docs/tags.md). An entry records the generations of
  * its tags when it is stored; `revalidateTag` on any instance moves them on in the store, and
  * every instance's next read of an entry that recorded an older one is a miss: no pub/sub, no
- * tags manifest to refresh, no clock to compare.
+ * tags manifest to refresh, and for the tags an entry records, no clock to compare.
  *
  * Soft tags are the implicit tags of the page being rendered (`_N_T_/…`, what `revalidatePath`
- * revalidates). Next passes them to `get`, not to `set`; the handlers remember the soft tags of
- * each key's last read in this process and store the entry under them too, so that a
- * `revalidatePath` of the page that wrote an entry reaches it on every instance.
+ * revalidates). Next passes them to `get`, not to `set`, so no entry records them: a read checks
+ * them against the times the handlers recorded their revalidations at (revalidation-times.ts),
+ * as it does an entry's own tags past those its generations record.
  */
 import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
 import type { HandlerContext } from './options.ts';
 import type { TagDurations } from './next-types.ts';
+import { nowOnNextClock, recordRevalidations } from './revalidation-times.ts';
 
-/** The most keys whose soft tags are remembered between a read and the write that follows it. */
-const REMEMBERED_KEYS = 4096;
+/** Next's own bound: at most 128 tags per `cacheTag()` call or `fetch` (NEXT_CACHE_TAG_MAX_ITEMS). */
+export const NEXT_TAG_ITEMS = 128;
+/**
+ * The most tags one entry may have: twice Next's bound, since an entry's list gathers several
+ * (a `"use cache"` function may call `cacheTag()` more than once, and a page lists its path tags
+ * and those of everything it rendered). Past it an entry is served and not stored, and that is said.
+ */
+export const MAX_ENTRY_TAGS = 2 * NEXT_TAG_ITEMS;
+
+/** The most tags whose latest revalidation in this process is remembered. */
+const REMEMBERED_TAGS = 4096;
 
 /** A Map that forgets its oldest keys beyond `limit`. */
 class BoundedMap<K, V> {
@@ -30,27 +40,6 @@ class BoundedMap<K, V> {
     this.#entries.set(key, value);
     if (this.#entries.size > this.limit) this.#entries.delete(this.#entries.keys().next().value as K);
   }
-
-  delete(key: K): void {
-    this.#entries.delete(key);
-  }
-}
-
-/** The soft tags each key was last read under in this process (strings only: Next asks handlers to keep no request state). */
-export class SoftTagMemory {
-  readonly #byKey = new BoundedMap<string, readonly string[]>(REMEMBERED_KEYS);
-
-  /** Notes the soft tags `key` is being read under. */
-  read(key: string, softTags: readonly string[] | undefined): void {
-    if (softTags && softTags.length > 0) this.#byKey.set(key, softTags);
-  }
-
-  /** The tags to store `key` under: its own, and the soft tags of its last read. */
-  tagsFor(key: string, own: readonly string[]): string[] {
-    const soft = this.#byKey.get(key);
-    this.#byKey.delete(key);
-    return uniqueTags(soft ? [...own, ...soft] : own);
-  }
 }
 
 /** `tags` without duplicates and without what cannot be a tag (empty strings, non-strings). */
@@ -58,10 +47,13 @@ export function uniqueTags(tags: readonly unknown[]): string[] {
   return [...new Set(tags.filter((tag): tag is string => typeof tag === 'string' && tag.length > 0))];
 }
 
-/** True when an entry may record `tags`; otherwise it is not stored, and that is said once. */
+/** True when an entry may have `tags`; otherwise it is not stored, and that is said (once: each later one is refused alike). */
 export function storableTags(tags: readonly string[], key: string, context: HandlerContext): boolean {
-  if (tags.length <= MAX_TAGS) return true;
-  context.warn('tags', `an entry with ${tags.length} tags (more than ${MAX_TAGS}) is served but not stored, first seen for ${key.slice(0, 120)}`);
+  if (tags.length <= MAX_ENTRY_TAGS) return true;
+  context.warn(
+    'tags',
+    `an entry with ${tags.length} tags (more than ${MAX_ENTRY_TAGS}, twice Next's ${NEXT_TAG_ITEMS}) is served but not stored, nor is any later one with as many; first seen for ${key.slice(0, 120)}`,
+  );
   return false;
 }
 
@@ -71,7 +63,7 @@ export function storableTags(tags: readonly string[], key: string, context: Hand
  * here read data older than that revalidation, and is not stored.
  */
 export class LocalRevalidations {
-  readonly #at = new BoundedMap<string, number>(REMEMBERED_KEYS);
+  readonly #at = new BoundedMap<string, number>(REMEMBERED_TAGS);
 
   note(tags: readonly string[]): void {
     const now = nowOnNextClock();
@@ -84,13 +76,10 @@ export class LocalRevalidations {
   }
 }
 
-/** The clock Next stamps `"use cache"` entries with (`performance.timeOrigin + performance.now()`). */
-function nowOnNextClock(): number {
-  return performance.timeOrigin + performance.now();
-}
-
 /**
- * Revalidates `tags` in the store, for every instance. Without durations (`updateTag`, a
+ * Revalidates `tags` in the store, for every instance: their generations move on, and the time
+ * of the revalidation is recorded for the reads that check them by time (soft tags, and an
+ * entry's tags past those it records: revalidation-times.ts). Without durations (`updateTag`, a
  * one-argument `revalidateTag`, `revalidatePath`) or with `expire: 0`, the tags expire at once and
  * a write fence holds them for `fenceMs`: no instance stores an entry of those tags meanwhile,
  * so a render that read the data before the write cannot cache it after. With a profile
@@ -109,8 +98,9 @@ export async function revalidateTags(context: HandlerContext, tags: readonly unk
   const immediate = durations === undefined || durations.expire === 0;
   const chunks: string[][] = [];
   for (let i = 0; i < names.length; i += MAX_TAGS) chunks.push(names.slice(i, i + MAX_TAGS));
-  await Promise.all(
-    chunks.map(async (chunk) => {
+  await Promise.all([
+    recordRevalidations(cache, names),
+    ...chunks.map(async (chunk) => {
       if (!immediate) {
         await cache.invalidateTags(chunk);
         return;
@@ -123,5 +113,5 @@ export async function revalidateTags(context: HandlerContext, tags: readonly unk
       // A pending commit must not keep a process (next build, a script) alive: if it exits first, the lease expires by itself.
       (timer as { unref?: () => void }).unref?.();
     }),
-  );
+  ]);
 }

@@ -2,21 +2,22 @@ import { storeKey } from './keys.ts';
 import type { NextUseCacheHandler, TagDurations, UseCacheEntry } from './next-types.ts';
 import type { HandlerContext } from './options.ts';
 import { readUseCacheRecord, type UseCacheRecord } from './records.ts';
+import { generationTags, LONGEST_KEEP_MS, outdatedByTime, readWithRevalidations } from './revalidation-times.ts';
 import { readStream, streamOf } from './stream-bytes.ts';
-import { LocalRevalidations, revalidateTags, SoftTagMemory, storableTags, uniqueTags } from './tags.ts';
+import { LocalRevalidations, revalidateTags, storableTags, uniqueTags } from './tags.ts';
 
 const SPACE = 'next/use-cache';
 
 /**
  * The `"use cache"` handler over a cachette cache (Next's `cacheHandlers`). Entries are stored
- * with Next's metadata and the bytes of their stream, under their tags and the soft tags they
- * were read under, for `expire` seconds; tags are checked by the engine on every read (one round
- * trip for the entry, one more for the generations of the tags it records).
+ * with Next's metadata and the bytes of their stream, under their tags, for `expire` seconds;
+ * tags are checked by the engine on every read (one round trip for the entry, one more for the
+ * generations of the tags it records), and the soft tags `get` is given are checked against
+ * their revalidation times in the read of the entry (revalidation-times.ts).
  */
 export function directiveCacheHandler(context: HandlerContext): NextUseCacheHandler {
   /** Writes in progress in this process, by key: a read of the key waits for them (Next requires it). */
   const writing = new Map<string, Promise<void>>();
-  const softTags = new SoftTagMemory();
   const local = new LocalRevalidations();
 
   const store = async (key: string, pendingEntry: Promise<UseCacheEntry>): Promise<void> => {
@@ -35,12 +36,11 @@ export function directiveCacheHandler(context: HandlerContext): NextUseCacheHand
     }
     const body = await readStream(entry.value, context.maxEntryBytes);
     const own = uniqueTags(entry.tags);
-    const tags = softTags.tagsFor(key, own);
-    if (body === undefined || !storableTags(tags, key, context) || local.after(tags, entry.timestamp)) return;
+    if (body === undefined || !storableTags(own, key, context) || local.after(own, entry.timestamp)) return;
     const record: UseCacheRecord = { tags: own, stale: entry.stale, timestamp: entry.timestamp, expire: entry.expire, revalidate: entry.revalidate, body };
     const cache = await context.cache();
     try {
-      await cache.set(storeKey(SPACE, key), record, { ttl: entry.expire * 1000, tags });
+      await cache.set(storeKey(SPACE, key), record, { ttl: Math.min(entry.expire * 1000, LONGEST_KEEP_MS), tags: generationTags(own) });
     } catch (error) {
       // The cache's serializer cannot encode bytes (a cache created with serializer: 'json' or 'raw').
       context.warn('serializer', `entries are not stored: ${(error as Error).message} (give the handlers a cache with serializer 'auto' or 'cbor')`);
@@ -55,15 +55,16 @@ export function directiveCacheHandler(context: HandlerContext): NextUseCacheHand
   return {
     async get(cacheKey, soft) {
       await writing.get(cacheKey);
-      softTags.read(cacheKey, soft);
       const cache = await context.cache();
-      const stored = await cache.get(storeKey(SPACE, cacheKey));
+      const { stored, softRevalidatedAt } = await readWithRevalidations(cache, storeKey(SPACE, cacheKey), uniqueTags(Array.isArray(soft) ? soft : []));
       if (stored === undefined) return undefined;
       const record = readUseCacheRecord(stored);
       if (record === undefined) {
         context.warn('foreign', `an entry that is not a "use cache" record was read back and ignored (is another program writing under this prefix?), first for ${cacheKey.slice(0, 120)}`);
         return undefined;
       }
+      // Its generation began before one of the page's soft tags (or of its tags past those it records) was revalidated.
+      if (await outdatedByTime(cache, record.tags, softRevalidatedAt, record.timestamp, context.fenceMs)) return undefined;
       const { body, ...metadata } = record;
       return { ...metadata, value: streamOf(body) };
     },

@@ -6,16 +6,18 @@
  * (Drizzle's better-sqlite3 driver itself is synchronous and never consults a cache).
  *
  * Two tables: `items (id, version)` with rows 1 and 2 at version 0, and `owners (id, item_id,
- * name)` with row 1 (item 1, "ada"). Every client counts and can hold its statements (Probe).
+ * name)` with row 1 (item 1, "ada"); and a view `owned_items` of the owners' item ids, which
+ * Drizzle knows only by name (`.existing()`). Every client counts and can hold its statements
+ * (Probe).
  */
 import { PGlite } from '@electric-sql/pglite';
 import Database from 'better-sqlite3';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, exists, inArray, sql } from 'drizzle-orm';
 import type { WithCacheConfig } from 'drizzle-orm/cache/core/types';
-import { integer as pgInteger, pgTable, text as pgText, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { integer as pgInteger, pgTable, pgView, text as pgText, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { integer as sqliteInteger, sqliteTable, text as sqliteText, type BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { integer as sqliteInteger, sqliteTable, sqliteView, text as sqliteText, type BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { drizzle as drizzleProxy } from 'drizzle-orm/sqlite-proxy';
 import pg from 'pg';
 import type { CachetteCache } from '../../src/drizzle/index.ts';
@@ -24,10 +26,21 @@ import { Probe } from './probe.ts';
 /** How a select asks for the cache: as the strategy says (undefined), off (false), or `$withCache(config)`. */
 export type CacheChoice = undefined | false | Omit<WithCacheConfig, 'enable'>;
 
+/** How {@link Queries.owned} reads the owned items: through a subquery Drizzle builds, `exists`, a CTE, raw SQL text, or the existing view. */
+export type OwnedThrough = 'in' | 'exists' | 'cte' | 'raw' | 'view';
+
 /** The queries the suite runs, the same on every dialect. */
 export interface Queries {
   /** `select version from items where id = ?`. */
-  version(id?: number, cache?: CacheChoice): Promise<number | undefined>;
+  version(id?: number | bigint, cache?: CacheChoice): Promise<number | undefined>;
+  /** The ids of the items that have an owner, in order: a select of `items` that reads `owners` too, `through` one way or another. */
+  owned(through: OwnedThrough): Promise<number[]>;
+  /** How many items have a version below `limit` (`cast(? as real)`: any number, ±Infinity and NaN included). */
+  below(limit: number, cache?: CacheChoice): Promise<number>;
+  /** Gives item `itemId` an owner (a Drizzle insert into `owners`: fenced). */
+  addOwner(id: number, itemId: number): Promise<void>;
+  /** Sets item 1's version by raw SQL through Drizzle (`db.execute`, or `db.run` on SQLite): a write Drizzle cannot see. */
+  rawSetVersion(version: number): Promise<void>;
   /** `select owners.name, items.version from items join owners …`, as `name@version`. */
   owner(cache?: CacheChoice): Promise<string | undefined>;
   /** `select count(*) from items`. */
@@ -75,19 +88,24 @@ export interface BackendTarget {
   batch: boolean;
 }
 
-const SCHEMA = ['create table items (id integer primary key, version integer not null)', 'create table owners (id integer primary key, item_id integer not null, name text not null)'];
+const SCHEMA = [
+  'create table items (id integer primary key, version integer not null)',
+  'create table owners (id integer primary key, item_id integer not null, name text not null)',
+  'create view owned_items as select item_id from owners',
+];
 const ROWS = ['delete from items', 'delete from owners', 'insert into items values (1, 0), (2, 0)', "insert into owners values (1, 1, 'ada')"];
 
 const pgItems = pgTable('items', { id: pgInteger('id').primaryKey(), version: pgInteger('version').notNull() });
 const pgOwners = pgTable('owners', { id: pgInteger('id').primaryKey(), itemId: pgInteger('item_id').notNull(), name: pgText('name').notNull() });
 const pgMissing = pgTable('missing_table', { id: pgInteger('id') });
+const pgOwnedView = pgView('owned_items', { itemId: pgInteger('item_id').notNull() }).existing();
 
 /** `select` with the cache choice applied. */
 function choose<Q extends { $withCache(config?: Omit<WithCacheConfig, 'enable'> | false): Q }>(query: Q, cache: CacheChoice): Q {
   return cache === undefined ? query : query.$withCache(cache);
 }
 
-const pgTables = { items: pgItems, owners: pgOwners, missing: pgMissing };
+const pgTables = { items: pgItems, owners: pgOwners, missing: pgMissing, ownedView: pgOwnedView };
 type Tables = typeof pgTables;
 
 /**
@@ -99,7 +117,43 @@ function queriesOn(db: PgDatabase<PgQueryResultHKT>, t: Tables): Queries {
   const batchable = db as unknown as { batch?(queries: unknown[]): Promise<unknown> };
   return {
     tables: { items: t.items, owners: t.owners },
-    version: async (id = 1, cache) => (await choose(db.select({ version: t.items.version }).from(t.items).where(eq(t.items.id, id)).$dynamic(), cache))[0]?.version,
+    version: async (id = 1, cache) =>
+      (
+        await choose(
+          db
+            .select({ version: t.items.version })
+            .from(t.items)
+            .where(eq(t.items.id, id as number))
+            .$dynamic(),
+          cache,
+        )
+      )[0]?.version,
+    owned: async (through) => {
+      const ids = (rows: Array<{ id: number }>) => rows.map((row) => Number(row.id));
+      const owners = db.select({ itemId: t.owners.itemId }).from(t.owners);
+      const items = db.select({ id: t.items.id }).from(t.items);
+      switch (through) {
+        case 'in':
+          return ids(await items.where(inArray(t.items.id, owners)).orderBy(t.items.id));
+        case 'exists':
+          return ids(await items.where(exists(db.select({ one: sql`1` }).from(t.owners).where(eq(t.owners.itemId, t.items.id)))).orderBy(t.items.id));
+        case 'cte': {
+          const owned = db.$with('owned').as(owners);
+          return ids(await db.with(owned).select({ id: owned.itemId }).from(owned).orderBy(owned.itemId));
+        }
+        case 'raw':
+          return ids(await items.where(sql`${t.items.id} in (select item_id from owners)`).orderBy(t.items.id));
+        case 'view':
+          return ids(await db.select({ id: t.ownedView.itemId }).from(t.ownedView).orderBy(t.ownedView.itemId));
+      }
+    },
+    below: async (limit, cache) => (await choose(db.select({ n: count() }).from(t.items).where(sql`${t.items.version} < cast(${limit} as real)`).$dynamic(), cache))[0]!.n,
+    addOwner: async (id, itemId) => void (await db.insert(t.owners).values({ id, itemId, name: `owner ${id}` })),
+    rawSetVersion: async (version) => {
+      const raw = db as unknown as { execute?(query: unknown): Promise<unknown>; run?(query: unknown): Promise<unknown> };
+      const statement = sql`update items set version = ${version} where id = 1`;
+      await (raw.execute ? raw.execute(statement) : raw.run!(statement));
+    },
     owner: async (cache) => {
       const rows = await choose(db.select({ name: t.owners.name, version: t.items.version }).from(t.items).innerJoin(t.owners, eq(t.owners.itemId, t.items.id)).$dynamic(), cache);
       return rows[0] && `${rows[0].name}@${rows[0].version}`;
@@ -179,8 +233,9 @@ export async function nodePostgresBackend(url: string): Promise<Backend> {
 const sqliteItems = sqliteTable('items', { id: sqliteInteger('id').primaryKey(), version: sqliteInteger('version').notNull() });
 const sqliteOwners = sqliteTable('owners', { id: sqliteInteger('id').primaryKey(), itemId: sqliteInteger('item_id').notNull(), name: sqliteText('name').notNull() });
 const sqliteMissing = sqliteTable('missing_table', { id: sqliteInteger('id') });
+const sqliteOwnedView = sqliteView('owned_items', { itemId: sqliteInteger('item_id').notNull() }).existing();
 
-const sqliteTables = { items: sqliteItems, owners: sqliteOwners, missing: sqliteMissing };
+const sqliteTables = { items: sqliteItems, owners: sqliteOwners, missing: sqliteMissing, ownedView: sqliteOwnedView };
 const sqliteQueries = (db: BaseSQLiteDatabase<'async', unknown>) => queriesOn(db as unknown as PgDatabase<PgQueryResultHKT>, sqliteTables as unknown as Tables);
 
 /** SQLite through Drizzle's asynchronous proxy driver, over better-sqlite3; every client shares the one connection. */

@@ -156,6 +156,49 @@ export function drizzleSuite(database: BackendTarget): void {
         });
       });
 
+      describe('tables read through subqueries (issue 27, item 6)', () => {
+        it.each(['in', 'exists', 'cte'] as const)('a select that reads a table through %s is cached, and a fenced write to that table reaches it', async (through) => {
+          const { queries, probe } = client();
+          expect(await queries.owned(through)).toEqual([1]);
+          const selects = probe.selects;
+          expect(await queries.owned(through)).toEqual([1]);
+          expect(probe.selects).toBe(selects);
+          await queries.addOwner(2, 2); // an insert into owners only: the outer select is of items
+          expect(await queries.owned(through)).toEqual([1, 2]);
+        });
+
+        it.each(['raw', 'view'] as const)('a select that names a table Drizzle cannot see (%s) goes to the database every time', async (through) => {
+          const { queries, probe } = client();
+          expect(await queries.owned(through)).toEqual([1]);
+          expect(await queries.owned(through)).toEqual([1]);
+          expect(probe.selects).toBe(2);
+          await queries.addOwner(2, 2);
+          expect(await queries.owned(through)).toEqual([1, 2]);
+        });
+      });
+
+      describe('keys (issue 27, item 9)', () => {
+        it('keys ±Infinity and NaN apart (JSON wrote each as null), and caches each', async () => {
+          const { queries, probe } = client();
+          expect(await queries.below(Infinity)).toBe(2);
+          expect(await queries.below(-Infinity)).toBe(0);
+          const nan = await queries.below(Number.NaN, false); // what the database says (NaN is NULL in SQLite)
+          expect(await queries.below(Number.NaN)).toBe(nan);
+          const selects = probe.selects;
+          expect([await queries.below(Infinity), await queries.below(-Infinity), await queries.below(Number.NaN)]).toEqual([2, 0, nan]);
+          expect(probe.selects).toBe(selects);
+        });
+
+        it('caches a select with a BigInt parameter, which Drizzle’s key threw on', async () => {
+          const { queries, probe } = client();
+          expect(await queries.version(1n)).toBe(0);
+          expect(await queries.version(1n)).toBe(0);
+          expect(probe.selects).toBe(1);
+          await queries.setVersion(4);
+          expect(await queries.version(1n)).toBe(4);
+        });
+      });
+
       describe('lifetimes', () => {
         let now = 0;
         const clocked = () => {
@@ -328,6 +371,39 @@ export function drizzleSuite(database: BackendTarget): void {
           expect(probe.selects).toBe(4);
         });
 
+        it('mutate() inside a transaction, its statements on the transaction, holds its fence until the transaction ends (issue 27, item 7)', async () => {
+          const { cache, queries } = client();
+          await queries.version();
+          await queries.transaction(async (tx) => {
+            await cache.mutate(queries.tables.items as never, () => tx.rawSetVersion(3));
+            expect(await fenced('items')).toBe(true); // mutate returned; the COMMIT has not happened yet
+          });
+          expect(await fenced('items')).toBe(false);
+          expect(await queries.version()).toBe(3);
+        });
+
+        it('mutate() outside a transaction still releases its fence when its function settles, while another transaction is open', async () => {
+          const cache = cachetteCache({ cache: cachette, global: true });
+          const [outside, inside] = [backend.connect(cache), backend.connect(cache)];
+          withFencedWrites(outside.db);
+          withFencedWrites(inside.db);
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          let began!: () => void;
+          const open = new Promise<void>((resolve) => (began = resolve));
+          const transaction = inside.queries.transaction(async (tx) => {
+            await tx.rename('bob');
+            began();
+            await held;
+          });
+          await open;
+          // On one connection (PGlite, sqlite-proxy) a statement would wait for the transaction.
+          await cache.mutate(outside.queries.tables.items as never, () => (database.concurrentTransactions ? outside.queries.rawSetVersion(2) : undefined));
+          expect(await fenced('items')).toBe(false);
+          release();
+          await transaction;
+        });
+
         // On one connection a read waits for the transaction (PGlite) or runs inside it (sqlite-proxy).
         if (database.concurrentTransactions)
           it('a read on another connection while the transaction is open is served, not stored', async () => {
@@ -344,6 +420,24 @@ export function drizzleSuite(database: BackendTarget): void {
             });
             expect(await reader.queries.version()).toBe(1);
             expect(reader.probe.selects).toBe(4);
+          });
+
+        if (database.concurrentTransactions)
+          it('a reader with a cache of its own on the store, between mutate() and the COMMIT, stores no old rows (issue 27, item 7)', async () => {
+            const second = createCache({ store: target.name === 'valkey' ? valkeyStore(redisUrl!) : store, namespace, closeStore: target.name === 'valkey' });
+            owned.push(second);
+            const writerCache = cachetteCache({ cache: cachette, global: true });
+            const writer = backend.connect(writerCache);
+            const reader = backend.connect(cachetteCache({ cache: second, global: true }));
+            withFencedWrites(writer.db);
+            withFencedWrites(reader.db);
+            expect(await reader.queries.version()).toBe(0); // stored: mutate's fence makes it outdated
+            await writer.queries.transaction(async (tx) => {
+              await writerCache.mutate(writer.queries.tables.items as never, () => tx.rawSetVersion(8));
+              expect(await reader.queries.version()).toBe(0); // not committed yet
+              await second.idle();
+            });
+            expect(await reader.queries.version()).toBe(8);
           });
       });
 

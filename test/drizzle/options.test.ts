@@ -1,5 +1,5 @@
 // cachetteCache's options, withFencedWrites's refusals, and the pure pieces: the data copy of a
-// driver's result and the lifetime read from Drizzle's CacheConfig.
+// driver's result, the lifetime read from Drizzle's CacheConfig, and the key of a query.
 import Database from 'better-sqlite3';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import { drizzle as drizzleProxy } from 'drizzle-orm/sqlite-proxy';
@@ -8,6 +8,8 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache } from '../../src/index.ts';
 import { cachetteCache, withFencedWrites } from '../../src/drizzle/index.ts';
 import { plainResult } from '../../src/drizzle/plain-result.ts';
+import { QueryCache } from '../../src/drizzle/query-cache.ts';
+import { queryKey } from '../../src/drizzle/query-key.ts';
 import { queryTtlMs } from '../../src/drizzle/query-ttl.ts';
 import { DocsCache } from './docs-cache.ts';
 
@@ -138,5 +140,59 @@ describe('queryTtlMs (Drizzle’s CacheConfig)', () => {
   it('refuses a value that is not a finite number', () => {
     expect(() => queryTtlMs({ ex: Number.NaN }, now)).toThrow(/\{ ex \} \}\) must be a finite number/);
     expect(() => queryTtlMs({ px: '5' as never }, now)).toThrow(TypeError);
+  });
+});
+
+describe('queryKey (issue 27, item 9)', () => {
+  const key = (params: unknown[], sql = 'select $1') => queryKey('drizzle', sql, params);
+
+  it('keys apart the parameters a driver sends apart', () => {
+    const params: unknown[][] = [
+      [Infinity],
+      [-Infinity],
+      [Number.NaN],
+      [null],
+      [1],
+      [1n],
+      ['1'],
+      [true],
+      [new Date(0)],
+      [new Date(0).toISOString()],
+      [new Uint8Array([1])],
+      [[1, 2]],
+      [{ a: 1, b: 2 }],
+      [{ b: 2, a: 1 }], // sent as JSON text in its own key order
+      ['{"a":1,"b":2}'],
+      [1, 2],
+      ['1,2'],
+    ];
+    const keys = params.map((p) => key(p));
+    expect(new Set(keys).size).toBe(params.length);
+    expect(key(['a'], 'select $1, ')).not.toBe(key(['a'], 'select $1,'));
+    expect(key([new Date(5)])).toBe(key([new Date(5)]));
+  });
+
+  it('throws for a parameter with no stable encoding: a class instance, a function in an object, a circular object', () => {
+    class Limit {
+      toPostgres() {
+        return '5';
+      }
+    }
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (const param of [new Limit(), { toPostgres: () => '5' }, circular]) expect(() => key([param])).toThrow(TypeError);
+  });
+
+  it('runs a select whose key cannot be made uncached, and says so with an error event', async () => {
+    const cache = createCache({ store: memoryStore() });
+    const errors: unknown[] = [];
+    cache.events.addEventListener('error', (event) => errors.push(event.detail));
+    const queries = new QueryCache(cache, 'drizzle', undefined);
+    let runs = 0;
+    const read = { queryString: 'select $1', params: [new (class Odd {})()], tables: ['items'], config: {} };
+    for (let i = 0; i < 2; i++) expect(await queries.read(read, async () => ({ rows: [++runs] }))).toEqual({ rows: [runs] });
+    expect(runs).toBe(2);
+    expect(errors).toEqual([1, 2].map(() => expect.objectContaining({ source: 'encode', operation: 'drizzle query key', error: expect.any(TypeError) })));
+    await cache.close();
   });
 });

@@ -78,14 +78,54 @@ export function handlerSuite(name: string, backing: () => SuiteBacking): void {
       assert.equal(await a.useCache.getExpiration(['posts']), Infinity);
     });
 
-    it('stores an entry under the soft tags it was read under, so that revalidatePath on another instance reaches it', async () => {
+    it('checks the soft tags a read is given against revalidatePath on every instance, whichever page stored the entry', async () => {
       const { a, b } = instances();
-      assert.equal(await a.useCache.get('key', ['_N_T_/layout', '_N_T_/blog']), undefined);
+      const blog = ['_N_T_/layout', '_N_T_/blog'];
+      assert.equal(await a.useCache.get('key', blog), undefined);
       await a.useCache.set('key', Promise.resolve(entry('v1', { tags: ['posts'] })));
       const hit = await b.useCache.get('key', ['_N_T_/other']);
       assert.deepEqual(hit?.tags, ['posts'], 'soft tags are not the entry’s own tags');
+      await b.useCache.updateTags(['_N_T_/other']); // revalidatePath of another page that reads the entry
+      assert.equal(await a.useCache.get('key', ['_N_T_/other']), undefined, 'the other page misses');
+      assert.equal(await text(await a.useCache.get('key', blog)), 'v1', 'the page that stored it is not revalidated');
       await b.useCache.updateTags(['_N_T_/blog']);
-      assert.equal(await a.useCache.get('key', ['_N_T_/blog']), undefined);
+      assert.equal(await a.useCache.get('key', blog), undefined);
+      await a.useCache.set('key', Promise.resolve(entry('v2', { tags: ['posts'] })));
+      assert.equal(await text(await b.useCache.get('key', blog)), 'v2', 'an entry begun after the revalidation is served');
+    });
+
+    it('two renders of a cold page in one instance: the second write is reached by revalidatePath too (issue 27, item 5)', async () => {
+      const { a, b } = instances();
+      const soft = ['_N_T_/layout', '_N_T_/blog'];
+      assert.equal(await a.useCache.get('key', soft), undefined);
+      assert.equal(await a.useCache.get('key', soft), undefined);
+      await a.useCache.set('key', Promise.resolve(entry('first')));
+      await a.useCache.set('key', Promise.resolve(entry('second')));
+      assert.equal(await text(await b.useCache.get('key', soft)), 'second');
+      await b.useCache.updateTags(['_N_T_/blog']);
+      assert.equal(await a.useCache.get('key', soft), undefined);
+      assert.equal(await b.useCache.getExpiration(soft), Infinity, 'the handler checks soft tags in get, as Infinity tells Next');
+    });
+
+    it('a page whose read and write have more than 4,096 other keys read in between is reached by revalidatePath (issue 27, item 5)', async () => {
+      const { a, b } = instances();
+      const soft = ['_N_T_/layout', '_N_T_/blog'];
+      assert.equal(await a.useCache.get('key', soft), undefined);
+      await Promise.all(Array.from({ length: 4100 }, (_, i) => a.useCache.get(`other-${i}`, ['_N_T_/layout', `_N_T_/page-${i}`])));
+      await a.useCache.set('key', Promise.resolve(entry('v')));
+      await b.useCache.updateTags(['_N_T_/blog']);
+      assert.equal(await a.useCache.get('key', soft), undefined);
+    });
+
+    it('stores an entry with Next’s 128 tags and more: each of them revalidates it, those its generations record and those past them (issue 27)', async () => {
+      const { a, b } = instances();
+      const tags = Array.from({ length: 200 }, (_, i) => `t${i}`);
+      for (const revalidated of ['t3', 't127', 't199']) {
+        await a.useCache.set('many', Promise.resolve(entry('v', { tags })));
+        assert.deepEqual((await b.useCache.get('many', []))?.tags, tags, `stored again before ${revalidated}`);
+        await b.useCache.updateTags([revalidated]);
+        assert.equal(await a.useCache.get('many', []), undefined, `${revalidated} revalidates it`);
+      }
     });
 
     it('stores no dynamic entry (expire 0) and deletes on the eviction mark (expire < 0), cancelling their streams', async () => {
@@ -191,6 +231,29 @@ export function handlerSuite(name: string, backing: () => SuiteBacking): void {
       assert.equal(await new b.Incremental().get('fetch-key', pageContext), null, 'a fetch read back under a page’s kind');
       await new b.Incremental().revalidateTag('_N_T_/blog');
       assert.equal(await new a.Incremental().get('fetch-key', getContext), null);
+    });
+
+    it('a fetch stored while another page read it is reached by revalidatePath of either page (issue 27, item 5)', async () => {
+      const { a, b } = instances();
+      const fetched = { kind: 'FETCH', data: { headers: {}, body: 'e30=', url: 'https://api.example/x', status: 200 }, revalidate: 60, tags: ['api'] };
+      const onPage = (page: string) => ({ kind: 'FETCH', tags: ['api'], softTags: ['_N_T_/layout', `_N_T_/${page}`] });
+      assert.equal(await new a.Incremental().get('fetch-key', onPage('a')), null);
+      assert.equal(await new a.Incremental().get('fetch-key', onPage('b')), null); // page b renders meanwhile
+      await new a.Incremental().set('fetch-key', fetched, { fetchCache: true, tags: ['api'] }); // page a's fetch ends
+      await new b.Incremental().revalidateTag('_N_T_/a');
+      assert.equal(await new a.Incremental().get('fetch-key', onPage('a')), null);
+      assert.equal((await new a.Incremental().get('fetch-key', onPage('b')))?.value?.kind, 'FETCH', 'page b is not revalidated');
+      await new a.Incremental().revalidateTag('_N_T_/b');
+      assert.equal(await new b.Incremental().get('fetch-key', onPage('b')), null);
+    });
+
+    it('stores a page with more tags than its generations record, each of them revalidating it (issue 27)', async () => {
+      const { a, b } = instances();
+      const tags = ['_N_T_/layout', '_N_T_/', ...Array.from({ length: 140 }, (_, i) => `t${i}`)];
+      await new a.Incremental().set('/index', appPage('v1', tags.join(',')), pageSet);
+      assert.equal((await new b.Incremental().get('/index', pageContext))?.value?.html, 'v1');
+      await new b.Incremental().revalidateTag('t139');
+      assert.equal(await new a.Incremental().get('/index', pageContext), null);
     });
 
     it('deletes on a null value, and takes a malformed or foreign entry for a miss', async () => {

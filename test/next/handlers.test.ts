@@ -17,6 +17,7 @@ import { valkeyStore } from '../../adapters/valkey/index.ts';
 import * as native from '../../runtimes/native/next.ts';
 import { createCache } from '../../src/index.ts';
 import { createCacheHandler, createIncrementalCacheHandler, type NextCacheOptions } from '../../src/next/index.ts';
+import { MAX_ENTRY_TAGS } from '../../src/next/tags.ts';
 import type { GenerationWrite, Store } from '../../src/store/types.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FailingStore } from '../support/wrapped-stores.ts';
@@ -39,14 +40,22 @@ handlerSuite('process memory', () => {
 });
 
 describe('createCacheHandler over memory: lifetimes, warnings and the shape Next loads', () => {
-  it('serves but does not store an entry with more tags than an entry can record, and says so once', async () => {
+  it('serves but does not store an entry with more than twice Next’s 128 tags, and says so', async () => {
     const logger = recordingLogger();
     const handler = createCacheHandler({ store: memoryStore(), logger });
-    const tags = Array.from({ length: 65 }, (_, i) => `t${i}`);
+    const Incremental = createIncrementalCacheHandler({ store: memoryStore(), logger: false });
+    await handler.set('kept', Promise.resolve(entry('x', { tags: Array.from({ length: MAX_ENTRY_TAGS }, (_, i) => `t${i}`) })));
+    assert.ok(await handler.get('kept', []), `${MAX_ENTRY_TAGS} tags are stored`);
+    const tags = Array.from({ length: MAX_ENTRY_TAGS + 1 }, (_, i) => `t${i}`);
     await handler.set('a', Promise.resolve(entry('x', { tags })));
     await handler.set('b', Promise.resolve(entry('x', { tags })));
     assert.equal(await handler.get('a', []), undefined);
-    assert.equal(logger.lines.filter((line) => line.includes('65 tags')).length, 1);
+    assert.deepEqual(
+      logger.lines.filter((line) => line.includes(`${MAX_ENTRY_TAGS + 1} tags`)),
+      [`[cachette/next] an entry with ${MAX_ENTRY_TAGS + 1} tags (more than ${MAX_ENTRY_TAGS}, twice Next's 128) is served but not stored, nor is any later one with as many; first seen for a`],
+    );
+    await new Incremental().set('/page', appPage('x', tags.join(',')), pageSet);
+    assert.equal(await new Incremental().get('/page', pageContext), null);
   });
 
   it('treats what is not its record as a miss, and a cache that cannot store bytes as a warning', async () => {

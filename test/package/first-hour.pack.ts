@@ -66,6 +66,7 @@ describe('the first hour with the packed package', () => {
       `serve: ${needs('serve() from cachette/node', '@hono/node-server')}`,
       `requestListener: ${needs('requestListener() from cachette/node', '@hono/node-server')}`,
       `sqliteStore: ${needs('sqliteStore()', 'better-sqlite3', 'better-sqlite3@12')}`,
+      `cachette/drizzle: ${needs('cachette/drizzle', 'drizzle-orm')}`,
       'storeFromEnv REDIS_URL: loads',
       // Hono is needed for its types only: the middleware itself loads and is built without it.
       'cachette/hono: loads',

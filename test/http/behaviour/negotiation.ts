@@ -1,5 +1,6 @@
-/** Variants (RFC 9111 §4.1): normalising the negotiation fields, language selection, the per-URL cap, concurrent first variants. */
+/** Variants (RFC 9111 §4.1): normalising the negotiation fields, language selection, the per-URL cap, concurrent first variants, the bound on a varying value. */
 import assert from 'node:assert/strict';
+import { MAX_VARY_VALUE_LENGTH } from '../../../src/http/vary.ts';
 import { reply } from '../scripted-origin.ts';
 import type { ScenarioFn } from './harness.ts';
 
@@ -71,6 +72,25 @@ export function negotiationScenarios(scenario: ScenarioFn): void {
     }
     // The origin was sent the value the variant is keyed on, not the client's spelling.
     assert.deepEqual([...new Set(origin.seen.map((s) => s.headers.get('accept-encoding')))], ['gzip', 'br,deflate,gzip,zstd', 'br,gzip']);
+  });
+
+  scenario('a request whose varying field is longer than the bound goes past the cache, uncached, and says so (issue 27, item 3)', {}, async ({ origin, get }) => {
+    origin.on('/cors', (req, k) => reply(`${k} for ${req.headers.get('origin')!.length}`, { 'cache-control': 'max-age=60', vary: 'Origin, X-Custom' }));
+    // Spaces, as the attack sent them: no reading of the value may cost more than its length.
+    const long = `https://a.example${' '.repeat(MAX_VARY_VALUE_LENGTH)},x`;
+    const cold = await get('/cors', { headers: { origin: long } });
+    assert.equal(cold.body, `1 for ${long.length}`);
+    assert.equal(cold.cs, 'cachette; fwd=uri-miss; fwd-status=200; detail="vary-value-too-long"', 'forwarded, not stored');
+    const ordinary = { origin: 'https://a.example' };
+    assert.match((await get('/cors', { headers: ordinary })).cs, /stored/, 'the URL is not put under hit-for-miss by it');
+    assert.match((await get('/cors', { headers: ordinary })).cs, /^cachette; hit/);
+    for (const headers of [{ origin: long }, { ...ordinary, 'x-custom': `a${'\t'.repeat(MAX_VARY_VALUE_LENGTH)}b` }]) {
+      const past = await get('/cors', { headers });
+      assert.equal(past.cs, 'cachette; fwd=bypass; fwd-status=200; detail="vary-value-too-long"');
+      assert.match((await get('/cors', { headers })).cs, /fwd=bypass/, 'never stored');
+    }
+    assert.equal((await get('/cors', { headers: ordinary })).body, '2 for 17', 'the ordinary variant is still served');
+    assert.equal(origin.count('/cors'), 6);
   });
 
   scenario('first variants of a cold URL arriving together do not orphan each other', {}, async ({ origin, cache, get }) => {

@@ -27,6 +27,7 @@ await report('cachette/otel', () => import('cachette/otel'));
 await report('serve', async () => (await import('cachette/node')).serve(() => new Response('x'), { port: 0 }));
 await report('requestListener', async () => (await import('cachette/node')).requestListener(() => new Response('x'), { log: false }));
 await report('sqliteStore', async () => (await import('cachette/adapters/sqlite')).sqliteStore(':memory:'));
+await report('cachette/drizzle', () => import('cachette/drizzle'));
 await report('storeFromEnv REDIS_URL', async () => (await (await import('cachette/node')).storeFromEnv({ log: false, store: 'redis://127.0.0.1:1' })).close());
 await report('cachette/hono', async () => {
   const { cache } = await import('cachette/hono');
