@@ -7,13 +7,12 @@
  * database answers, and the cache's `error` event says what happened.
  */
 import type { Cache } from '../cache/types.ts';
-import type { WriteFence } from '../cache/tags/write-fences.ts';
 import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
 import type { QueryCacheConfig } from './drizzle-internals.ts';
 import { plainResult } from './plain-result.ts';
 import { queryKey } from './query-key.ts';
 import { queryTtlMs } from './query-ttl.ts';
-import type { TransactionScope } from './transaction-scope.ts';
+import type { Fencer, HeldFence, TransactionScope } from './transaction-scope.ts';
 
 /** Runs the statement as Drizzle runs an uncached one (its errors are DrizzleQueryErrors). */
 export type RunQuery = () => Promise<unknown>;
@@ -32,7 +31,7 @@ export interface CachedRead {
 }
 
 /** Keys and tags of one cachette/drizzle cache, and what it does with queries. */
-export class QueryCache {
+export class QueryCache implements Fencer {
   /** For each `mutate` running, the transactions that ran a statement meanwhile. */
   readonly #mutating = new Set<Set<TransactionScope>>();
 
@@ -158,12 +157,6 @@ export class QueryCache {
     const all = [...tables.map((table) => this.tableTag(table)), ...tags.map((tag) => this.customTag(tag))];
     await Promise.all(slicesOf(all).map((slice) => this.cache.invalidateTags(slice).catch(() => undefined)));
   }
-}
-
-/** Write leases taken by {@link QueryCache.begin}, one fence per slice (undefined where refused). */
-export interface HeldFence {
-  slices: ReadonlyArray<readonly string[]>;
-  fences: ReadonlyArray<WriteFence | undefined>;
 }
 
 /** `tags` in slices of at most {@link MAX_TAGS}, the most one engine call takes. */

@@ -6,7 +6,20 @@
  * failed COMMIT may have been applied). A `cache.mutate()` whose function ran statements inside
  * the transaction hands its fence over too ({@link TransactionScope.adopt}).
  */
-import type { HeldFence, QueryCache } from './query-cache.ts';
+import type { WriteFence } from '../cache/tags/write-fences.ts';
+
+/** Write leases taken by {@link Fencer.begin}, one fence per slice (undefined where refused). */
+export interface HeldFence {
+  slices: ReadonlyArray<readonly string[]>;
+  fences: ReadonlyArray<WriteFence | undefined>;
+}
+
+/** What a transaction needs of the query cache: a table's tag, and taking and committing fences. */
+export interface Fencer {
+  tableTag(table: string): string;
+  begin(tags: readonly string[]): Promise<HeldFence>;
+  end(held: HeldFence): Promise<void>;
+}
 
 /** A fence handed over to one or more transactions: committed by the last of them to end. */
 export interface AdoptedFence {
@@ -22,7 +35,7 @@ export class TransactionScope {
   readonly #adopted: AdoptedFence[] = [];
   #ended = false;
 
-  constructor(private readonly queries: QueryCache) {}
+  constructor(private readonly queries: Fencer) {}
 
   /** True until {@link end}: a statement issued on the transaction's session after it ended is on its own. */
   get live(): boolean {
