@@ -33,7 +33,7 @@ describe('valkey store options', () => {
   });
 
   it.runIf(requireRedis())('closes the connection it opened itself', async () => {
-    const store = valkeyStore(redisUrl!);
+    const store = valkeyStore<Valkey>(redisUrl!);
     await store.set('valkey-options:mine', bytes('x'));
     expect(text(await store.get('valkey-options:mine'))).toBe('x');
     await store.delete(['valkey-options:mine']);
