@@ -278,13 +278,21 @@ export class RespConnection extends EventEmitter {
     let first = true;
     socket.on('data', (chunk: Buffer) => {
       this.#heard = true;
+      if (first) {
+        first = false;
+        // Not a Redis or Valkey server at all: say what it is, before the parser waits for a line end that may never come.
+        const other = notResp(chunk);
+        if (other !== undefined) {
+          socket.destroy(other);
+          return;
+        }
+      }
       try {
         this.#parser.feed(chunk);
       } catch (error) {
         // A broken reply, or one nobody asked for: nothing after it can be matched to its caller.
-        socket.destroy((first && notResp(chunk)) || (error instanceof Error ? error : new Error(String(error))));
+        socket.destroy(error instanceof Error ? error : new Error(String(error)));
       }
-      first = false;
     });
     socket.on('error', (error: Error) => {
       this.#lastError = error;
