@@ -233,7 +233,7 @@ export abstract class WireCommand implements ReplySink {
 }
 
 /** What a store command answered on a socket out of step fails with. */
-const LOST_OUT_OF_STEP = new ConnectionLostError('connection lost: an earlier reply on it could not answer its command');
+const LOST_OUT_OF_STEP = new ConnectionLostError('connection lost: a reply before it on the same connection cannot answer its command');
 
 /** A command of a {@link Round}: held by it until answered; subclasses decode the reply into its results. */
 export abstract class CommandSink extends WireCommand {

@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
+import { iovalkey } from '../../adapters/valkey/iovalkey.ts';
 import { DEFAULT_LIMITS } from '../../adapters/valkey/resp/parser.ts';
 import { createCache } from '../../src/index.ts';
 import { StoreUnavailableError } from '../../src/store/index.ts';
@@ -122,6 +123,31 @@ export function valkeyFaultSuite(t: SuiteApi, runtime: string): void {
           await answersAgain(store);
         } finally {
           await cleanUp();
+        }
+      });
+    }
+
+    for (const [name, call, stray] of CASES.slice(0, 6)) {
+      t.it(`an iovalkey client passed in: a stray reply that ${name} cannot have drops the client's socket, and no store call takes a reply read after it`, async () => {
+        const fake = await fakeValkey((connection, command, real) => (connection.n === 1 && command[0] !== 'INFO' && connection.commands.length === 2 ? stray + real() : undefined));
+        fake.data.set('b', 'b-value');
+        fake.data.set('c', 'c-value');
+        const client = new (iovalkey('the fault suite').Redis)(fake.url, { retryStrategy: () => 20 });
+        client.on('error', () => {});
+        const passed = valkeyStore({ connection: client });
+        try {
+          const outcomes = await Promise.all([call(passed), passed.get('b')].map((answer) => answer.then((value) => ({ value }), (error: unknown) => ({ error }))));
+          for (const outcome of outcomes) {
+            assert.ok('error' in outcome, `resolved with ${JSON.stringify(outcome)}`);
+            assert.ok(isLost(/connection lost: .*cannot answer/)(outcome.error), String(outcome.error));
+          }
+          // iovalkey reconnects the client, and the store's calls go through it again.
+          await eventually(() => fake.connections() === 2, 'iovalkey connected again');
+          await answersAgain(passed as unknown as ValkeyStore);
+        } finally {
+          await passed.close();
+          client.disconnect();
+          await fake.close();
         }
       });
     }

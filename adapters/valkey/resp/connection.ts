@@ -446,8 +446,8 @@ function describeReply(value: RespValue): string {
   return 'a bulk string reply';
 }
 
-/** The bytes a RESP2 reply may start with. */
-const RESP_TYPES = new Set([0x24, 0x2a, 0x3a, 0x2b, 0x2d]);
+/** The bytes a RESP reply may start with: RESP2's, and RESP3's (refused by the parser, but a Redis server's all the same). */
+const RESP_TYPES = new Set([...'$*:+-_,#!=(%~>|'].map((c) => c.charCodeAt(0)));
 
 /** Longest piece of a non-RESP answer quoted in its error. */
 const QUOTED_BYTES = 40;
