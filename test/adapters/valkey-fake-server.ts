@@ -67,16 +67,11 @@ export async function fakeValkey(answer: Answer = () => undefined): Promise<Fake
     const connection: FakeConnection = { n: accepted.length + 1, socket, commands: [] };
     const id = ++ids;
     accepted.push(connection);
-    let pending = Buffer.alloc(0);
+    const reader = new CommandReader();
     socket.on('error', () => {});
     socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
       let out = '';
-      for (;;) {
-        const parsed = readCommand(pending);
-        if (parsed === undefined) break;
-        pending = pending.subarray(parsed.length);
-        const command = parsed.args;
+      for (const command of reader.read(chunk)) {
         command[0] = command[0]!.toUpperCase();
         connection.commands.push(command);
         const reply = answer(connection, command, () => run(data, command, id));
@@ -104,25 +99,53 @@ export async function fakeValkey(answer: Answer = () => undefined): Promise<Fake
   };
 }
 
-/** One command at the start of `buffer` (an array of bulk strings), or undefined while it is incomplete. */
-function readCommand(buffer: Buffer): { args: string[]; length: number } | undefined {
-  const line = (from: number) => {
-    const end = buffer.indexOf('\r\n', from, 'latin1');
-    return end < 0 ? undefined : { text: buffer.toString('latin1', from + 1, end), next: end + 2 };
-  };
-  const head = line(0);
-  if (head === undefined) return undefined;
-  const args: string[] = [];
-  let at = head.next;
-  for (let i = 0; i < Number(head.text); i++) {
-    const size = line(at);
-    if (size === undefined) return undefined;
-    const end = size.next + Number(size.text);
-    if (end + 2 > buffer.length) return undefined;
-    args.push(buffer.toString('latin1', size.next, end));
-    at = end + 2;
+/** Commands (arrays of bulk strings) from the chunks of one connection, read once each: a command of a million keys costs what its bytes do. */
+class CommandReader {
+  #buffer: Buffer = Buffer.alloc(0);
+  #at = 0;
+  /** The command being read: its arguments so far, and how many it has. */
+  #args: string[] | undefined;
+  #count = 0;
+
+  /** The commands `chunk` completes. */
+  read(chunk: Buffer): string[][] {
+    this.#buffer = this.#at < this.#buffer.length ? Buffer.concat([this.#buffer.subarray(this.#at), chunk]) : chunk;
+    this.#at = 0;
+    const done: string[][] = [];
+    for (;;) {
+      if (this.#args === undefined) {
+        const head = this.#line();
+        if (head === undefined) break;
+        this.#args = [];
+        this.#count = Number(head);
+      }
+      while (this.#args.length < this.#count) {
+        const start = this.#at;
+        const size = this.#line();
+        if (size === undefined) break;
+        const end = this.#at + Number(size);
+        if (end + 2 > this.#buffer.length) {
+          this.#at = start;
+          break;
+        }
+        this.#args.push(this.#buffer.toString('latin1', this.#at, end));
+        this.#at = end + 2;
+      }
+      if (this.#args.length < this.#count) break;
+      done.push(this.#args);
+      this.#args = undefined;
+    }
+    return done;
   }
-  return { args, length: at };
+
+  /** The text of the line at the read position (its type byte left out), moving past it; undefined while it is incomplete. */
+  #line(): string | undefined {
+    const end = this.#buffer.indexOf('\r\n', this.#at, 'latin1');
+    if (end < 0) return undefined;
+    const text = this.#buffer.toString('latin1', this.#at + 1, end);
+    this.#at = end + 2;
+    return text;
+  }
 }
 
 /** The server's answer to `command` on the key space `data`, from connection number `id`. */

@@ -136,7 +136,14 @@ export function valkeyFaultSuite(t: SuiteApi, runtime: string): void {
         client.on('error', () => {});
         const passed = valkeyStore({ connection: client });
         try {
-          const outcomes = await Promise.all([call(passed), passed.get('b')].map((answer) => answer.then((value) => ({ value }), (error: unknown) => ({ error }))));
+          const outcomes = await Promise.all(
+            [call(passed), passed.get('b')].map((answer) =>
+              answer.then(
+                (value) => ({ value }),
+                (error: unknown) => ({ error }),
+              ),
+            ),
+          );
           for (const outcome of outcomes) {
             assert.ok('error' in outcome, `resolved with ${JSON.stringify(outcome)}`);
             assert.ok(isLost(/connection lost: .*cannot answer/)(outcome.error), String(outcome.error));
