@@ -9,7 +9,7 @@
  * nodes) says iovalkey's type when it is given as the type argument — `valkeyStore<Redis>(url)`,
  * `valkeyStore<Cluster>({ cluster: nodes })` — which also types `clientOptions` as iovalkey's.
  */
-import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import type { RespConnectionOptions } from './resp/connection.ts';
 
 /** What the store needs to know an iovalkey `Redis` client by (iovalkey's `Redis` is one). */
 export interface IovalkeyClient {
@@ -24,31 +24,10 @@ export interface IovalkeyCluster extends IovalkeyClient {
 
 /**
  * `clientOptions` for one server when no iovalkey type is given: the options the store's own
- * connection takes, typed, and any other iovalkey option, which makes the store open an iovalkey
- * client with all of them (docs/stores.md).
+ * connection takes, typed (resp/connection.ts), and any other iovalkey option, which makes the
+ * store open an iovalkey client with all of them (docs/stores.md).
  */
-export interface ValkeyClientOptions {
-  host?: string;
-  port?: number;
-  /** A Unix socket path instead of host and port. */
-  path?: string;
-  family?: number;
-  tls?: TlsOptions;
-  username?: string;
-  password?: string;
-  db?: number;
-  connectionName?: string;
-  /** How long a connection attempt (handshake included) may take, ms. Default 10,000. */
-  connectTimeout?: number;
-  keepAlive?: number;
-  /** The delay before reconnect attempt `attempt`, ms; anything but a number stops reconnecting. */
-  retryStrategy?: (attempt: number) => unknown;
-  lazyConnect?: boolean;
-  /**
-   * While commands wait for replies, how long the connection may go without receiving a byte
-   * before it is dropped and reconnected, ms; `Infinity` never drops it. Default 5,000.
-   */
-  socketTimeout?: number;
+export interface ValkeyClientOptions extends Omit<RespConnectionOptions, 'limits' | 'subscriber'> {
   /** Any other iovalkey option. */
   [option: string]: unknown;
 }
