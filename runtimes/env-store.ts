@@ -2,6 +2,7 @@ import { isKvNamespace, type KVNamespaceLike } from '../adapters/cloudflare-kv/i
 import { memoryStore } from '../adapters/memory/index.ts';
 import type { Store } from '../src/store/types.ts';
 import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../src/util/known-options.ts';
+import { redactUrl } from '../src/util/redact-url.ts';
 import { valkeyClient } from './valkey-client.ts';
 
 /** Environment as each platform hands it over: `process.env`, `Deno.env.toObject()`, a Worker's `env`. */
@@ -69,7 +70,7 @@ export function chooseStore(env: EnvLike, options: StoreSelectionOptions = {}): 
       const [set, missing] = upstashUrl ? ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'] : ['UPSTASH_REDIS_REST_TOKEN', 'UPSTASH_REDIS_REST_URL'];
       throw new TypeError(`cachette: ${set} is set but ${missing} is not; Upstash needs both`);
     }
-    if (!isUrl(upstashUrl, ['http:', 'https:'])) throw new TypeError(`cachette: UPSTASH_REDIS_REST_URL must be an http(s):// URL, got "${upstashUrl}"`);
+    if (!isUrl(upstashUrl, ['http:', 'https:'])) throw new TypeError(`cachette: UPSTASH_REDIS_REST_URL must be an http(s):// URL, got "${redactUrl(upstashUrl)}"`);
     return { kind: 'upstash', url: upstashUrl, token: upstashToken };
   }
   const binding = options.kvBinding ?? DEFAULT_KV_BINDING;
@@ -88,9 +89,9 @@ export function describeChoice(choice: StoreChoice): string {
     case 'explicit':
       return `store: ${choice.store.name} (passed explicitly)`;
     case 'valkey':
-      return `store: valkey (${choice.variable === 'store' ? 'the store option ' : `${choice.variable}=`}${redact(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
+      return `store: valkey (${choice.variable === 'store' ? 'the store option ' : `${choice.variable}=`}${redactUrl(choice.url)}${valkeyClient() === 'bun-redis' ? ", through Bun's built-in RedisClient" : ''})`;
     case 'upstash':
-      return `store: upstash (UPSTASH_REDIS_REST_URL=${redact(choice.url)})`;
+      return `store: upstash (UPSTASH_REDIS_REST_URL=${redactUrl(choice.url)})`;
     case 'cloudflare-kv':
       return `store: cloudflare-kv (KV binding ${choice.binding})`;
     case 'sqlite':
@@ -168,7 +169,7 @@ function namedStoreChoice(text: string): StoreChoice {
   if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) return { kind: 'sqlite', path: value.slice('sqlite:'.length).trim(), variable: 'store' };
   if (isUrl(value, [...VALKEY_PROTOCOLS])) return { kind: 'valkey', url: value, variable: 'store' };
   throw new TypeError(
-    `cachette: "store": got the string ${JSON.stringify(redact(value))}; a string store must be a redis:// or valkey:// URL, "sqlite:PATH" or "memory"` +
+    `cachette: "store": got the string ${JSON.stringify(redactUrl(value))}; a string store must be a redis:// or valkey:// URL, "sqlite:PATH" or "memory"` +
       (isUrl(value, ['http:', 'https:']) ? ' (an Upstash URL needs its token: pass upstashStore({ url, token }) from cachette/adapters/upstash)' : ''),
   );
 }
@@ -182,7 +183,7 @@ function stringVar(env: EnvLike, name: string): string | undefined {
 
 function checkValkeyUrl(url: string, variable: string): string {
   if (isUrl(url, [...VALKEY_PROTOCOLS])) return url;
-  throw new TypeError(`cachette: ${variable} must be a redis://, rediss://, valkey:// or valkeys:// URL with a host, got "${redact(url)}"`);
+  throw new TypeError(`cachette: ${variable} must be a redis://, rediss://, valkey:// or valkeys:// URL with a host, got "${redactUrl(url)}"`);
 }
 
 function isUrl(text: string, protocols: readonly string[]): boolean {
@@ -191,18 +192,5 @@ function isUrl(text: string, protocols: readonly string[]): boolean {
     return protocols.includes(url.protocol) && url.hostname !== '';
   } catch {
     return false;
-  }
-}
-
-/** The URL with its password (and a token in the query) replaced, for logs and errors. */
-function redact(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password) url.password = '***';
-    for (const key of [...url.searchParams.keys()]) if (/token|password|secret/i.test(key)) url.searchParams.set(key, '***');
-    return url.toString();
-  } catch {
-    // Not a URL at all: keep only what cannot be a secret.
-    return text.replace(/:[^:@/]*@/, ':***@');
   }
 }

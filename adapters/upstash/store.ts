@@ -8,6 +8,7 @@ import { RestClient } from './rest-client.ts';
 import { resultOf, TickPipeline, type RestReply } from './tick-pipeline.ts';
 import { decodeValue, encodeValue } from './value-encoding.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
+import { redactUrl } from '../../src/util/redact-url.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
@@ -85,7 +86,7 @@ export class UpstashStore implements Store {
     }
     if (typeof options === 'object' && options !== null) checkKnownOptions(options, UPSTASH_OPTIONS, 'upstashStore()');
     const { url, token } = options ?? {};
-    if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(url)}`);
+    if (typeof url !== 'string' || !/^https?:\/\/./.test(url)) throw new TypeError(`upstashStore: "url" must be an http(s) URL, got ${JSON.stringify(typeof url === 'string' ? redactUrl(url) : url)}`);
     if (typeof token !== 'string' || token === '') throw new TypeError('upstashStore: "token" must be a non-empty string');
     this.address = new URL(url).host;
     const retries = options.retries ?? 1;

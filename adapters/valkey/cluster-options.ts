@@ -2,25 +2,29 @@
  * The options of the cluster store and how its startup nodes are read: checked once, at
  * creation, with messages that say what was wrong and what is accepted.
  */
-import type { Cluster, ClusterOptions } from 'iovalkey';
+import type { IovalkeyCluster, OptionsOf, ValkeyClusterClientOptions } from './client-types.ts';
+import { redactUrl } from '../../src/util/redact-url.ts';
 import { isTlsUrl, parseValkeyUrl } from './urls.ts';
 
 /** A node to discover the cluster from: `redis://host:port` (or rediss://, valkey://, valkeys://), `host:port`, or `{ host, port }`. */
 export type ClusterStartupNode = string | { host: string; port: number };
 
-/** Options of the cluster store ({@link valkeyStore} with `cluster`). */
-export interface ValkeyClusterStoreOptions {
+/**
+ * Options of the cluster store ({@link valkeyStore} with `cluster`). `Client` is the type of the
+ * iovalkey `Cluster`: the one passed as `cluster`, or iovalkey's given as the type argument.
+ */
+export interface ValkeyClusterStoreOptions<Client extends IovalkeyCluster = IovalkeyCluster> {
   /**
    * Some nodes of the cluster (one is enough; the client discovers the others and follows
    * failovers), or an iovalkey `Cluster` you own, which the store then never closes.
    */
-  cluster: readonly ClusterStartupNode[] | Cluster;
+  cluster: readonly ClusterStartupNode[] | Client;
   /**
    * Extra iovalkey cluster options when the store opens the client itself (`redisOptions` for
    * each node connection, `scaleReads`, `natMap`, …). Credentials and TLS may also come from
    * the node URLs.
    */
-  clientOptions?: ClusterOptions;
+  clientOptions?: OptionsOf<Client, ValkeyClusterClientOptions>;
   /**
    * Called on connection errors of a client the store opened (a node refusing connections, the
    * whole cluster unreachable). Calls that fail because of them fail anyway, and the cache
@@ -59,7 +63,7 @@ export function parseStartupNodes(nodes: readonly ClusterStartupNode[]): ParsedS
     if (isTlsUrl(url)) options.tls = {};
     // Every node of one cluster takes the same credentials and TLS: URLs that disagree are a mistake.
     const these = JSON.stringify(options);
-    if (settings !== undefined && these !== settings) throw new TypeError(`${WHO}: the node URLs disagree on credentials or TLS (${node}); every node of a cluster takes the same`);
+    if (settings !== undefined && these !== settings) throw new TypeError(`${WHO}: the node URLs disagree on credentials or TLS (${redactUrl(node)}); every node of a cluster takes the same`);
     settings = these;
     Object.assign(parsed.redisOptions, options);
   }
@@ -67,13 +71,18 @@ export function parseStartupNodes(nodes: readonly ClusterStartupNode[]): ParsedS
 }
 
 function checkHost(host: unknown, node: unknown): string {
-  if (typeof host !== 'string' || host === '') throw new TypeError(`${WHO}: ${JSON.stringify(node)} has no host`);
+  if (typeof host !== 'string' || host === '') throw new TypeError(`${WHO}: ${quote(node)} has no host`);
   return host;
 }
 
 function checkPort(port: unknown, node: unknown): number {
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new TypeError(`${WHO}: ${JSON.stringify(node)} has no valid port (an integer 1–65535)`);
+    throw new TypeError(`${WHO}: ${quote(node)} has no valid port (an integer 1–65535)`);
   }
   return port;
+}
+
+/** A node as its error quotes it: a URL without its secrets. */
+function quote(node: unknown): string {
+  return JSON.stringify(typeof node === 'string' ? redactUrl(node) : node);
 }

@@ -5,17 +5,20 @@ import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { DeleteOp } from '../../src/store/op-runs.ts';
 import type { StoreOp } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
-import { ClientChannel, expectOn, type Route } from './channel.ts';
+import { expectOn, type Route } from './channel.ts';
+import { ClientChannel } from './client-channel.ts';
 import { ClientAvailability } from './client-availability.ts';
-import { parseStartupNodes, type ValkeyClusterStoreOptions } from './cluster-options.ts';
-import { encodeDel, encodeGet, encodeMget, encodeMset, encodeSet } from './commands.ts';
+import type { IovalkeyCluster } from './client-types.ts';
+import { parseStartupNodes, type ClusterStartupNode, type ValkeyClusterStoreOptions } from './cluster-options.ts';
+import { encodeDel, encodeGet, encodeMget, encodeMset, encodeSet, MAX_KEYS_PER_COMMAND, pieces } from './commands.ts';
 import { hashSlot, hashTagOf } from './hash-slot.ts';
 import { NodeHealth, nodeKey } from './node-health.ts';
 import type { RespValue } from './resp/parser.ts';
-import { CountSink, isBulkOrNil, type Round, UnexpectedReplyError, ValueSink, WireCommand, WriteListSink } from './round.ts';
+import { isBulkOrNil } from './replies.ts';
+import { CountSink, type Round, ValueSink, WireCommand, WriteListSink } from './round.ts';
 import { bySlot, KeyGroups, WriteGroups } from './slot-groups.ts';
 import { ValkeyStoreBase } from './store-base.ts';
-import { describe } from './urls.ts';
+import { describe, iovalkeySocketTimeout } from './urls.ts';
 /** How often the slot map is refreshed and down nodes are pinged while a node is down. */
 const PROBE_EVERY_MS = 200;
 
@@ -28,7 +31,9 @@ const PROBE_EVERY_MS = 200;
  *   retried: the call is a miss, and the health of the store says why;
  * - a command caught by a dropped connection is retried at most 4 times, 100 ms apart (each try
  *   refreshes the slot map, so a finished failover is found);
- * - a node that does not accept a connection within 2 s is down (iovalkey waits 10 s).
+ * - a node that does not accept a connection within 2 s is down (iovalkey waits 10 s);
+ * - a node connection on which commands wait and no byte arrives for `socketTimeout` (5 s, as on
+ *   the store's own connection; `Infinity` for none) is dropped, and found again from the slot map.
  * MOVED and ASK (resharding) are still followed at once, and TRYAGAIN (a multi-key command on a
  * slot being migrated) still retried.
  */
@@ -56,12 +61,11 @@ const CLIENT_DEFAULTS: ClusterOptions = {
  * Calls on one key keep their order (one connection per master); keys a script or an MGET must
  * read together need one slot, through a hash tag (see hash-slot.ts and the README's "Cluster").
  */
-export class ValkeyClusterStore extends ValkeyStoreBase {
+export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster> extends ValkeyStoreBase {
   readonly name = 'valkey-cluster';
   /** The startup nodes, for messages. */
   readonly address: string;
-  /** The underlying cluster client, for commands the store contract does not cover. */
-  readonly client: Cluster;
+  readonly #cluster: Cluster;
   readonly #health: NodeHealth;
   /** Reads go to masters only (iovalkey's default); otherwise they go through the cluster client, which picks the node. */
   readonly #readsFromMasters: boolean;
@@ -72,41 +76,48 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
   /** Whether the whole cluster is known to be unreachable (every startup node refused). */
   readonly #availability: ClientAvailability;
 
-  constructor(options: ValkeyClusterStoreOptions) {
+  constructor(options: ValkeyClusterStoreOptions<Client>) {
     super();
-    const o = options;
+    const o = options as { cluster?: unknown; clientOptions?: ClusterOptions; onConnectionError?: (error: Error) => void };
     if (typeof o === 'object' && o !== null)
       checkKnownOptions(o, ['cluster', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyClusterStoreOptions>, 'valkeyStore({ cluster })');
     let owned = false;
-    if (isCluster(o?.cluster)) this.client = o.cluster;
+    // A Cluster passed in is iovalkey's, whatever type the caller knows it by.
+    if (isCluster(o?.cluster)) this.#cluster = o.cluster as unknown as Cluster;
     else if (Array.isArray(o?.cluster)) {
-      const { nodes, redisOptions } = parseStartupNodes(o.cluster);
+      const { nodes, redisOptions } = parseStartupNodes(o.cluster as ClusterStartupNode[]);
       const given = o.clientOptions ?? {};
-      this.client = new (iovalkey('valkeyStore({ cluster })').Cluster)(nodes, {
+      this.#cluster = new (iovalkey('valkeyStore({ cluster })').Cluster)(nodes, {
         ...CLIENT_DEFAULTS,
         ...given,
-        redisOptions: { ...CLIENT_DEFAULTS.redisOptions, ...redisOptions, ...given.redisOptions },
+        redisOptions: {
+          ...CLIENT_DEFAULTS.redisOptions,
+          ...redisOptions,
+          ...given.redisOptions,
+          // A node that stops answering is dropped (then found again through the slot map), as the store's own connection is.
+          socketTimeout: iovalkeySocketTimeout(given.redisOptions?.socketTimeout),
+        },
       });
       owned = true;
       const report = o.onConnectionError ?? (() => {});
-      this.client.on('error', report);
-      this.client.on('node error', report);
+      this.#cluster.on('error', report);
+      this.#cluster.on('node error', report);
     } else {
       throw new TypeError(
         `valkeyStore({ cluster }): "cluster" must be a list of nodes ("redis://host:port", "host:port" or { host, port }) or an iovalkey Cluster, got ${describe(o?.cluster).replace('iovalkey client', 'iovalkey Cluster')}`,
       );
     }
-    const keyPrefix = this.client.options.keyPrefix ?? this.client.options.redisOptions?.keyPrefix;
+    const keyPrefix = this.#cluster.options.keyPrefix ?? this.#cluster.options.redisOptions?.keyPrefix;
     if (keyPrefix)
       throw new TypeError(`valkeyStore({ cluster }): the iovalkey option keyPrefix (${JSON.stringify(keyPrefix)}) is not supported; give createCache a "prefix" (or a "namespace") instead`);
-    this.address = startupAddress(this.client);
-    this.#readsFromMasters = (this.client.options.scaleReads ?? 'master') === 'master';
-    this.#clusterChannel = new ClientChannel(this.client);
-    this.#health = new NodeHealth(this.client, PROBE_EVERY_MS);
-    for (const node of this.client.nodes('all')) this.#onNode(node);
-    this.client.on('+node', this.#onNode);
-    this.client.on('-node', this.#onNodeGone);
-    this.#availability = new ClientAvailability(this.client, owned);
+    this.address = startupAddress(this.#cluster);
+    this.#readsFromMasters = (this.#cluster.options.scaleReads ?? 'master') === 'master';
+    this.#clusterChannel = new ClientChannel(this.#cluster);
+    this.#health = new NodeHealth(this.#cluster, PROBE_EVERY_MS);
+    for (const node of this.#cluster.nodes('all')) this.#onNode(node);
+    this.#cluster.on('+node', this.#onNode);
+    this.#cluster.on('-node', this.#onNodeGone);
+    this.#availability = new ClientAvailability(this.#cluster, owned);
   }
 
   readonly #onNode = (node: Redis): void => {
@@ -121,6 +132,11 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     known.channel.flush();
     this.#nodes.delete(key);
   };
+
+  /** The underlying cluster client, for commands the store contract does not cover (typed `Client`). */
+  get client(): Client {
+    return this.#cluster as unknown as Client;
+  }
 
   protected get where(): string {
     return `valkey cluster ${this.address}`;
@@ -140,9 +156,9 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     return this.#slotRoute(hashSlot(key), false);
   }
 
-  /** One script per slot: a script may only name keys of one slot. */
+  /** One script per slot (a script may only name keys of one slot) and per MAX_KEYS_PER_COMMAND keys. */
   protected override scriptGroups(keys: readonly string[]): ReadonlyArray<readonly string[]> {
-    return [...bySlot(keys, (key) => key).values()];
+    return [...bySlot(keys, (key) => key).values()].flatMap(pieces);
   }
 
   protected flush(): void {
@@ -176,10 +192,13 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
         for (const key of keys) join.answers.set(key, route);
         continue;
       }
-      const start = route.channel.encoder.size;
-      if (keys.length === 1) encodeGet(route.channel.encoder, keys[0]!);
-      else encodeMget(route.channel.encoder, keys);
-      expectOn(route, new SlotReadSink(join, keys), start);
+      for (let from = 0; from < keys.length; from += MAX_KEYS_PER_COMMAND) {
+        const piece = keys.length <= MAX_KEYS_PER_COMMAND ? keys : keys.slice(from, from + MAX_KEYS_PER_COMMAND);
+        const start = route.channel.encoder.size;
+        if (piece.length === 1) encodeGet(route.channel.encoder, piece[0]!);
+        else encodeMget(route.channel.encoder, piece);
+        expectOn(route, new SlotReadSink(join, piece), start);
+      }
     }
     join.seal();
   }
@@ -213,11 +232,12 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
           expectOn(route, new WriteListSink('set', round, group.ops), start);
         }
       }
-      if (plain.length > 0) {
+      for (let from = 0; from < plain.length; from += MAX_KEYS_PER_COMMAND) {
+        const to = Math.min(from + MAX_KEYS_PER_COMMAND, plain.length);
         const start = encoder.size;
-        if (plain.length === 1) encodeSet(encoder, plain[0]!);
-        else encodeMset(encoder, plain, 0, plain.length);
-        expectOn(route, new WriteListSink(plain.length === 1 ? 'set' : 'mset', round, group.ops), start);
+        if (to - from === 1) encodeSet(encoder, plain[from]!);
+        else encodeMset(encoder, plain, from, to);
+        expectOn(route, new WriteListSink(to - from === 1 ? 'set' : 'mset', round, group.ops), start);
       }
     }
   }
@@ -234,9 +254,11 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
         round.fail(at, at + 1, route);
         continue;
       }
-      const start = route.channel.encoder.size;
-      encodeDel(route.channel.encoder, keys);
-      expectOn(route, new CountSink('del', round, at), start);
+      for (let from = 0; from < keys.length; from += MAX_KEYS_PER_COMMAND) {
+        const start = route.channel.encoder.size;
+        encodeDel(route.channel.encoder, keys, from, Math.min(from + MAX_KEYS_PER_COMMAND, keys.length));
+        expectOn(route, new CountSink('del', round, at), start);
+      }
     }
   }
 
@@ -250,9 +272,9 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     await this.#ready();
     const pattern = prefixPattern(prefix);
     const tag = hashTagOf(prefix);
-    let masters = this.client.nodes('master');
+    let masters = this.#cluster.nodes('master');
     if (tag !== undefined) {
-      const owner = this.client.slots[hashSlot(prefix)]?.[0];
+      const owner = this.#cluster.slots[hashSlot(prefix)]?.[0];
       masters = masters.filter((node) => nodeKey(node) === owner);
     }
     await Promise.all(masters.map((node) => this.#clearNode(node, pattern)));
@@ -260,8 +282,8 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
 
   async close(): Promise<void> {
     this.#health.close();
-    this.client.removeListener('+node', this.#onNode);
-    this.client.removeListener('-node', this.#onNodeGone);
+    this.#cluster.removeListener('+node', this.#onNode);
+    this.#cluster.removeListener('-node', this.#onNodeGone);
     await this.#availability.close();
   }
 
@@ -273,20 +295,20 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
   #slotRoute(slot: number, read: boolean): Route | StoreUnavailableError {
     const why = this.#health.check(slot);
     if (why !== undefined) return new StoreUnavailableError(`valkey cluster: ${why}`);
-    if (this.client.status === 'ready' && (this.#readsFromMasters || !read)) {
-      const owner = this.client.slots[slot]?.[0];
+    if (this.#cluster.status === 'ready' && (this.#readsFromMasters || !read)) {
+      const owner = this.#cluster.slots[slot]?.[0];
       const node = owner === undefined ? undefined : this.#nodes.get(owner);
-      if (node !== undefined && node.redis.status === 'ready') return { channel: node.channel, slot, via: this.client };
+      if (node !== undefined && node.redis.status === 'ready') return { channel: node.channel, slot, via: this.#cluster };
     }
     return { channel: this.#clusterChannel, slot };
   }
 
   /** Resolves once the client has its slot map (commands queue until then; SCAN needs the nodes). */
   #ready(): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
+    if (this.#cluster.status === 'ready') return Promise.resolve();
     return new Promise((resolve, reject) => {
-      if (this.client.status === 'wait') this.client.connect().catch(() => {});
-      this.client.delayUntilReady((error) => (error ? reject(error) : resolve()));
+      if (this.#cluster.status === 'wait') this.#cluster.connect().catch(() => {});
+      this.#cluster.delayUntilReady((error) => (error ? reject(error) : resolve()));
     });
   }
 
@@ -299,7 +321,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
         const groups = new KeyGroups();
         for (const key of keys) groups.add(key);
         // Through the cluster client, so a key caught mid-migration is followed to its new node.
-        await Promise.all([...groups.bySlot.values()].map((group) => this.client.unlink(group)));
+        await Promise.all([...groups.bySlot.values()].map((group) => this.#cluster.unlink(group)));
       }
       cursor = next;
     } while (cursor !== '0');
@@ -381,17 +403,15 @@ class SlotReadSink extends WireCommand {
     join.hold();
   }
 
-  protected onReply(value: RespValue): void {
+  protected onReply(value: RespValue): boolean {
     const keys = this.#keys;
-    if (keys.length === 1 ? !isBulkOrNil(value) : !Array.isArray(value) || value.length !== keys.length || !value.every(isBulkOrNil)) {
-      this.onError(new UnexpectedReplyError(this.name));
-      return;
-    }
+    if (keys.length === 1 ? !isBulkOrNil(value) : !Array.isArray(value) || value.length !== keys.length || !value.every(isBulkOrNil)) return false;
     if (keys.length === 1) this.#join.answers.set(keys[0]!, value as Buffer | null);
     else {
       const values = value as Array<Buffer | null>;
       for (let j = 0; j < keys.length; j++) this.#join.answers.set(keys[j]!, values[j]!);
     }
+    return true;
   }
 
   protected onError(error: Error): void {
@@ -405,7 +425,7 @@ class SlotReadSink extends WireCommand {
 }
 
 /** True for an iovalkey `Cluster` (also one from another copy of the package). */
-export function isCluster(value: unknown): value is Cluster {
+export function isCluster(value: unknown): value is IovalkeyCluster {
   // Only an object can be one, and whoever built it has iovalkey: a URL or a list of nodes never loads the package here.
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   return value instanceof iovalkey('valkeyStore()').Cluster || ((value as { isCluster?: unknown }).isCluster === true && typeof (value as Cluster).nodes === 'function');

@@ -1,6 +1,10 @@
 /**
  * The native commands of the Valkey stores' hot path, encoded straight into a channel's encoder:
  * GET, MGET, SET (with PX), MSET, DEL, INCRBY, SET NX. Fixed parts are encoded once.
+ *
+ * A command names at most {@link MAX_KEYS_PER_COMMAND} keys: a caller's getMany, setMany or
+ * delete of more becomes several commands, so that no reply outgrows what the parser accepts
+ * (resp/parser.ts) and no command what a server takes in one piece.
  */
 import type { StoreEntry, StoreOp } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
@@ -17,17 +21,28 @@ const SET_NAME = bulk('SET');
 const PX = bulk('PX');
 const NX = bulk('NX');
 
+/** Most keys one MGET, MSET, DEL or script names: a 64 Ki-value MGET reply stays far inside the parser's bounds (1 Mi elements, 1 GiB). */
+export const MAX_KEYS_PER_COMMAND = 64 * 1024;
+
+/** `keys` in runs of at most MAX_KEYS_PER_COMMAND (itself when it is one run). */
+export function pieces(keys: readonly string[]): Array<readonly string[]> {
+  if (keys.length <= MAX_KEYS_PER_COMMAND) return [keys];
+  const runs: string[][] = [];
+  for (let from = 0; from < keys.length; from += MAX_KEYS_PER_COMMAND) runs.push(keys.slice(from, from + MAX_KEYS_PER_COMMAND));
+  return runs;
+}
+
 /** GET key. */
 export function encodeGet(encoder: RespEncoder, key: string): void {
   encoder.raw(GET);
   encoder.string(key);
 }
 
-/** MGET with `keys`. */
-export function encodeMget(encoder: RespEncoder, keys: readonly string[]): void {
-  encoder.array(keys.length + 1);
+/** MGET with `keys[from, to)`. */
+export function encodeMget(encoder: RespEncoder, keys: readonly string[], from = 0, to = keys.length): void {
+  encoder.array(to - from + 1);
   encoder.raw(MGET);
-  for (const key of keys) encoder.string(key);
+  for (let i = from; i < to; i++) encoder.string(keys[i]!);
 }
 
 /** MGET with every key of the reads `ops[from, to)` in order, `count` of them. */
@@ -66,11 +81,11 @@ export function encodeMset(encoder: RespEncoder, entries: readonly StoreEntry[],
   }
 }
 
-/** DEL with `keys`. */
-export function encodeDel(encoder: RespEncoder, keys: readonly string[]): void {
-  encoder.array(keys.length + 1);
+/** DEL with `keys[from, to)`. */
+export function encodeDel(encoder: RespEncoder, keys: readonly string[], from = 0, to = keys.length): void {
+  encoder.array(to - from + 1);
   encoder.raw(DEL);
-  for (const key of keys) encoder.string(key);
+  for (let i = from; i < to; i++) encoder.string(keys[i]!);
 }
 
 /** INCRBY key by. */

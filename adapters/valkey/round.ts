@@ -8,13 +8,20 @@
  * same objects travel on the store's own connection and through an iovalkey client's queue
  * (a client passed in, a cluster's node connections), which also resends them after a
  * redirection.
+ *
+ * A sink that gets a reply its command can never have (replies.ts) does not take it. On the
+ * store's own connection, the connection then drops and fails everything in flight, this command
+ * included (resp/connection.ts). iovalkey hands replies out without looking at their type, so
+ * there the command drops the socket iovalkey wrote it to (iovalkey reconnects), and every store
+ * command answered on that socket afterwards fails as lost instead of taking a reply that may be
+ * another's.
  */
-import type { Cluster } from 'iovalkey';
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { StoreOp } from '../../src/store/types.ts';
-import type { ReplySink } from './resp/connection.ts';
-import type { RespValue } from './resp/parser.ts';
+import { ConnectionLostError, type ReplySink } from './resp/connection.ts';
+import { RespProtocolError, type RespValue } from './resp/parser.ts';
 import { HEALTH_REPLIES } from '../shared/redis-protocol.ts';
+import { CANNOT_ANSWER, isBulkOrNil, isInteger, isOk, type ReplyCheck } from './replies.ts';
 
 /**
  * Turns a failure into what a result slot holds: an error reply about the command itself into a
@@ -112,6 +119,21 @@ const NO_ARGS: readonly unknown[] = [];
 /** Replies that mean "ask another node": an iovalkey Cluster follows them when given the command. */
 const REDIRECTION = /^(MOVED|ASK|TRYAGAIN) /;
 
+/** What takes over a command that a cluster node redirected: an iovalkey `Cluster`. */
+export interface Redirector {
+  sendCommand(command: never): unknown;
+}
+
+/** A socket iovalkey writes commands to, as the command sees it (iovalkey hands it to {@link WireCommand.toWritable}). */
+interface WrittenTo {
+  destroy(error?: Error): unknown;
+}
+
+/** Sockets on which an iovalkey client handed a store command a reply it cannot have: whatever else they answer is not trusted. */
+const outOfStep = new WeakSet<WrittenTo>();
+/** Set once any socket is out of step, so that the usual reply pays one boolean test. */
+let anyOutOfStep = false;
+
 /**
  * A command on the wire, shaped like an iovalkey `Command` (see the module comment): it is
  * answered exactly once, whoever calls (the connection, iovalkey's queue, a timeout).
@@ -128,7 +150,9 @@ export abstract class WireCommand implements ReplySink {
   /** The hash slot of the command's keys, on a cluster. */
   slot: number | undefined;
   /** Set when sent straight to a cluster node: a redirection is then handed to the cluster client. */
-  via: Cluster | undefined;
+  via: Redirector | undefined;
+  /** The socket an iovalkey client last wrote the command to; undefined on the store's own connection. */
+  #socket: WrittenTo | undefined;
   #answered = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -136,8 +160,9 @@ export abstract class WireCommand implements ReplySink {
     this.name = name;
   }
 
-  /** For iovalkey: the bytes to write. */
-  toWritable(): Buffer {
+  /** For iovalkey: the bytes to write to `socket` (a resend after a reconnect writes them to the new one). */
+  toWritable(socket?: WrittenTo): Buffer {
+    this.#socket = socket;
     return this.bytes!;
   }
 
@@ -151,13 +176,33 @@ export abstract class WireCommand implements ReplySink {
     this.#timer ??= setTimeout(() => this.reject(new Error('Command timed out')), ms);
   }
 
-  resolve(value: RespValue): void {
-    if (!this.#settle()) return;
-    this.onReply(value);
+  /** Takes the reply; false when it cannot answer the command (see the module comment). */
+  resolve(value: RespValue): boolean {
+    if (this.#answered) return true;
+    const socket = this.#socket;
+    if (anyOutOfStep && socket !== undefined && outOfStep.has(socket)) {
+      this.reject(LOST_OUT_OF_STEP);
+      return true;
+    }
+    if (!this.onReply(value)) {
+      if (socket === undefined) return false;
+      // iovalkey does not look at what resolve returns: the command drops the connection itself.
+      const error = new RespProtocolError(`a reply to ${this.name.toUpperCase()} that cannot answer it`);
+      outOfStep.add(socket);
+      anyOutOfStep = true;
+      socket.destroy(error);
+      this.reject(new ConnectionLostError(`connection lost: ${error.message}`));
+      return true;
+    }
+    this.#settle();
     this.answered();
+    return true;
   }
 
   reject(error: Error): void {
+    const socket = this.#socket;
+    // An error reply read from a socket out of step may be another command's.
+    if (anyOutOfStep && socket !== undefined && outOfStep.has(socket) && !(error instanceof ConnectionLostError)) error = LOST_OUT_OF_STEP;
     const cluster = this.via;
     if (cluster !== undefined && REDIRECTION.test(error.message)) {
       // The slot moved (or is moving): the cluster client finds its node, follows ASK, refreshes its map.
@@ -170,8 +215,8 @@ export abstract class WireCommand implements ReplySink {
     this.answered();
   }
 
-  /** Decodes the reply. */
-  protected abstract onReply(value: RespValue): void;
+  /** Decodes the reply into results; false, writing nothing, when it cannot answer the command. */
+  protected abstract onReply(value: RespValue): boolean;
 
   /** Takes the failure. */
   protected abstract onError(error: Error): void;
@@ -186,6 +231,9 @@ export abstract class WireCommand implements ReplySink {
     return true;
   }
 }
+
+/** What a store command answered on a socket out of step fails with. */
+const LOST_OUT_OF_STEP = new ConnectionLostError('connection lost: a reply before it on the same connection cannot answer its command');
 
 /** A command of a {@link Round}: held by it until answered; subclasses decode the reply into its results. */
 export abstract class CommandSink extends WireCommand {
@@ -205,32 +253,27 @@ export abstract class CommandSink extends WireCommand {
 /** One command alone, answered through a promise (commands off the hot path: SCAN, CLIENT …). */
 export class CallCommand extends WireCommand {
   readonly promise: Promise<RespValue>;
+  readonly #accepts: ReplyCheck;
   #resolve!: (value: RespValue) => void;
   #reject!: (error: Error) => void;
 
-  constructor(name: string) {
+  constructor(name: string, accepts: ReplyCheck) {
     super(name);
+    this.#accepts = accepts;
     this.promise = new Promise<RespValue>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
   }
 
-  protected onReply(value: RespValue): void {
+  protected onReply(value: RespValue): boolean {
+    if (!this.#accepts(value)) return false;
     this.#resolve(value);
+    return true;
   }
 
   protected onError(error: Error): void {
     this.#reject(error);
-  }
-}
-
-/** A reply of a type its command never gets: the server is not speaking for this command. */
-export class UnexpectedReplyError extends Error {
-  override name = 'UnexpectedReplyError';
-
-  constructor(command: string) {
-    super(`an unexpected reply to ${command.toUpperCase()}`);
   }
 }
 
@@ -243,10 +286,11 @@ export class ValueSink extends CommandSink {
     this.#at = at;
   }
 
-  protected onReply(value: RespValue): void {
+  protected onReply(value: RespValue): boolean {
     if (value === null) this.round.results[this.#at] = undefined;
     else if (Buffer.isBuffer(value)) this.round.results[this.#at] = value;
-    else this.onError(new UnexpectedReplyError(this.name));
+    else return false;
+    return true;
   }
 
   protected onError(error: Error): void {
@@ -254,45 +298,56 @@ export class ValueSink extends CommandSink {
   }
 }
 
-/** MGET for a run of reads: the values, spread over the ops in the order of their keys. */
+/**
+ * MGET for a run of reads, or for a share of one (a run of more keys than one command takes, see
+ * commands.ts): the values, spread over the ops in the order of their keys, from key `skip` of op
+ * `from` on. A getMany spread over several MGETs gets its list from the first that answers, and
+ * keeps a failure of any.
+ */
 export class ValuesSink extends CommandSink {
   readonly #ops: readonly StoreOp[];
   readonly #from: number;
   readonly #to: number;
+  /** Keys of op `from` read by an earlier MGET. */
+  readonly #skip: number;
   /** How many keys the MGET named. */
   readonly #count: number;
 
-  constructor(round: Round, ops: readonly StoreOp[], from: number, to: number, count: number) {
+  constructor(round: Round, ops: readonly StoreOp[], from: number, to: number, count: number, skip = 0) {
     super('mget', round);
     this.#ops = ops;
     this.#from = from;
     this.#to = to;
     this.#count = count;
+    this.#skip = skip;
   }
 
-  protected onReply(value: RespValue): void {
-    if (!Array.isArray(value) || value.length !== this.#count || !value.every(isBulkOrNil)) {
-      this.onError(new UnexpectedReplyError(this.name));
-      return;
-    }
+  protected onReply(value: RespValue): boolean {
+    if (!Array.isArray(value) || value.length !== this.#count || !value.every(isBulkOrNil)) return false;
     const values = value as Array<Buffer | null>;
     const results = this.round.results;
     let at = 0;
+    let skip = this.#skip;
     for (let i = this.#from; i < this.#to; i++) {
       const op = this.#ops[i]!;
       if (op.kind === 'get') {
         const one = values[at++];
         results[i] = one === null ? undefined : one;
-      } else {
-        const keys = (op as Extract<StoreOp, { kind: 'getMany' }>).keys.length;
-        const list = new Array<Uint8Array | undefined>(keys);
-        for (let j = 0; j < keys; j++) {
+        continue;
+      }
+      const keys = (op as Extract<StoreOp, { kind: 'getMany' }>).keys.length;
+      const end = Math.min(keys, skip + this.#count - at);
+      let list = results[i] as Array<Uint8Array | undefined> | Error | undefined;
+      if (list === undefined) results[i] = list = new Array<Uint8Array | undefined>(keys);
+      if (list instanceof Error) at += end - skip;
+      else
+        for (let j = skip; j < end; j++) {
           const one = values[at++];
           list[j] = one === null ? undefined : one;
         }
-        results[i] = list;
-      }
+      skip = 0;
     }
+    return true;
   }
 
   protected onError(error: Error): void {
@@ -300,18 +355,25 @@ export class ValuesSink extends CommandSink {
   }
 }
 
-/** A write (SET, MSET): nothing to decode; a failure fails the ops whose entries it carried, ops `from` to `to`. */
+/**
+ * A write (SET, MSET; SET NX with `accepts` {@link isOkOrNil}): nothing to decode; a failure
+ * fails the ops whose entries it carried, ops `from` to `to`.
+ */
 export class WriteSink extends CommandSink {
   readonly #from: number;
   readonly #to: number;
+  readonly #accepts: ReplyCheck;
 
-  constructor(name: string, round: Round, from: number, to: number) {
+  constructor(name: string, round: Round, from: number, to: number, accepts: ReplyCheck = isOk) {
     super(name, round);
     this.#from = from;
     this.#to = to;
+    this.#accepts = accepts;
   }
 
-  protected onReply(): void {}
+  protected onReply(value: RespValue): boolean {
+    return this.#accepts(value);
+  }
 
   protected onError(error: Error): void {
     this.round.fail(this.#from, this.#to, error);
@@ -327,7 +389,9 @@ export class WriteListSink extends CommandSink {
     this.#ops = ops;
   }
 
-  protected onReply(): void {}
+  protected onReply(value: RespValue): boolean {
+    return isOk(value);
+  }
 
   protected onError(error: Error): void {
     for (const op of this.#ops) this.round.fail(op, op + 1, error);
@@ -343,15 +407,13 @@ export class CountSink extends CommandSink {
     this.#at = at;
   }
 
-  protected onReply(value: RespValue): void {
-    if (typeof value !== 'number') {
-      this.onError(new UnexpectedReplyError(this.name));
-      return;
-    }
+  protected onReply(value: RespValue): boolean {
+    if (!isInteger(value)) return false;
     const results = this.round.results;
     const sofar = results[this.#at];
     // An op already failed on another slot stays failed.
     if (typeof sofar === 'number') results[this.#at] = sofar + value;
+    return true;
   }
 
   protected onError(error: Error): void {
@@ -359,7 +421,10 @@ export class CountSink extends CommandSink {
   }
 }
 
-/** A command whose reply the caller decodes itself (SET NX): `decode` runs on the reply, and its throw fails the op. */
+/**
+ * A command whose reply the caller decodes itself (SET NX): `decode` runs on the reply, and its
+ * throw fails the op; it returns {@link CANNOT_ANSWER} for a reply the command cannot have.
+ */
 export class DecodeSink extends CommandSink {
   readonly #at: number;
   readonly #decode: (value: RespValue) => unknown;
@@ -370,12 +435,8 @@ export class DecodeSink extends CommandSink {
     this.#decode = decode;
   }
 
-  protected onReply(value: RespValue): void {
-    try {
-      this.round.results[this.#at] = this.#decode(value);
-    } catch (error) {
-      this.round.fail(this.#at, this.#at + 1, error instanceof Error ? error : new Error(String(error)));
-    }
+  protected onReply(value: RespValue): boolean {
+    return decodeInto(this.round, this.#at, this.#decode, value);
   }
 
   protected onError(error: Error): void {
@@ -383,7 +444,16 @@ export class DecodeSink extends CommandSink {
   }
 }
 
-/** A bulk string or nil: what MGET answers for each key. */
-export function isBulkOrNil(value: RespValue | undefined): value is Buffer | null {
-  return value === null || Buffer.isBuffer(value);
+/** Puts `decode(value)` into slot `at` of `round` (its throw fails the op); false when it says {@link CANNOT_ANSWER}. */
+export function decodeInto(round: Round, at: number, decode: (value: RespValue) => unknown, value: RespValue): boolean {
+  let decoded: unknown;
+  try {
+    decoded = decode(value);
+  } catch (error) {
+    round.fail(at, at + 1, error instanceof Error ? error : new Error(String(error)));
+    return true;
+  }
+  if (decoded === CANNOT_ANSWER) return false;
+  round.results[at] = decoded;
+  return true;
 }

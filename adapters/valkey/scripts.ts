@@ -15,7 +15,7 @@ import { expectOn, type Channel, type Route } from './channel.ts';
 
 import { bulk, type RespEncoder } from './resp/encoder.ts';
 import type { RespValue } from './resp/parser.ts';
-import { CommandSink, type Round } from './round.ts';
+import { CommandSink, decodeInto, type Round } from './round.ts';
 
 /** A Lua script and its SHA-1, computed once. */
 export class Script {
@@ -68,7 +68,8 @@ export class ScriptSupport {
 
 /**
  * Sends `script` on `route` with `keys` and `args`; `decode` turns its reply into the result
- * of op `at` of `round` (a throw fails that op).
+ * of op `at` of `round` (a throw fails that op), or says CANNOT_ANSWER (replies.ts) for a reply
+ * of a type the script never returns.
  */
 export function sendScript(
   route: Route,
@@ -125,15 +126,11 @@ export class ScriptSink extends CommandSink {
     super.reject(error);
   }
 
-  protected onReply(value: RespValue): void {
+  protected onReply(value: RespValue): boolean {
     let known = loaded.get(this.#route.channel);
     if (known === undefined) loaded.set(this.#route.channel, (known = new Set()));
     known.add(this.#script.sha);
-    try {
-      this.round.results[this.#at] = this.#decode(value);
-    } catch (error) {
-      this.round.fail(this.#at, this.#at + 1, error instanceof Error ? error : new Error(String(error)));
-    }
+    return decodeInto(this.round, this.#at, this.#decode, value);
   }
 
   protected onError(error: Error): void {

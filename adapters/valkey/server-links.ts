@@ -6,8 +6,10 @@
  * away, and what CLIENT TRACKING needs (tracking.ts).
  */
 import type { Redis as Valkey } from 'iovalkey';
-import { call, ClientChannel, type Channel } from './channel.ts';
+import { call, type Channel } from './channel.ts';
 import { ClientAvailability } from './client-availability.ts';
+import { ClientChannel } from './client-channel.ts';
+import { replyCheckOf } from './replies.ts';
 import { RespConnection, type RespConnectionOptions } from './resp/connection.ts';
 import type { RespValue } from './resp/parser.ts';
 import type { Subscriber, TrackedConnection } from './tracking.ts';
@@ -61,7 +63,7 @@ export class OwnLink implements ServerLink {
   }
 
   command(args: readonly string[]): Promise<RespValue> {
-    return this.#connection.command(args);
+    return this.#connection.command(args, replyCheckOf(args));
   }
 
   openSubscriber(): Subscriber {
@@ -70,7 +72,7 @@ export class OwnLink implements ServerLink {
     return {
       on: (event, listener) => void connection.on(event, listener),
       onMessage: (listener) => void connection.on('message', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
-      command: (args) => connection.command(args),
+      command: (args) => connection.command(args, replyCheckOf(args)),
       reconnect: () => connection.drop(),
       close: () => connection.disconnect(),
     };
@@ -123,6 +125,7 @@ export class ClientLink implements ServerLink {
       on: (event, listener) => void sub.on(event, listener),
       onMessage: (listener) => void sub.on('messageBuffer', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
       // Lower case, as iovalkey's own methods name commands: it recognises SUBSCRIBE (subscriber mode) only so.
+      // iovalkey parses this connection's replies into its own shapes (SUBSCRIBE answers a count), and checks them itself.
       command: (args) => sub.call(args[0]!.toLowerCase(), ...args.slice(1)) as Promise<RespValue>,
       reconnect: () => sub.disconnect(true),
       close: () => sub.disconnect(),

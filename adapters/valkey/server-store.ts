@@ -7,33 +7,37 @@
  * Scripts only where atomicity needs them: TTL'd increments, compareAndDelete, tag generations.
  */
 import type { Redis as Valkey, RedisOptions } from 'iovalkey';
+import type { IovalkeyClient, OptionsOf, ValkeyClientOptions } from './client-types.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
-import { readKeyCount, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
+import { readKeyCount, readKeys, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
 import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { call, type Route } from './channel.ts';
-import { encodeDel, encodeGet, encodeMset, encodeReadRun, encodeSet } from './commands.ts';
+import { encodeDel, encodeGet, encodeMget, encodeMset, encodeReadRun, encodeSet, MAX_KEYS_PER_COMMAND } from './commands.ts';
 import { sendReadWithGenerations, sendWriteGenerations } from './generations.ts';
 import { classify, CountSink, type Round, ValueSink, ValuesSink, WriteSink } from './round.ts';
 import { ClientLink, OwnLink, type ServerLink } from './server-links.ts';
 import { ValkeyStoreBase } from './store-base.ts';
 import { ValkeyTracking } from './tracking.ts';
-import { checkUrl, describe, ownConnectionOptions } from './urls.ts';
+import { checkUrl, connectionMistake, describe, iovalkeySocketTimeout, ownConnectionOptions } from './urls.ts';
 
-/** Options of {@link valkeyStore}. */
-export interface ValkeyStoreOptions {
+/**
+ * Options of {@link valkeyStore}. `Client` is the type of the iovalkey client: the one passed as
+ * `connection`, or iovalkey's `Redis` given as the type argument (see client-types.ts).
+ */
+export interface ValkeyStoreOptions<Client extends IovalkeyClient = IovalkeyClient> {
   /** A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or an iovalkey client you own. */
-  connection: string | Valkey;
+  connection: string | Client;
   /**
    * Options for the connection when the store opens it itself, named as iovalkey names them. The
    * store's own connection takes host, port, path, family, tls, username, password, db,
-   * connectionName, connectTimeout, keepAlive, retryStrategy and lazyConnect; any other option
-   * (sentinels, a custom Connector, commandTimeout, …) makes the store open an iovalkey client
-   * with all of them instead.
+   * connectionName, connectTimeout, keepAlive, retryStrategy, lazyConnect and socketTimeout; any
+   * other option (sentinels, a custom Connector, commandTimeout, …) makes the store open an
+   * iovalkey client with all of them instead.
    */
-  clientOptions?: RedisOptions;
+  clientOptions?: OptionsOf<Client, ValkeyClientOptions>;
   /**
    * Called on connection errors of a connection the store opened. Commands issued while the
    * server is away fail anyway, and the cache reports those (and the store going down, once),
@@ -45,31 +49,35 @@ export interface ValkeyStoreOptions {
 /**
  * A store on Valkey or Redis over TCP, one server: see the module comment. One connection per
  * store, shared by every call: commands pipeline on it and keep their order, and values travel
- * as bytes, so any bytes round-trip.
+ * as bytes, so any bytes round-trip. `Client` types {@link client}.
  */
-export class ValkeyStore extends ValkeyStoreBase {
+export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends ValkeyStoreBase {
   readonly name = 'valkey';
   /** host:port (or socket path) of the server, for messages. */
   readonly address: string;
   readonly #link: ServerLink;
   readonly #route: Route;
   readonly #url: string | undefined;
-  readonly #clientOptions: RedisOptions | undefined;
+  readonly #clientOptions: Readonly<Record<string, unknown>> | undefined;
   /** The iovalkey client opened on demand by {@link client} next to the store's own connection. */
   #extraClient: Valkey | undefined;
   /** CLIENT TRACKING for L1 tiers, started by the first {@link track}. */
   #tracking: ValkeyTracking | undefined;
 
-  constructor(options: ValkeyStoreOptions | string) {
+  constructor(options: ValkeyStoreOptions<Client> | string) {
     super();
-    const o = typeof options === 'string' ? { connection: options } : options;
-    if (typeof o === 'object' && o !== null) checkKnownOptions(o, ['connection', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyStoreOptions>, 'valkeyStore()');
+    const o = (typeof options === 'string' ? { connection: options } : options) as { connection?: unknown; clientOptions?: Record<string, unknown>; onConnectionError?: (error: Error) => void };
+    if (typeof o === 'object' && o !== null) {
+      const mistake = connectionMistake(o);
+      if (mistake) throw mistake;
+      checkKnownOptions(o, ['connection', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyStoreOptions>, 'valkeyStore()');
+    }
     const report = o?.onConnectionError ?? (() => {});
     if (typeof o?.connection === 'string') {
       rejectKeyPrefix(o.clientOptions?.keyPrefix);
       this.#url = checkUrl(o.connection);
       this.#clientOptions = o.clientOptions;
-      const own = ownConnectionOptions(this.#url, (o.clientOptions ?? {}) as Record<string, unknown>);
+      const own = ownConnectionOptions(this.#url, o.clientOptions ?? {});
       if (own) this.#link = new OwnLink(own, report);
       else {
         // Options only iovalkey implements: its client manages the connection, the store writes the bytes.
@@ -78,12 +86,14 @@ export class ValkeyStore extends ValkeyStoreBase {
           // attempt instead of queueing it for ever, and keep reconnecting with a capped backoff.
           maxRetriesPerRequest: 1,
           retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-          ...o.clientOptions,
+          ...(o.clientOptions as RedisOptions),
+          // A peer that stops answering is dropped, as on the store's own connection.
+          socketTimeout: iovalkeySocketTimeout(o.clientOptions?.socketTimeout),
         });
         client.on('error', report);
         this.#link = new ClientLink(client, true);
       }
-    } else if (o?.connection && typeof (o.connection as Valkey).getBuffer === 'function') {
+    } else if (isClient(o?.connection)) {
       rejectKeyPrefix(o.connection.options?.keyPrefix);
       this.#link = new ClientLink(o.connection, false);
     } else {
@@ -98,10 +108,10 @@ export class ValkeyStore extends ValkeyStoreBase {
    * client passed in (or opened for iovalkey-only options), or else one opened on first use — a
    * second connection, closed with the store.
    */
-  get client(): Valkey {
-    if (this.#link instanceof ClientLink) return this.#link.client;
-    this.#extraClient ??= new (iovalkey('valkeyStore().client').Redis)(this.#url!, { maxRetriesPerRequest: 1, ...this.#clientOptions });
-    return this.#extraClient;
+  get client(): Client {
+    if (this.#link instanceof ClientLink) return this.#link.client as unknown as Client;
+    this.#extraClient ??= new (iovalkey('valkeyStore().client').Redis)(this.#url!, { maxRetriesPerRequest: 1, ...(this.#clientOptions as RedisOptions) });
+    return this.#extraClient as unknown as Client;
   }
 
   protected get where(): string {
@@ -122,7 +132,7 @@ export class ValkeyStore extends ValkeyStoreBase {
     this.#link.channel.flush();
   }
 
-  /** A lone get as GET; any other run of reads as one MGET, its values spread over the ops. */
+  /** A lone get as GET; any other run of reads as one MGET (one per MAX_KEYS_PER_COMMAND keys), its values spread over the ops. */
   protected sendReads(round: Round, ops: readonly StoreOp[], from: number, to: number): void {
     const channel = this.#link.channel;
     const start = channel.encoder.size;
@@ -137,8 +147,44 @@ export class ValkeyStore extends ValkeyStoreBase {
       for (let i = from; i < to; i++) round.results[i] = [];
       return;
     }
+    if (count > MAX_KEYS_PER_COMMAND) {
+      this.#sendReadPieces(round, ops, from, to);
+      return;
+    }
     encodeReadRun(channel.encoder, ops, from, to, count);
     channel.expect(new ValuesSink(round, ops, from, to, count), start);
+  }
+
+  /** A run of more keys than one MGET takes: an MGET per MAX_KEYS_PER_COMMAND of its keys, each filling its share of the ops. */
+  #sendReadPieces(round: Round, ops: readonly StoreOp[], from: number, to: number): void {
+    const channel = this.#link.channel;
+    const keys = readKeys(ops, from, to);
+    const size = (i: number) => {
+      const op = ops[i]!;
+      return op.kind === 'getMany' ? op.keys.length : 1;
+    };
+    // A getMany of no key that no piece reaches is answered here.
+    for (let i = from; i < to; i++) if (size(i) === 0) round.results[i] = [];
+    let op = from;
+    let skip = 0;
+    for (let at = 0; at < keys.length; at += MAX_KEYS_PER_COMMAND) {
+      const count = Math.min(MAX_KEYS_PER_COMMAND, keys.length - at);
+      const first = op;
+      const firstSkip = skip;
+      // Past `count` keys: ops that end on the way (an empty one included) are passed, and one that does not keeps `skip`.
+      for (let left = count; left > 0; ) {
+        const take = Math.min(size(op) - skip, left);
+        left -= take;
+        skip += take;
+        if (skip === size(op)) {
+          op++;
+          skip = 0;
+        }
+      }
+      const start = channel.encoder.size;
+      encodeMget(channel.encoder, keys, at, at + count);
+      channel.expect(new ValuesSink(round, ops, first, skip > 0 ? op + 1 : op, count, firstSkip), start);
+    }
   }
 
   /**
@@ -154,7 +200,7 @@ export class ValkeyStore extends ValkeyStoreBase {
     for (let i = 0; i < entries.length; ) {
       const start = encoder.size;
       let end = i + 1;
-      if (entries[i]!.ttlMs === undefined) while (end < entries.length && entries[end]!.ttlMs === undefined) end++;
+      if (entries[i]!.ttlMs === undefined) while (end < entries.length && end - i < MAX_KEYS_PER_COMMAND && entries[end]!.ttlMs === undefined) end++;
       if (end - i === 1) {
         encodeSet(encoder, entries[i]!);
         channel.expect(new WriteSink('set', round, owners[i]!, owners[i]! + 1), start);
@@ -170,9 +216,12 @@ export class ValkeyStore extends ValkeyStoreBase {
     round.results[at] = 0;
     if (op.keys.length === 0) return;
     const channel = this.#link.channel;
-    const start = channel.encoder.size;
-    encodeDel(channel.encoder, op.keys);
-    channel.expect(new CountSink('del', round, at), start);
+    // Each DEL's count adds to the op's (CountSink).
+    for (let from = 0; from < op.keys.length; from += MAX_KEYS_PER_COMMAND) {
+      const start = channel.encoder.size;
+      encodeDel(channel.encoder, op.keys, from, Math.min(from + MAX_KEYS_PER_COMMAND, op.keys.length));
+      channel.expect(new CountSink('del', round, at), start);
+    }
   }
 
   /** SCAN MATCH the prefix, UNLINK what it finds, until the cursor comes back to 0. */
@@ -216,6 +265,11 @@ export class ValkeyStore extends ValkeyStoreBase {
   #call(args: ReadonlyArray<string | number | Uint8Array>): Promise<unknown> {
     return call(this.#link.channel, args).catch((error: Error) => Promise.reject(classify(error, this.where)));
   }
+}
+
+/** True for an iovalkey client (also one from another copy of the package). */
+function isClient(value: unknown): value is Valkey {
+  return typeof value === 'object' && value !== null && typeof (value as Valkey).getBuffer === 'function';
 }
 
 /** The store writes keys as given; iovalkey's keyPrefix would apply to some commands and not others. */

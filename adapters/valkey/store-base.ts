@@ -13,13 +13,18 @@ import type { StoreUnavailableError } from '../../src/store/errors.ts';
 import { runEnd, runKind, type DeleteOp, type IncrOp } from '../../src/store/op-runs.ts';
 import type { ExpireRequest, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
+import type { RespValue } from './resp/parser.ts';
 import { expectOn, type Route } from './channel.ts';
-import { encodeIncrBy, encodeSetIfAbsent } from './commands.ts';
+import { encodeIncrBy, encodeSetIfAbsent, pieces } from './commands.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
+import { CANNOT_ANSWER, createdReply, integerReply, isOkOrNil } from './replies.ts';
 import { CountSink, DecodeSink, Round, WriteSink } from './round.ts';
 import { COMPARE_AND_DELETE, EXPIRE_ENTRIES, INCR_WITH_TTL, ScriptSupport, sendScript } from './scripts.ts';
 
 const ZERO = new TextEncoder().encode('0');
+
+/** COMPARE_AND_DELETE's reply as "the key held the token and is gone". */
+const deletedReply = (reply: RespValue) => (reply === 1 ? true : reply === 0 ? false : CANNOT_ANSWER);
 
 /** The store contract over encoded commands; see the module comment. */
 export abstract class ValkeyStoreBase implements Store {
@@ -89,14 +94,14 @@ export abstract class ValkeyStoreBase implements Store {
     return this.#lone(key, (route, round) => {
       const start = route.channel.encoder.size;
       encodeSetIfAbsent(route.channel.encoder, key, value, ttlMs);
-      expectOn(route, new DecodeSink('set', round, 0, (reply) => reply !== null), start);
+      expectOn(route, new DecodeSink('set', round, 0, createdReply), start);
     });
   }
 
   /** One script: deletes the key only while it holds `expected`. */
   compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     return this.#lone(key, (route, round) => {
-      sendScript(route, round, 0, this.scripts, COMPARE_AND_DELETE, [key], [expected], (reply) => reply === 1);
+      sendScript(route, round, 0, this.scripts, COMPARE_AND_DELETE, [key], [expected], deletedReply);
     });
   }
 
@@ -115,7 +120,7 @@ export abstract class ValkeyStoreBase implements Store {
     for (let at = 0; at < groups.length; at++) {
       const route = this.route(groups[at]![0]!);
       if (route instanceof Error) round.fail(at, at + 1, route);
-      else sendScript(route, round, at, this.scripts, EXPIRE_ENTRIES, groups[at]!, [now], Number);
+      else sendScript(route, round, at, this.scripts, EXPIRE_ENTRIES, groups[at]!, [now], integerReply);
     }
     this.flush();
     round.seal();
@@ -129,9 +134,9 @@ export abstract class ValkeyStoreBase implements Store {
     });
   }
 
-  /** Keys that one script may name together: all of them on one server; one slot's on a cluster. */
+  /** Keys that one script may name together: up to MAX_KEYS_PER_COMMAND of them on one server; on a cluster, of one slot. */
   protected scriptGroups(keys: readonly string[]): ReadonlyArray<readonly string[]> {
-    return [keys];
+    return pieces(keys);
   }
 
   /**
@@ -196,13 +201,13 @@ export abstract class ValkeyStoreBase implements Store {
     const encoder = route.channel.encoder;
     round.results[at] = 0;
     if (op.ttlMs !== undefined && this.scripts.accepted) {
-      sendScript(route, round, at, this.scripts, INCR_WITH_TTL, [op.key], [op.by, positiveMs(op.ttlMs)], Number);
+      sendScript(route, round, at, this.scripts, INCR_WITH_TTL, [op.key], [op.by, positiveMs(op.ttlMs)], integerReply);
       return;
     }
     if (op.ttlMs !== undefined) {
       const start = encoder.size;
       encodeSetIfAbsent(encoder, op.key, ZERO, op.ttlMs);
-      expectOn(route, new WriteSink('set', round, at, at + 1), start);
+      expectOn(route, new WriteSink('set', round, at, at + 1, isOkOrNil), start);
     }
     const start = encoder.size;
     encodeIncrBy(encoder, op.key, op.by);

@@ -3,7 +3,8 @@
  * accepted forms (and point HTTP URLs at the Upstash store), and how a URL becomes the store's own
  * connection.
  */
-import type { RespConnectionOptions } from './resp/connection.ts';
+import { redactUrl } from '../../src/util/redact-url.ts';
+import { DEFAULT_SOCKET_TIMEOUT, type RespConnectionOptions } from './resp/connection.ts';
 
 const URL_PROTOCOLS = ['redis:', 'rediss:', 'valkey:', 'valkeys:'];
 
@@ -13,7 +14,7 @@ export function parseValkeyUrl(url: string, who = 'valkeyStore'): URL {
   try {
     parsed = new URL(url);
   } catch {
-    throw new TypeError(`${who}: "${url}" is not a URL; use redis://host:port (or rediss://, valkey://, valkeys://)`);
+    throw new TypeError(`${who}: "${redactUrl(url)}" is not a URL; use redis://host:port (or rediss://, valkey://, valkeys://)`);
   }
   if (!URL_PROTOCOLS.includes(parsed.protocol)) {
     throw new TypeError(
@@ -33,6 +34,22 @@ export function checkUrl(url: string): string {
 /** True for rediss:// and valkeys:// (TLS). */
 export function isTlsUrl(url: URL): boolean {
   return url.protocol === 'rediss:' || url.protocol === 'valkeys:';
+}
+
+/**
+ * The error for options that put the URL or the address where `connection` goes — `{ url }`, or
+ * iovalkey's `{ host, port }` — with the call meant, or undefined. One name, `connection`, takes a
+ * URL or a client; these are not a second way to say it.
+ */
+export function connectionMistake(options: object): TypeError | undefined {
+  if ('connection' in options) return undefined;
+  const { url, host, port, path } = options as Record<string, unknown>;
+  if (typeof url === 'string') return new TypeError(`valkeyStore: a URL is passed as itself or as "connection" — did you mean valkeyStore(${JSON.stringify(redactUrl(url))})?`);
+  if (host !== undefined || port !== undefined || path !== undefined) {
+    const address = path !== undefined ? `"${String(path)}" as clientOptions.path` : `"redis://${String(host ?? '127.0.0.1')}:${String(port ?? 6379)}"`;
+    return new TypeError(`valkeyStore: the server is named by "connection", a URL (connection options go in "clientOptions") — did you mean valkeyStore(${address})?`);
+  }
+  return undefined;
 }
 
 /** Names a value that is not a connection, for error messages. */
@@ -61,6 +78,7 @@ const OWN_CONNECTION_OPTIONS = new Set([
   'keepAlive',
   'retryStrategy',
   'lazyConnect',
+  'socketTimeout',
   // Always on (noDelay), irrelevant (autopipelining: the store writes once per call anyway), or
   // answered the store's way: a command is never resent after a reconnect, and only the first
   // connection is waited for (maxRetriesPerRequest, enableOfflineQueue, enableReadyCheck).
@@ -104,7 +122,26 @@ export function ownConnectionOptions(url: string, clientOptions: Readonly<Record
   if (keepAlive !== undefined) options.keepAlive = keepAlive;
   if (typeof merged.retryStrategy === 'function') options.retryStrategy = merged.retryStrategy as RespConnectionOptions['retryStrategy'];
   if (merged.lazyConnect === true || merged.lazyConnect === 'true') options.lazyConnect = true;
+  if (merged.socketTimeout !== undefined) options.socketTimeout = checkSocketTimeout(merged.socketTimeout);
   return options;
+}
+
+/**
+ * iovalkey's `socketTimeout` for a client the store opens (for iovalkey-only options, or a
+ * cluster's node connections), from the one given: the store's default when none is, none for
+ * `Infinity` (iovalkey would take Infinity for 1 ms).
+ */
+export function iovalkeySocketTimeout(given: unknown): number | undefined {
+  if (given === undefined) return DEFAULT_SOCKET_TIMEOUT;
+  const ms = checkSocketTimeout(given);
+  return ms === Infinity ? undefined : ms;
+}
+
+/** A socketTimeout: a positive number of ms, or Infinity for none. */
+function checkSocketTimeout(value: unknown): number {
+  const ms = Number(value);
+  if (!(ms > 0)) throw new TypeError(`valkeyStore: "socketTimeout" must be a positive number of ms (Infinity for none), got ${JSON.stringify(value)}`);
+  return ms;
 }
 
 function checkNumber(name: string, value: unknown): number {

@@ -73,7 +73,7 @@ export function cachetteClusterSpec(batch: boolean): ContenderSpec {
     id,
     label,
     async open(seeds) {
-      const store = valkeyStore({ cluster: seeds.split(',') });
+      const store = valkeyStore<Cluster>({ cluster: seeds.split(',') });
       await store.client.ping();
       return cachetteSpec({ id, label, store: () => store, batch }).open(seeds);
     },

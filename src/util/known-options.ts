@@ -5,6 +5,7 @@
  * HTTP cache and every binding of it, the stores'), so each error names the option as the user
  * wrote it, the function they called, and the closest known option.
  */
+import { redactUrl } from './redact-url.ts';
 
 /**
  * Throws a TypeError for the first name of `options` that is not in `known`; `where` names the
@@ -55,13 +56,13 @@ export function unknownOption(name: string, known: readonly string[], where: str
 export function storeOptionMistake(store: unknown, where: string): TypeError | undefined {
   if (typeof store === 'object' && store !== null) return undefined;
   if (typeof store !== 'string') return new TypeError(`${where}: "store" must be a store object such as memoryStore() or valkeyStore(url), got ${store === null ? 'null' : typeof store}`);
-  return new TypeError(`${where}: "store": got the string ${JSON.stringify(store)}; ${storeCallFor(store)}`);
+  return new TypeError(`${where}: "store": got the string ${JSON.stringify(redactUrl(store))}; ${storeCallFor(store)}`);
 }
 
 /** The adapter call that opens the store a URL-like string names. */
 function storeCallFor(text: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
-  const quoted = JSON.stringify(text);
+  const quoted = JSON.stringify(redactUrl(text));
   switch (scheme) {
     case 'redis':
     case 'rediss':

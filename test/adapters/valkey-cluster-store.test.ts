@@ -37,11 +37,11 @@ describe('valkey cluster store options', () => {
 describe.runIf(requireCluster())('valkey cluster store', () => {
   const seeds = () => clusterNodes!.split(',');
   const ns = `vcs-${Date.now().toString(36)}`;
-  let store: ValkeyClusterStore;
+  let store: ValkeyClusterStore<Cluster>;
   /** Names of the commands the client sent since the last reset, in order. */
   let sent: string[] = [];
   beforeAll(async () => {
-    store = valkeyStore({ cluster: seeds() });
+    store = valkeyStore<Cluster>({ cluster: seeds() });
     // Every command the store sends, whether straight to a node or through the cluster client; a
     // command the cluster client forwards to a node is counted once.
     const count = (client: Redis | Cluster) => {

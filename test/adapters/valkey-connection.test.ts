@@ -3,6 +3,7 @@
  * SETNAME) against a real redis-server, how fast it knows the server is away, and what it does
  * with a hostile server on a raw loopback socket: a broken or unasked-for reply closes the
  * connection and fails what was in flight — at once, never left waiting — and it connects again.
+ * Replies a command cannot have, silent peers and unbounded replies: valkey-fault-suite.ts.
  */
 import Valkey from 'iovalkey';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -117,7 +118,7 @@ describe('valkey store connection to a hostile server', () => {
   const gets = (received: string) => received.split('*2\r\n$3\r\nGET\r\n').length - 1;
 
   it.each([
-    ['a reply that is not RESP', 'HTTP/1.1 400 Bad Request\r\n\r\n', /unexpected reply type byte/],
+    ['a reply that is not RESP', 'HTTP/1.1 400 Bad Request\r\n\r\n', /answered in HTTP/],
     ['a bulk string that overruns its length', '$2\r\nabc\r\n', /not ended by CRLF/],
     ['a RESP3 push on a RESP2 connection', '>2\r\n+invalidate\r\n*0\r\n', /unexpected reply type byte 0x3e/],
     ['an array declaring 2^32 elements', '*4294967296\r\n', /bound/],
@@ -154,25 +155,6 @@ describe('valkey store connection to a hostile server', () => {
       expect((await Promise.all([store.get('a'), store.get('b')])).map(text)).toEqual(['a', 'b']);
       await eventually(() => peer.connections() === 2, 'a second connection');
       await expectAnsweredAgain(store);
-    } finally {
-      await store.close();
-      peer.server.close();
-    }
-  });
-
-  it.each([
-    ['an integer for a GET', 'get', ':5\r\n', /unexpected reply to GET/],
-    ['an MGET answer of the wrong length', 'getMany', '*1\r\n$1\r\na\r\n', /unexpected reply to MGET/],
-    ['an MGET answer holding an array', 'getMany', '*2\r\n$1\r\na\r\n*0\r\n', /unexpected reply to MGET/],
-    ['a bulk string for a DEL', 'delete', '$1\r\n1\r\n', /unexpected reply to DEL/],
-  ])('fails the call, not the caller, on %s', async (_, call, reply, message) => {
-    const peer = await hostileServer((socket) => socket.write(reply));
-    const store = valkeyStore(peer.url);
-    try {
-      const answer = call === 'get' ? store.get('k') : call === 'getMany' ? store.getMany(['k', 'l']) : store.delete(['k']);
-      const error = await answer.catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(message);
     } finally {
       await store.close();
       peer.server.close();

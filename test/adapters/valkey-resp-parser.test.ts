@@ -5,7 +5,7 @@
  * never a reply handed to the wrong caller.
  */
 import { describe, expect, it } from 'vitest';
-import { ReplyError, RespParser, RespProtocolError, type RespValue } from '../../adapters/valkey/resp/parser.ts';
+import { DEFAULT_LIMITS, ReplyError, RespParser, RespProtocolError, type RespValue } from '../../adapters/valkey/resp/parser.ts';
 
 /** RESP2 bytes of `value`, written independently of the parser (the reference encoding). */
 function resp(value: RespValue): Buffer {
@@ -148,7 +148,40 @@ describe('RESP parser against a hostile server', () => {
 
   it('refuses an array longer than its bound, and one of 2^32 elements, as protocol errors (not a crash)', () => {
     expect(refusal('*4294967296\r\n').message).toMatch(/malformed length|bound/);
-    expect(refusal(`*${4 * 1024 * 1024 + 1}\r\n`).message).toMatch(/bound/);
+    expect(refusal(`*${DEFAULT_LIMITS.maxArrayLength + 1}\r\n`).message).toMatch(/bound/);
+  });
+
+  it('bounds the elements of a whole reply, nested arrays included, each array within its own bound', () => {
+    const limits = { ...DEFAULT_LIMITS, maxReplyElements: 10 };
+    const parser = new RespParser(() => {}, limits);
+    // Three arrays of four: 3 + 12 elements, past 10 on the eleventh.
+    expect(() => parser.feed(Buffer.from(`*3\r\n${'*4\r\n'.repeat(3)}${':1\r\n'.repeat(12)}`))).toThrow(/a reply of more than 10 elements/);
+    // The count starts again with each reply: ten one-element replies are fine.
+    const out: RespValue[] = [];
+    const fresh = new RespParser((value) => out.push(value), limits);
+    fresh.feed(Buffer.from('*9\r\n' + ':1\r\n'.repeat(9) + '*9\r\n' + ':1\r\n'.repeat(9)));
+    expect(out).toHaveLength(2);
+  });
+
+  it('bounds the bytes received while one reply is incomplete, within one chunk of the bound', () => {
+    const limits = { ...DEFAULT_LIMITS, maxReplyBytes: 1000 };
+    const parser = new RespParser(() => {}, limits);
+    parser.feed(Buffer.from('*2\r\n$600\r\n'));
+    parser.feed(Buffer.alloc(400, 0x61));
+    expect(() => parser.feed(Buffer.alloc(601, 0x61))).toThrow(/a reply of more than 1000 bytes/);
+    // A bulk string of many chunks counts the same way; a reply that completes starts the count again.
+    const out: RespValue[] = [];
+    const again = new RespParser((value) => out.push(value), limits);
+    for (let i = 0; i < 5; i++) {
+      again.feed(Buffer.from('$900\r\n'));
+      again.feed(Buffer.alloc(450, 0x62));
+      again.feed(Buffer.concat([Buffer.alloc(450, 0x62), Buffer.from('\r\n')]));
+    }
+    expect(out).toHaveLength(5);
+    const bulk = new RespParser(() => {}, limits);
+    bulk.feed(Buffer.from(`$${10_000}\r\n`));
+    bulk.feed(Buffer.alloc(999));
+    expect(() => bulk.feed(Buffer.alloc(2))).toThrow(/a reply of more than 1000 bytes/);
   });
 
   it('refuses arrays nested deeper than its bound', () => {
@@ -168,7 +201,7 @@ describe('RESP parser against a hostile server', () => {
     expect(parser.partial).toBe(true);
     const arrays = new RespParser(() => {});
     const heap = process.memoryUsage().heapUsed;
-    arrays.feed(Buffer.from(`*${4 * 1024 * 1024}\r\n:1\r\n`));
+    arrays.feed(Buffer.from(`*${DEFAULT_LIMITS.maxArrayLength}\r\n:1\r\n`));
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(16 * 1024 * 1024);
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Cluster, Redis } from 'iovalkey';
 import type { ValkeyClusterStore, ValkeyStore } from '../../adapters/valkey/index.ts';
 import type { StoreTestContext } from '../../src/store/testing/index.ts';
 import { bytes, text } from '../support/suite-api.ts';
@@ -9,7 +10,7 @@ import { bytes, text } from '../support/suite-api.ts';
  * cluster, for the commands the contract leaves out (docs/stores.md), and it sees what the store
  * wrote.
  */
-export function clientOnTheSameServer(context: StoreTestContext<ValkeyStore | ValkeyClusterStore>): void {
+export function clientOnTheSameServer(context: StoreTestContext<ValkeyStore<Redis> | ValkeyClusterStore<Cluster>>): void {
   context.runner.it('offers store.client on the same server, which sees what the store wrote', async () => {
     const key = context.key('through-client');
     await context.store.set(key, bytes('written by the store'), 60_000);

@@ -1,3 +1,4 @@
+import type { Cluster } from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { clusterNodes, requireCluster } from '../support/redis-env.ts';
@@ -9,7 +10,7 @@ describe.runIf(requireCluster())('valkey cluster', () => {
     { describe, it, beforeAll, afterAll },
     {
       name: 'valkey-cluster',
-      open: () => valkeyStore({ cluster: clusterNodes!.split(',') }),
+      open: () => valkeyStore<Cluster>({ cluster: clusterNodes!.split(',') }),
       additionalTests: clientOnTheSameServer,
     },
   );

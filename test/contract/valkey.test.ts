@@ -7,7 +7,7 @@ import { clientOnTheSameServer } from './valkey-client.ts';
 
 describe.runIf(requireRedis())('valkey', () => {
   // A URL: the store's own connection.
-  describeStoreContract({ describe, it, beforeAll, afterAll }, { name: 'valkey', open: () => valkeyStore(redisUrl!), additionalTests: clientOnTheSameServer });
+  describeStoreContract({ describe, it, beforeAll, afterAll }, { name: 'valkey', open: () => valkeyStore<Valkey>(redisUrl!), additionalTests: clientOnTheSameServer });
   // An iovalkey client passed in: the same commands, through the client's queue.
   let client: Valkey | undefined;
   afterAll(() => client?.disconnect());

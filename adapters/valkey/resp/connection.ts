@@ -12,19 +12,31 @@
  *   when it dropped fail at once. Nothing is ever resent after a reconnect: a resent increment
  *   could count twice, and a cache prefers a miss to a late answer;
  * - before the very first attempt has failed, commands wait for it (a bounded queue);
- * - a reply that breaks the protocol, or a reply nobody asked for, closes the connection, so a
- *   hostile server can neither desynchronise replies from callers nor make anyone wait for ever.
+ * - a reply that breaks the protocol, a reply nobody asked for, and a reply its command cannot
+ *   have (a {@link ReplySink} refuses it: an integer for a GET) close the connection and fail
+ *   everything in flight, so a hostile server can never hand one caller another's reply;
+ * - a peer that stops answering is dropped: while commands wait, a connection on which no byte
+ *   arrives for `socketTimeout` is closed and reconnected (one timer per connection, checked
+ *   once per `socketTimeout`, never one per command);
+ * - a first answer that is not RESP at all (an HTTP server, a TLS port) says what it is.
  */
 import { EventEmitter } from 'node:events';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { connect as tlsConnect, type ConnectionOptions as TlsOptions } from 'node:tls';
 import { RespEncoder } from './encoder.ts';
 import { DEFAULT_LIMITS, ReplyError, RespParser, RespProtocolError, type RespLimits, type RespValue } from './parser.ts';
 
-/** Where a command's reply goes: exactly one of the two is called, once. */
+/** Where a command's reply goes: exactly one of the two is called, once (a refused reply is not taken). */
 export interface ReplySink {
-  resolve(value: RespValue): void;
+  /**
+   * Takes the reply; returns false, taking nothing, when it is of a type the command can never
+   * be answered with: the connection is then out of step with its callers, and drops.
+   */
+  resolve(value: RespValue): boolean;
   reject(error: Error): void;
+  /** The command's name, for the message of a refused reply. */
+  readonly name?: string;
 }
 
 /** How the connection is made and kept. */
@@ -54,8 +66,14 @@ export interface RespConnectionOptions {
   retryStrategy?: (attempt: number) => unknown;
   /** Connect on the first command instead of at once. */
   lazyConnect?: boolean;
-  /** Bounds on what one reply may declare (see parser.ts). */
+  /** Bounds on what one reply may declare and hold (see parser.ts). */
   limits?: RespLimits;
+  /**
+   * While commands wait for their replies, how long the connection may stay without receiving a
+   * byte before it is dropped (and reconnected), ms; `Infinity` never drops it. Checked once per
+   * this period, so a silent peer is dropped within twice it. Default {@link DEFAULT_SOCKET_TIMEOUT}.
+   */
+  socketTimeout?: number;
   /**
    * A subscriber connection: replies that are Pub/Sub messages are emitted as `message` events
    * (channel, payload) instead of answering a command.
@@ -70,6 +88,13 @@ export type ConnectionStatus = 'wait' | 'connecting' | 'ready' | 'reconnecting' 
 const OFFLINE_LIMIT = 100_000;
 
 const defaultRetry = (attempt: number): number => Math.min(attempt * 100, 2000);
+
+/**
+ * The default `socketTimeout`, ms: no byte for this long while commands wait means the peer is
+ * gone (a healthy server answers the stores' commands in microseconds, and a long reply keeps
+ * sending bytes), long past the cache's own call timeout (1 s).
+ */
+export const DEFAULT_SOCKET_TIMEOUT = 5000;
 
 /** The error of the commands that could not be answered because the connection went away. */
 export class ConnectionLostError extends Error {
@@ -99,10 +124,17 @@ export class RespConnection extends EventEmitter {
   /** A write of what was encoded is scheduled for the end of this turn. */
   #flushPending = false;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #socketTimeout: number;
+  /** The reply deadline's one timer, armed while commands wait (see {@link #checkDeadline}). */
+  #deadline: ReturnType<typeof setTimeout> | undefined;
+  /** When the deadline was last armed, and whether a byte arrived since. */
+  #armedAt = 0;
+  #heard = false;
 
   constructor(options: RespConnectionOptions) {
     super();
     this.#options = options;
+    this.#socketTimeout = options.socketTimeout ?? DEFAULT_SOCKET_TIMEOUT;
     this.#parser = this.#newParser();
     if (!options.lazyConnect) this.#connect();
   }
@@ -156,11 +188,15 @@ export class RespConnection extends EventEmitter {
     // Else every command was refused, or failed with the connection: nothing to send.
   };
 
-  /** Sends one command and resolves with its reply (rejects with an error reply): for the few commands off the hot path. */
-  command(args: ReadonlyArray<string | number | Uint8Array>): Promise<RespValue> {
+  /**
+   * Sends one command and resolves with its reply (rejects with an error reply): for the few
+   * commands off the hot path. A reply `accepts` refuses is one the command cannot have: the
+   * connection drops.
+   */
+  command(args: ReadonlyArray<string | number | Uint8Array>, accepts: (value: RespValue) => boolean): Promise<RespValue> {
     return new Promise((resolve, reject) => {
       encodeCommand(this.encoder, args);
-      this.expect({ resolve, reject });
+      this.expect({ name: String(args[0]), resolve: (value) => settleIf(accepts(value), resolve, value), reject });
       this.flush();
     });
   }
@@ -179,7 +215,7 @@ export class RespConnection extends EventEmitter {
     }
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     encodeCommand(this.encoder, ['QUIT']);
-    this.#inFlight.push({ resolve: () => {}, reject: () => {} });
+    this.#inFlight.push({ resolve: () => true, reject: () => {} });
     this.#write(this.encoder.take());
     socket.end();
     const cutOff = setTimeout(() => socket.destroy(), 1000);
@@ -188,8 +224,8 @@ export class RespConnection extends EventEmitter {
   }
 
   /** Drops the socket (its peer stopped answering): commands in flight fail, and it reconnects as after any drop. */
-  drop(): void {
-    this.#socket?.destroy(new ConnectionLostError('the server stopped answering'));
+  drop(reason = 'the server stopped answering'): void {
+    this.#socket?.destroy(new ConnectionLostError(reason));
   }
 
   /** Closes at once; no reconnect. Commands in flight fail. */
@@ -208,7 +244,11 @@ export class RespConnection extends EventEmitter {
     const sink = this.#inFlight.shift();
     if (sink === undefined) throw new RespProtocolError('a reply to no command');
     if (value instanceof ReplyError) sink.reject(value);
-    else sink.resolve(value);
+    else if (!sink.resolve(value)) {
+      // Every reply after this one would answer the wrong caller: it fails with the rest in flight.
+      this.#inFlight.unshift(sink);
+      throw new RespProtocolError(`${describeReply(value)} to ${sink.name?.toUpperCase() ?? 'a command'}, which cannot answer it`);
+    }
   };
 
   /** On a subscriber, `message` arrays are pushes, everything else answers a command. */
@@ -235,7 +275,18 @@ export class RespConnection extends EventEmitter {
     socket.setTimeout(o.connectTimeout ?? 10_000);
     socket.once('timeout', () => socket.destroy(new Error(`connect ETIMEDOUT ${this.address}`)));
     socket.once(o.tls ? 'secureConnect' : 'connect', () => this.#handshake(socket));
+    let first = true;
     socket.on('data', (chunk: Buffer) => {
+      this.#heard = true;
+      if (first) {
+        first = false;
+        // Not a Redis or Valkey server at all: say what it is, before the parser waits for a line end that may never come.
+        const other = notResp(chunk);
+        if (other !== undefined) {
+          socket.destroy(other);
+          return;
+        }
+      }
       try {
         this.#parser.feed(chunk);
       } catch (error) {
@@ -260,7 +311,12 @@ export class RespConnection extends EventEmitter {
       steps.push(
         new Promise<RespValue>((resolve, reject) => {
           encodeCommand(this.encoder, args);
-          this.#inFlight.push({ resolve, reject: (error) => (tolerate?.test(error.message) ? resolve(null) : reject(error)) });
+          this.#inFlight.push({
+            name: String(args[0]),
+            // Each step answers OK (or an error reply): anything else is not a server in step with us.
+            resolve: (value) => settleIf(value === 'OK', resolve, value),
+            reject: (error) => (tolerate?.test(error.message) ? resolve(null) : reject(error)),
+          });
         }),
       );
     };
@@ -298,6 +354,8 @@ export class RespConnection extends EventEmitter {
     if (socket !== this.#socket) return;
     this.#socket = undefined;
     this.#parser.reset();
+    clearTimeout(this.#deadline);
+    this.#deadline = undefined;
     const wasReady = this.#status === 'ready';
     const reason = this.#lastError?.message ?? 'connection closed';
     this.#lastError ??= new ConnectionLostError('connection closed');
@@ -340,6 +398,7 @@ export class RespConnection extends EventEmitter {
 
   #write(chunks: readonly Buffer[]): void {
     const socket = this.#socket!;
+    if (this.#deadline === undefined && this.#socketTimeout !== Infinity) this.#armDeadline();
     if (chunks.length === 1) {
       socket.write(chunks[0]!);
       return;
@@ -348,6 +407,69 @@ export class RespConnection extends EventEmitter {
     for (const chunk of chunks) socket.write(chunk);
     socket.uncork();
   }
+
+  /** Starts a period of the reply deadline: commands wait from now on, and nothing was heard yet. */
+  #armDeadline(): void {
+    this.#armedAt = Date.now();
+    this.#heard = false;
+    this.#deadline = setTimeout(this.#checkDeadline, this.#socketTimeout);
+    this.#deadline.unref();
+  }
+
+  /**
+   * Once per `socketTimeout` while commands wait: a period in which no byte arrived, though a
+   * command waited through all of it (one did when it was armed: replies come in order), means
+   * the peer is gone. A check that ran late (the event loop was held) counts as heard: the
+   * replies may be waiting to be read.
+   */
+  readonly #checkDeadline = (): void => {
+    this.#deadline = undefined;
+    if (this.#inFlight.length === 0 || this.#status !== 'ready') return;
+    const late = Date.now() - this.#armedAt > 1.5 * this.#socketTimeout;
+    if (this.#heard || late) this.#armDeadline();
+    else this.drop(`no reply within ${this.#socketTimeout} ms (socketTimeout): the server stopped answering`);
+  };
+}
+
+/** Resolves with `value` when it `fits`; says whether it did (a {@link ReplySink}'s answer). */
+function settleIf(fits: boolean, resolve: (value: RespValue) => void, value: RespValue): boolean {
+  if (fits) resolve(value);
+  return fits;
+}
+
+/** A reply's type, for the message of a reply its command cannot have. */
+function describeReply(value: RespValue): string {
+  if (value === null) return 'a nil reply';
+  if (typeof value === 'number') return 'an integer reply';
+  if (typeof value === 'string') return 'a simple string reply';
+  if (Array.isArray(value)) return `an array reply of ${value.length}`;
+  return 'a bulk string reply';
+}
+
+/** The bytes a RESP reply may start with: RESP2's, and RESP3's (refused by the parser, but a Redis server's all the same). */
+const RESP_TYPES = new Set([...'$*:+-_,#!=(%~>|'].map((c) => c.charCodeAt(0)));
+
+/** Longest piece of a non-RESP answer quoted in its error. */
+const QUOTED_BYTES = 40;
+
+/**
+ * When the first bytes a server ever sent on a connection are not RESP, what it is instead, as
+ * an error that says so (and undefined when they are RESP): an HTTP server, a TLS port, or
+ * something else, quoted.
+ */
+export function notResp(chunk: Buffer): RespProtocolError | undefined {
+  if (chunk.length === 0 || RESP_TYPES.has(chunk[0]!)) return undefined;
+  // A TLS record (handshake 0x16, alert 0x15) of version 3.x.
+  if ((chunk[0] === 0x15 || chunk[0] === 0x16) && chunk[1] === 0x03) return new RespProtocolError('the server answered with TLS: it expects a rediss:// (or valkeys://) URL');
+  let end = 0;
+  while (end < chunk.length && end < QUOTED_BYTES && chunk[end] !== 0x0d && chunk[end] !== 0x0a) end++;
+  const quoted = JSON.stringify(chunk.toString('latin1', 0, end).replace(/[^\x20-\x7e]/g, '?'));
+  if (chunk.toString('latin1', 0, 5) === 'HTTP/') {
+    return new RespProtocolError(
+      `the server answered in HTTP (${quoted}): it is not a Redis or Valkey server; check the URL's port (for Redis over HTTP, use upstashStore from cachette/adapters/upstash)`,
+    );
+  }
+  return new RespProtocolError(`the server does not speak RESP (it answered ${quoted}): it is not a Redis or Valkey server; check the URL's host and port`);
 }
 
 const MESSAGE = Buffer.from('message');
@@ -367,8 +489,19 @@ class SinkQueue {
   #items: Array<ReplySink | undefined> = [];
   #head = 0;
 
+  /** Sinks waiting. */
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
   push(sink: ReplySink): void {
     this.#items.push(sink);
+  }
+
+  /** Puts `sink` back in front (it was just shifted out). */
+  unshift(sink: ReplySink): void {
+    if (this.#head > 0) this.#items[--this.#head] = sink;
+    else this.#items.unshift(sink);
   }
 
   shift(): ReplySink | undefined {

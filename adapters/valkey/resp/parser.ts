@@ -1,12 +1,13 @@
 /**
  * An incremental RESP2 reply parser for the store's own connection (adapters/valkey/resp).
  *
- * Whatever the server sends is untrusted (DESIGN.md, "Security boundaries"): the parser checks
- * every framing byte, bounds what a reply may declare (bulk length, array length, nesting, line
- * length) and never allocates ahead of the bytes that actually arrived. A reply that breaks the
- * protocol throws a {@link RespProtocolError}; the connection then closes and fails what it had
- * in flight, so a hostile or broken server can neither grow memory without bound nor leave a
- * caller waiting on a reply that can never be parsed.
+ * Whatever the server sends is untrusted (docs/security.md): the parser checks every framing
+ * byte, bounds what a reply may declare (bulk length, array length, nesting, line length) and
+ * what a whole reply may hold (its elements, nested ones included, and the bytes received while
+ * it is incomplete), and never allocates ahead of the bytes that actually arrived. A reply that
+ * breaks the protocol or a bound throws a {@link RespProtocolError}; the connection then closes
+ * and fails what it had in flight, so a hostile or broken server can neither grow memory without
+ * bound nor leave a caller waiting on a reply that can never be parsed.
  *
  * Replies may arrive split at any byte. Complete replies are handed out as they are found: bulk
  * strings as `Buffer` views of the received chunk (no copy) when they fit in one chunk, else as
@@ -36,10 +37,27 @@ export interface RespLimits {
   maxDepth: number;
   /** Longest line (a simple string, an error message, a length or an integer), CRLF included. */
   maxLineBytes: number;
+  /** Most elements of one whole reply, counting those of nested arrays. */
+  maxReplyElements: number;
+  /**
+   * Most bytes received while one reply is incomplete (every chunk after the one it starts in,
+   * the one it ends in included): what a reply can make the client hold before it is complete.
+   */
+  maxReplyBytes: number;
 }
 
-/** Bounds for what a cache reads: values up to 512 MiB, replies of up to 4 M elements. */
-export const DEFAULT_LIMITS: RespLimits = { maxBulkBytes: 512 * 1024 * 1024, maxArrayLength: 4 * 1024 * 1024, maxDepth: 8, maxLineBytes: 64 * 1024 };
+/**
+ * Bounds for what a cache reads: values up to 512 MiB, a reply of at most 1 Mi elements in all
+ * (the stores never ask for more than MAX_KEYS_PER_COMMAND values in one command) and 1 GiB.
+ */
+export const DEFAULT_LIMITS: RespLimits = {
+  maxBulkBytes: 512 * 1024 * 1024,
+  maxArrayLength: 1024 * 1024,
+  maxDepth: 8,
+  maxLineBytes: 64 * 1024,
+  maxReplyElements: 1024 * 1024,
+  maxReplyBytes: 1024 * 1024 * 1024,
+};
 
 /** Arrays longer than this are grown as elements arrive instead of being sized from the declared length. */
 const PRESIZE_LIMIT = 1024;
@@ -68,6 +86,9 @@ export class RespParser {
   #bulkParts: Buffer[] | undefined;
   #bulkLength = 0;
   #bulkMissing = 0;
+  /** Elements put into the open arrays of the reply in progress, and bytes received while it stayed incomplete. */
+  #replyElements = 0;
+  #replyBytes = 0;
 
   constructor(onReply: (value: RespValue) => void, limits: RespLimits = DEFAULT_LIMITS) {
     this.#onReply = onReply;
@@ -84,12 +105,19 @@ export class RespParser {
     this.#tail = undefined;
     this.#stack.length = 0;
     this.#bulkParts = undefined;
+    this.#replyElements = 0;
+    this.#replyBytes = 0;
   }
 
   /** Parses `chunk`, handing out every reply it completes; throws {@link RespProtocolError} on a broken reply. */
   feed(chunk: Buffer): void {
     let buffer = chunk;
     let at = 0;
+    if (this.partial) {
+      // The chunk continues a reply: counted whole, so the bound is met within one chunk.
+      this.#replyBytes += chunk.length;
+      if (this.#replyBytes > this.#limits.maxReplyBytes) throw new RespProtocolError(`a reply of more than ${this.#limits.maxReplyBytes} bytes (the bound)`);
+    }
     if (this.#bulkParts !== undefined) {
       at = this.#continueBulk(chunk);
       if (at < 0) return;
@@ -190,12 +218,15 @@ export class RespParser {
   #deliver(value: RespValue): void {
     const stack = this.#stack;
     while (stack.length > 0) {
+      if (++this.#replyElements > this.#limits.maxReplyElements) throw new RespProtocolError(`a reply of more than ${this.#limits.maxReplyElements} elements (the bound)`);
       const frame = stack[stack.length - 1]!;
       frame.items[frame.filled++] = value;
       if (frame.filled < frame.length) return;
       stack.pop();
       value = frame.items;
     }
+    this.#replyElements = 0;
+    this.#replyBytes = 0;
     this.#onReply(value);
   }
 }

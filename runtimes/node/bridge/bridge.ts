@@ -9,6 +9,7 @@ import { BridgeError } from './bridge-error.ts';
 import { browserGuard } from './browser-guard.ts';
 import { commandPolicy, type CommandPolicy, type CommandPolicyOptions } from './command-policy.ts';
 import { replyToJson, type ReplyJson } from './reply-json.ts';
+import { redactUrl } from '../../../src/util/redact-url.ts';
 import { parseBatchBody, parseCommandBody, toCommand, type BridgeCommand } from './request-body.ts';
 
 /** Options of {@link startBridge}. */
@@ -100,7 +101,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${options.redisUrl}: ${(connectError ?? (error as Error)).message}`, { cause: error });
+    throw new Error(`cannot reach Redis at ${redactUrl(options.redisUrl)}: ${(connectError ?? (error as Error)).message}`, { cause: error });
   } finally {
     redis.off('error', remember);
   }

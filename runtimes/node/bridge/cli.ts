@@ -7,6 +7,7 @@
 import { parseFlags, portFrom, positiveIntegerFrom, startupProblem, tokenFrom, UsageError, type Command } from '../cli/command.ts';
 import type { BridgeOptions } from './bridge.ts';
 import { MissingPeerError } from '../../../src/util/optional-peer.ts';
+import { redactUrl } from '../../../src/util/redact-url.ts';
 
 const DEFAULT_PORT = 8079;
 
@@ -84,7 +85,7 @@ export const bridgeCommand: Command = {
       return 1;
     }
     const allowed = [options.allowAdmin && 'admin commands', options.allowEval && 'any script'].filter(Boolean);
-    io.out(`cachette bridge: ${bridge.url} → ${options.redisUrl} (data commands and the stores' scripts${allowed.length ? `, plus ${allowed.join(' and ')}` : ''})`);
+    io.out(`cachette bridge: ${bridge.url} → ${redactUrl(options.redisUrl)} (data commands and the stores' scripts${allowed.length ? `, plus ${allowed.join(' and ')}` : ''})`);
     io.out(`  UPSTASH_REDIS_REST_URL=${bridge.url}`);
     io.out(`  UPSTASH_REDIS_REST_TOKEN=${bridge.token}`);
     return { stop: () => bridge.close() };

@@ -2,6 +2,7 @@
 import type { HttpCacheOptions } from '../../../src/http/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import { toMs, type Duration } from '../../../src/util/duration.ts';
+import { redactUrl } from '../../../src/util/redact-url.ts';
 import type { PurgeOptions } from './purge-endpoint.ts';
 
 /**
@@ -96,15 +97,15 @@ export function resolveProxyOptions(options: ProxyOptions): ResolvedProxyOptions
 export function parseOrigin(origin: unknown): URL {
   const example = 'such as http://127.0.0.1:8000';
   if (typeof origin !== 'string' || !/^https?:\/\/[^/?#]/i.test(origin)) {
-    throw new TypeError(`the origin must be an absolute http:// or https:// URL ${example}, got ${JSON.stringify(origin)}`);
+    throw new TypeError(`the origin must be an absolute http:// or https:// URL ${example}, got ${JSON.stringify(typeof origin === 'string' ? redactUrl(origin) : origin)}`);
   }
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
-    throw new TypeError(`the origin must be an absolute http:// or https:// URL ${example}, got ${JSON.stringify(origin)}`);
+    throw new TypeError(`the origin must be an absolute http:// or https:// URL ${example}, got ${JSON.stringify(typeof origin === 'string' ? redactUrl(origin) : origin)}`);
   }
   if (url.username || url.password) throw new TypeError('the origin URL may not carry credentials: the proxy would send them with every request');
-  if (url.search || url.hash) throw new TypeError(`the origin URL may not carry a query or fragment, got ${JSON.stringify(origin)}`);
+  if (url.search || url.hash) throw new TypeError(`the origin URL may not carry a query or fragment, got ${JSON.stringify(typeof origin === 'string' ? redactUrl(origin) : origin)}`);
   return url;
 }

@@ -8,7 +8,7 @@ import { upstashStore } from 'cachette/adapters/upstash';
 import { valkeyStore, type ValkeyStore } from 'cachette/adapters/valkey';
 import type { Equal, Expect, IsAny } from './type-checks.js';
 
-const valkey = valkeyStore({ connection: 'redis://127.0.0.1:6379', clientOptions: { lazyConnect: true } });
+const valkey = valkeyStore<Redis>({ connection: 'redis://127.0.0.1:6379', clientOptions: { lazyConnect: true } });
 export const client: Redis = valkey.client;
 export type ValkeyChecks = [Expect<Equal<IsAny<typeof valkey.client>, false>>, Expect<Equal<typeof valkey extends ValkeyStore ? true : false, true>>];
 // Bun's client exists only under Bun: on Node the store refuses a URL, so it is typed here, not opened.
