@@ -1,6 +1,6 @@
 import { CompressionId, decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
 import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, type TagGeneration } from '../codec/envelope.ts';
-import { payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { decodeDetached, payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
 import { utf8Bytes } from '../util/bytes.ts';
 import { ValueTooLargeError } from './errors.ts';
 
@@ -65,10 +65,19 @@ export class EntryCodec {
     if (envelope.size > this.maxValueBytes) throw new RangeError(`the entry declares ${envelope.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
     const serializer = serializerById(envelope.serializerId, this.serializer);
     if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
-    const value = serializer.decode(decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression));
+    const payload = decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression);
+    // A value may view the buffer it was decoded from only when that buffer is this entry's
+    // own (fresh from the store, or inflated): a view into a store's larger reply chunk would
+    // keep the chunk alive as long as the value lives (an L1 copy, a caller's map).
+    const value = ownsBuffer(envelope.compressionId === CompressionId.None ? bytes : payload) ? serializer.decode(payload) : decodeDetached(serializer, payload);
     const freshUntil = envelope.createdAt + envelope.freshFor;
     return { value, createdAt: envelope.createdAt, freshUntil, staleUntil: freshUntil + envelope.staleFor, graceMs: envelope.staleFor, tags: envelope.tags };
   }
+}
+
+/** True when `bytes` spans the whole of its buffer: a view of it keeps nothing else alive. */
+function ownsBuffer(bytes: Uint8Array): boolean {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 }
 
 /**
