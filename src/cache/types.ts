@@ -55,8 +55,9 @@ export interface GetOrSetOptions<T = unknown> extends SetOptions {
   staleIfError?: Duration;
   /**
    * After the factory failed for a key, it is tried again at most this often for that key while
-   * stale (or stale-if-error) values are served (each one a `staleOnError`), instead of on every
-   * call. Default: the cache's `graceBackoff`, else 0 (retried on every call past the ttl).
+   * stale (or stale-if-error) values are served (each one a `staleOnError`) and fresh ones are
+   * not refreshed ahead, instead of on every call. Default: the cache's `graceBackoff` (5 s
+   * unless set; 0: tried on every call).
    */
   graceBackoff?: Duration;
 }
