@@ -1,6 +1,7 @@
 import { CompressionId, decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
 import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, type TagGeneration } from '../codec/envelope.ts';
-import { decodeDetached, payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { autoSerializer, decodeDetached, jsonSerializer, payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
+import { findUnstorable } from '../codec/unstorable.ts';
 import { utf8Bytes } from '../util/bytes.ts';
 import { ValueTooLargeError } from './errors.ts';
 
@@ -28,12 +29,13 @@ export class EntryCodec {
 
   /**
    * Encodes `value` for `key`. A value the serializer cannot represent is a TypeError that
-   * names the key, thrown at the call site instead of storing something that reads back wrong;
-   * a value above `maxValueBytes` is a {@link ValueTooLargeError}.
+   * names the key, thrown at the call site instead of storing something that reads back wrong
+   * (a Promise inside it, a cycle: see unstorable.ts); a value above `maxValueBytes` is a
+   * {@link ValueTooLargeError}.
    */
   encode(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array {
     const serializer = serializerFor(this.serializer, value);
-    const serialized = serialize(key, serializer, value);
+    const serialized = serialize(key, this.serializer, serializer, value);
     let payload: Uint8Array;
     if (typeof serialized === 'string') {
       // Text goes straight into the envelope, with no payload buffer of its own, unless it has
@@ -81,14 +83,27 @@ function ownsBuffer(bytes: Uint8Array): boolean {
 }
 
 /**
- * The payload of `value`: its text for text serializers (see payloadText), else its bytes. A
- * value the serializer cannot represent is a TypeError that names the key.
+ * The payload of `value` with `serializer` (what `chosen` picked for it): its text for text
+ * serializers (see payloadText), else its bytes. A value that cannot be stored as it is — one
+ * the serializer refuses, one holding a Promise (which every serializer would write as `{}`),
+ * a circular one (which no built-in serializer can write) — is a TypeError that names the key,
+ * the serializer and, for the last two, where in the value.
  */
-function serialize(key: string, serializer: Serializer, value: unknown): string | Uint8Array {
+function serialize(key: string, chosen: Serializer, serializer: Serializer, value: unknown): string | Uint8Array {
+  // A value the auto serializer found to be plain JSON holds neither (its walk proved it).
+  const unstorable = chosen === autoSerializer && serializer === jsonSerializer ? undefined : findUnstorable(value);
+  const refuse = (reason: string, cause?: unknown) =>
+    new TypeError(
+      `cachette: cannot encode the value for key "${key}" with ${chosen === serializer || chosen.name === serializer.name ? chosen.name : `${chosen.name} (${serializer.name} for this value)`}: ${reason}`,
+      { cause },
+    );
+  if (unstorable?.thenable !== undefined) throw refuse(`${unstorable.thenable} is a Promise (or another thenable): was an await forgotten?`);
+  const circular = unstorable?.cycle && `it is circular: ${unstorable.cycle.at} refers back to ${unstorable.cycle.target}`;
+  // The built-in serializers (ids 1–4) cannot write a cycle; a custom one may, and is let try.
+  if (circular && serializer.id <= 4) throw refuse(circular);
   try {
     return payloadText(serializer, value) ?? serializer.encode(value);
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    throw new TypeError(`cachette: cannot encode the value for key "${key}" with ${serializer.name}: ${reason}`, { cause });
+    throw refuse(circular ?? (cause instanceof Error ? cause.message : String(cause)), cause);
   }
 }
