@@ -96,8 +96,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#guard = path.guard;
     this.lockTimeoutMs = options.lockTimeoutMs;
     const prefix = options.keyPrefix;
-    const remote = new RemoteReads(this.#path, prefix, this);
     const copies = options.l1 && new L1Copies(options.l1.maxEntries, options.l1.maxBytes);
+    // What an L1 keeps is decoded into values that view nothing beyond their entry's bytes.
+    const remote = new RemoteReads(this.#path, prefix, copies ? { decode: (key, bytes) => this.#decode(key, bytes, 0), outdated: (key, tags) => this.outdated(key, tags) } : this);
     if (!copies) this.#tier = new SingleTier(remote);
     else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
     this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
@@ -633,11 +634,12 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     }
   }
 
-  #decode(key: string, bytes: Uint8Array | undefined): DecodedEntry | undefined {
+  /** Decodes `bytes` (see EntryCodec.decode for `slack`), counting it; an unreadable entry is counted as corrupt. */
+  #decode(key: string, bytes: Uint8Array | undefined, slack?: number): DecodedEntry | undefined {
     if (bytes === undefined) return undefined;
     this.counters.bytesRead += bytes.length;
     try {
-      const entry = this.#codec.decode(bytes);
+      const entry = this.#codec.decode(bytes, slack);
       const { value, version } = versionOf(entry.value);
       if (version !== undefined) {
         entry.value = value;

@@ -5,6 +5,14 @@ import { findUnstorable } from '../codec/unstorable.ts';
 import { utf8Bytes } from '../util/bytes.ts';
 import { ValueTooLargeError } from './errors.ts';
 
+/**
+ * Bytes beyond its entry's own that a value read back may keep alive by viewing the buffer it
+ * was decoded from: one slab (src/util/bytes.ts and Node's Buffer pool both pool small buffers
+ * by 8 KiB, and accept that a view kept keeps its slab), never a socket chunk holding other
+ * replies. Past it, the value is decoded into copies (decodeDetached).
+ */
+export const VIEW_SLACK_BYTES = 8 * 1024;
+
 /** A decoded entry with its value and when it turns stale and expires. */
 export interface DecodedEntry {
   value: unknown;
@@ -60,26 +68,24 @@ export class EntryCodec {
 
   /**
    * Decodes an entry; throws for anything unreadable, and for an entry whose declared size is
-   * above `maxValueBytes` before inflating any of it (the engine counts it as corrupt).
+   * above `maxValueBytes` before inflating any of it (the engine counts it as corrupt). The
+   * value keeps alive at most `slack` bytes beyond its entry's own (see {@link VIEW_SLACK_BYTES};
+   * 0 for a value an L1 keeps, so that what it counts is what it holds).
    */
-  decode(bytes: Uint8Array): DecodedEntry {
+  decode(bytes: Uint8Array, slack = VIEW_SLACK_BYTES): DecodedEntry {
     const envelope = decodeEnvelope(bytes);
     if (envelope.size > this.maxValueBytes) throw new RangeError(`the entry declares ${envelope.size} bytes, above maxValueBytes (${this.maxValueBytes})`);
     const serializer = serializerById(envelope.serializerId, this.serializer);
     if (!serializer) throw new Error(`unknown serializer id ${envelope.serializerId}`);
     const payload = decompress(envelope.payload, envelope.compressionId, envelope.size, this.compression);
-    // A value may view the buffer it was decoded from only when that buffer is this entry's
-    // own (fresh from the store, or inflated): a view into a store's larger reply chunk would
-    // keep the chunk alive as long as the value lives (an L1 copy, a caller's map).
-    const value = ownsBuffer(envelope.compressionId === CompressionId.None ? bytes : payload) ? serializer.decode(payload) : decodeDetached(serializer, payload);
+    // A value may view the buffer it was decoded from (the stored bytes, or the inflated ones)
+    // only when that buffer holds little besides them: a view into a store's reply chunk would
+    // keep the whole chunk alive as long as the value lives (an L1 copy, a caller's map).
+    const source = envelope.compressionId === CompressionId.None ? bytes : payload;
+    const value = source.buffer.byteLength - source.byteLength > slack ? decodeDetached(serializer, payload) : serializer.decode(payload);
     const freshUntil = envelope.createdAt + envelope.freshFor;
     return { value, createdAt: envelope.createdAt, freshUntil, staleUntil: freshUntil + envelope.staleFor, graceMs: envelope.staleFor, tags: envelope.tags };
   }
-}
-
-/** True when `bytes` spans the whole of its buffer: a view of it keeps nothing else alive. */
-function ownsBuffer(bytes: Uint8Array): boolean {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 }
 
 /**

@@ -6,7 +6,8 @@
  * Each small entry is read in the same tick as a large entry the L1 does not keep (larger than
  * its maxBytes), so that both replies arrive in one socket chunk: anything kept that views the
  * small reply (a prefix made with Buffer#slice, a raw payload, a CBOR byte string) would keep
- * the whole chunk alive. Prints one JSON line: the growth in bytes, per tier and value kind.
+ * the whole chunk alive; so would the values a caller keeps, without an L1. Prints one JSON
+ * line: the growth in bytes, per tier (or `caller`) and value kind.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -54,12 +55,15 @@ async function untilServedFromMemory(cache: Cache, probe: string): Promise<void>
 const store = valkeyStore(redisUrl);
 const results: Record<string, number> = {};
 const large = new Uint8Array(LARGE_BYTES).map(() => Math.floor(Math.random() * 256)); // incompressible
-for (const consistency of ['strict', 'tracking'] as const) {
+// 'caller': no L1; the caller keeps every value it got (as a map of its own would).
+for (const consistency of ['strict', 'tracking', 'caller'] as const) {
   for (const [kind, make] of Object.entries(kinds)) {
     const space = `${namespace}-${consistency}-${kind}`;
     const serializer = kind === 'raw' ? 'raw' : 'auto';
     const writer = createCache({ store, namespace: space, serializer, closeStore: false, logger: false });
-    const cache = createCache({ store, namespace: space, serializer, closeStore: false, logger: false, l1: { consistency, maxEntries: 10_000, maxBytes: MAX_BYTES } });
+    const l1 = consistency === 'caller' ? undefined : { consistency, maxEntries: 10_000, maxBytes: MAX_BYTES };
+    const cache = createCache({ store, namespace: space, serializer, closeStore: false, logger: false, l1 });
+    const kept: unknown[] = [];
     for (let i = 0; i < ENTRIES; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => writer.set(`k${i + j}`, make(i + j))));
     await writer.set('large', large);
     if (consistency === 'tracking') await untilServedFromMemory(cache, 'k0');
@@ -67,8 +71,10 @@ for (const consistency of ['strict', 'tracking'] as const) {
     for (let i = 0; i < ENTRIES; i++) {
       const [value] = await Promise.all([cache.get(`k${i}`), cache.get('large')]);
       if (value === undefined) throw new Error(`k${i} was not read back`);
+      if (consistency === 'caller') kept.push(value);
     }
     results[`${consistency} ${kind}`] = (await settled()) - before;
+    if (kept.length !== (consistency === 'caller' ? ENTRIES : 0)) throw new Error('the values were not kept');
     await cache.clear();
     await cache.close();
     await writer.close();
