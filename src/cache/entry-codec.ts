@@ -98,18 +98,19 @@ export class EntryCodec {
 function serialize(key: string, chosen: Serializer, serializer: Serializer, value: unknown): string | Uint8Array {
   // A value the auto serializer found to be plain JSON holds neither (its walk proved it).
   const unstorable = chosen === autoSerializer && serializer === jsonSerializer ? undefined : findUnstorable(value);
-  const refuse = (reason: string, cause?: unknown) =>
-    new TypeError(
-      `cachette: cannot encode the value for key "${key}" with ${chosen === serializer || chosen.name === serializer.name ? chosen.name : `${chosen.name} (${serializer.name} for this value)`}: ${reason}`,
-      { cause },
-    );
-  if (unstorable?.thenable !== undefined) throw refuse(`${unstorable.thenable} is a Promise (or another thenable): was an await forgotten?`);
+  if (unstorable?.thenable !== undefined) throw encodeError(key, chosen, serializer, `${unstorable.thenable} is a Promise (or another thenable): was an await forgotten?`);
   const circular = unstorable?.cycle && `it is circular: ${unstorable.cycle.at} refers back to ${unstorable.cycle.target}`;
   // The built-in serializers (ids 1–4) cannot write a cycle; a custom one may, and is let try.
-  if (circular && serializer.id <= 4) throw refuse(circular);
+  if (circular && serializer.id <= 4) throw encodeError(key, chosen, serializer, circular);
   try {
     return payloadText(serializer, value) ?? serializer.encode(value);
   } catch (cause) {
-    throw refuse(circular ?? (cause instanceof Error ? cause.message : String(cause)), cause);
+    throw encodeError(key, chosen, serializer, circular ?? (cause instanceof Error ? cause.message : String(cause)), cause);
   }
+}
+
+/** The TypeError for a value that cannot be encoded: the key, the serializer chosen (and the one it picked), why. */
+function encodeError(key: string, chosen: Serializer, serializer: Serializer, reason: string, cause?: unknown): TypeError {
+  const named = chosen === serializer || chosen.name === serializer.name ? chosen.name : `${chosen.name} (${serializer.name} for this value)`;
+  return new TypeError(`cachette: cannot encode the value for key "${key}" with ${named}: ${reason}`, { cause });
 }
