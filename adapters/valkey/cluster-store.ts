@@ -131,7 +131,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
    * down fails only the keys of its slots (see {@link route}). Before the first connection is up
    * (and no error was seen), commands queue.
    */
-  protected down(): StoreUnavailableError | undefined {
+  protected unreachable(): StoreUnavailableError | undefined {
     const why = this.#availability.unavailable;
     return why === undefined ? undefined : new StoreUnavailableError(`valkey cluster ${this.address}: ${why}`);
   }
@@ -258,7 +258,7 @@ export class ValkeyClusterStore extends ValkeyStoreBase {
     await Promise.all(masters.map((node) => this.#clearNode(node, pattern)));
   }
 
-  async close(): Promise<void> {
+  protected async closeConnections(): Promise<void> {
     this.#health.close();
     this.client.removeListener('+node', this.#onNode);
     this.client.removeListener('-node', this.#onNodeGone);

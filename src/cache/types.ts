@@ -205,7 +205,9 @@ export interface Cache {
   idle(): Promise<void>;
   /**
    * Waits (within a bound) for background refreshes and writes, stops timers, and closes the
-   * store when this was the last cache over it (unless `closeStore: false`).
+   * store when this was the last cache over it (unless `closeStore: false`). From the moment it
+   * is called, every method that reads, writes or invalidates rejects with a `CacheClosedError`
+   * (`cachette/store`); `stats()`, `health()`, `idle()` and `close()` still answer.
    */
   close(options?: CloseOptions): Promise<void>;
 }
