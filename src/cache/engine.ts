@@ -692,8 +692,8 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   /**
    * What a failed store call becomes: thrown in strict mode, otherwise `fallback` (after
-   * `onMiss`); a {@link StoreClosedError} is thrown, whatever the mode. A failure the guard
-   * did not see (a bug above it, a closed store) is reported here.
+   * `onMiss`); a {@link StoreClosedError} is thrown as it is, whatever the mode, and not
+   * reported. A failure the guard did not see (a bug above it) is reported here.
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
     // A closed store is the caller's mistake, not an outage to hide behind a miss: thrown as it is.
