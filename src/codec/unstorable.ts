@@ -7,14 +7,21 @@
  * - a circular reference: JSON throws, CBOR overflows the stack ("Maximum call stack size
  *   exceeded"), neither says where.
  *
- * One walk over what JSON and CBOR encode (array items, own enumerable properties, Map keys and
- * values, Set items; byte arrays, Dates and other leaves are not entered): it stops at the first
- * thenable, and does not enter an object that is its own ancestor (a cycle), noting the first.
- * Its cost is one visit of each node the serializer will visit anyway. Pure.
+ * A quick walk over what JSON and CBOR encode (array items, enumerable properties, Map keys and
+ * values, Set items; byte arrays, Dates and other leaves are not entered) looks for a thenable,
+ * with no bookkeeping but its depth: it costs a fraction of the encoding it precedes. Only when
+ * it finds one, or goes deeper than a cycle-free value usually does, a second walk tracks the
+ * path and the ancestors: it stops at the first thenable, does not enter an object that is its
+ * own ancestor (a cycle), and notes the first cycle, with where. Pure.
  */
 
 /** Nesting past which the walk stops looking: the serializers refuse, or overflow, there on their own. */
 const MAX_DEPTH = 512;
+/** Nesting past which the quick walk hands over to the one that tracks ancestors: a cycle looks this deep at once. */
+const QUICK_DEPTH = 64;
+const CLEAN = 0;
+const FOUND = 1;
+const DEEP = 2;
 
 /** One step of a path: a property name or an index, or a place in a Map or a Set. */
 type Step = string | number | { readonly in: 'Map key' | 'Map value' | 'Set item'; readonly index: number };
@@ -29,6 +36,7 @@ export interface Unstorable {
 
 /** The thenable and the cycle `value` holds (see the module comment), or undefined when it holds neither. */
 export function findUnstorable(value: unknown): Unstorable | undefined {
+  if (typeof value !== 'object' || value === null || quick(value, 0) === CLEAN) return undefined;
   const walk = new Walk();
   const thenable = walk.visit(value, 0);
   if (thenable) return { thenable: pathOf(walk.steps), cycle: walk.cycle };
@@ -46,7 +54,7 @@ class Walk {
   visit(node: unknown, depth: number): boolean {
     if (typeof node !== 'object' || node === null) return false;
     if (typeof (node as { then?: unknown }).then === 'function') return true;
-    if (depth >= MAX_DEPTH || ArrayBuffer.isView(node) || node instanceof ArrayBuffer || node instanceof Date || node instanceof RegExp) return false;
+    if (depth >= MAX_DEPTH || isLeaf(node)) return false;
     if (this.#onPath.has(node)) {
       this.cycle ??= { at: pathOf(this.steps), target: pathOf(this.steps.slice(0, this.#ancestors.indexOf(node))) };
       return false;
@@ -91,6 +99,53 @@ class Walk {
     this.steps.pop();
     return false;
   }
+}
+
+/**
+ * Whether `node` (an object) holds a thenable ({@link FOUND}), none ({@link CLEAN}), or is too
+ * deep to tell without tracking ancestors ({@link DEEP}). Primitives are skipped before a call.
+ */
+function quick(node: object, depth: number): number {
+  if (depth === QUICK_DEPTH) return DEEP;
+  const next = depth + 1;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === 'object' && item !== null) {
+        const found = quick(item, next);
+        if (found !== CLEAN) return found;
+      }
+    }
+    return CLEAN;
+  }
+  const proto: unknown = Object.getPrototypeOf(node);
+  if (proto === Object.prototype || proto === null) {
+    // A plain object (most nodes): its properties with no array of keys built; a `then`
+    // method among them makes it a thenable.
+    for (const name in node) {
+      const item: unknown = (node as Record<string, unknown>)[name];
+      if (typeof item === 'object' && item !== null) {
+        const found = quick(item, next);
+        if (found !== CLEAN) return found;
+      } else if (name === 'then' && typeof item === 'function') return FOUND;
+    }
+    return CLEAN;
+  }
+  if (typeof (node as { then?: unknown }).then === 'function') return FOUND;
+  if (isLeaf(node)) return CLEAN;
+  const items: Iterable<unknown> = node instanceof Map ? [...node].flat() : node instanceof Set ? node : Object.values(node);
+  for (const item of items) {
+    if (typeof item === 'object' && item !== null) {
+      const found = quick(item, next);
+      if (found !== CLEAN) return found;
+    }
+  }
+  return CLEAN;
+}
+
+/** Objects the serializers write whole, whose insides cannot hold a thenable or a cycle. */
+function isLeaf(node: object): boolean {
+  return node instanceof Date || ArrayBuffer.isView(node) || node instanceof ArrayBuffer || node instanceof RegExp;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
