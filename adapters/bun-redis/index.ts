@@ -8,7 +8,7 @@
  * const cache = createCache({ store: bunRedisStore('redis://127.0.0.1:6379') });
  * ```
  */
-import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
+import { StoreClosedError, StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { ExpireRequest, Store, StoreEntry } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, EXPIRE_ENTRIES_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
@@ -165,14 +165,15 @@ export class BunRedisStore implements Store {
     if (this.#owned) this.client.close(); // A client passed in belongs to its owner.
   }
 
-  /** Runs `command` on an open connection; connected, this adds one property read. */
+  /** Runs `command` on an open connection; connected, this adds two property reads. */
   #run<T>(command: () => Promise<T>): Promise<T> {
+    // Closed: refused whoever owns the client (one passed in may well be connected still).
+    if (this.#closed) return Promise.reject(new StoreClosedError(`bun-redis ${this.address}`));
     if (this.client.connected) return command();
     return this.#connect().then(command);
   }
 
   #connect(): Promise<void> {
-    if (this.#closed) return Promise.reject(new StoreUnavailableError('bun-redis store: the store is closed'));
     if (this.#connecting) return this.#connecting;
     // While the server is away, callers fail at once instead of each waiting for a handshake.
     if (Date.now() < this.#retryAt) return Promise.reject(this.#unreachable(this.#lastError));

@@ -1,3 +1,4 @@
+import { StoreClosedError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';
@@ -79,6 +80,7 @@ export class CloudflareKvStore implements Store {
   readonly compressionThreshold = 32 * 1024;
   readonly #kv: KVNamespaceLike;
   readonly #concurrency: number;
+  #closed = false;
 
   constructor(options: CloudflareKvStoreOptions) {
     checkOptionsObject(options, 'cloudflareKvStore()');
@@ -93,23 +95,28 @@ export class CloudflareKvStore implements Store {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    this.#check();
     return (await this.#read(key)).value;
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    this.#check();
     return mapLimited(keys, this.#concurrency, async (k) => (await this.#read(k)).value);
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+    this.#check();
     await this.#write(key, value, ttlMs === undefined ? undefined : Date.now() + ttlMs);
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
+    this.#check();
     const now = Date.now();
     await mapLimited(entries, this.#concurrency, (e) => this.#write(e.key, e.value, e.ttlMs === undefined ? undefined : now + e.ttlMs));
   }
 
   async delete(keys: readonly string[]): Promise<number> {
+    this.#check();
     // KV's delete does not say whether the key existed: read first to count. Not atomic, like
     // everything on KV; the count is what this location saw.
     const existed = await mapLimited(keys, this.#concurrency, async (key) => {
@@ -121,6 +128,7 @@ export class CloudflareKvStore implements Store {
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    this.#check();
     // Read-modify-write: see the class comment for why this is acceptable only for generations.
     const { value, expiresAt } = await this.#read(key);
     const next = (value ? parseCounter(value, key) : 0) + by;
@@ -132,6 +140,7 @@ export class CloudflareKvStore implements Store {
   }
 
   async clear(prefix: string): Promise<void> {
+    this.#check();
     // Listing is eventually consistent too: keys written elsewhere in the last minute may survive.
     let cursor: string | undefined;
     do {
@@ -141,8 +150,13 @@ export class CloudflareKvStore implements Store {
     } while (cursor);
   }
 
+  /** The binding belongs to the Worker: nothing to release; every later call rejects with a StoreClosedError. */
   async close(): Promise<void> {
-    // The binding belongs to the Worker: there is nothing to release.
+    this.#closed = true;
+  }
+
+  #check(): void {
+    if (this.#closed) throw new StoreClosedError(this.name);
   }
 
   async #read(key: string): Promise<{ value: Uint8Array | undefined; expiresAt: number | undefined }> {

@@ -1,4 +1,4 @@
-import { StoreRefusedError } from '../../src/store/errors.ts';
+import { StoreClosedError, StoreRefusedError } from '../../src/store/errors.ts';
 import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
@@ -37,6 +37,7 @@ export class MemoryStore implements Store {
   readonly maxBytes: number;
   #map = new Map<string, Slot>();
   #bytes = 0;
+  #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     checkOptionsObject(options, 'memoryStore()');
@@ -58,20 +59,24 @@ export class MemoryStore implements Store {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    this.#check();
     return this.#read(key, Date.now());
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
+    this.#check();
     return this.#readMany(keys);
   }
 
   /** {@link get} without the promise: every call of this store takes effect when it is made. */
   getSync(key: string): Uint8Array | undefined {
+    this.#check();
     return this.#read(key, Date.now());
   }
 
   /** {@link getMany} without the promise. */
   getManySync(keys: readonly string[]): Array<Uint8Array | undefined> {
+    this.#check();
     return this.#readMany(keys);
   }
 
@@ -83,10 +88,12 @@ export class MemoryStore implements Store {
   }
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
+    this.#check();
     this.#write(key, value, ttlMs, Date.now());
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
+    this.#check();
     const now = Date.now();
     let refused: StoreRefusedError | undefined;
     for (const entry of entries) {
@@ -102,6 +109,7 @@ export class MemoryStore implements Store {
   }
 
   async delete(keys: readonly string[]): Promise<number> {
+    this.#check();
     const now = Date.now();
     let existed = 0;
     for (const key of keys) {
@@ -113,6 +121,7 @@ export class MemoryStore implements Store {
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    this.#check();
     const now = Date.now();
     const slot = this.#live(key, now);
     const next = (slot ? parseCounter(slot.value, key) : 0) + by;
@@ -124,6 +133,7 @@ export class MemoryStore implements Store {
   }
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
+    this.#check();
     const now = Date.now();
     if (this.#live(key, now)) return false;
     this.#write(key, value, ttlMs, now);
@@ -131,6 +141,7 @@ export class MemoryStore implements Store {
   }
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
+    this.#check();
     const slot = this.#live(key, Date.now());
     if (!slot || !sameBytes(slot.value, expected)) return false;
     this.#drop(key);
@@ -138,15 +149,18 @@ export class MemoryStore implements Store {
   }
 
   async clear(prefix: string): Promise<void> {
+    this.#check();
     for (const key of [...this.#map.keys()]) if (key.startsWith(prefix)) this.#drop(key);
   }
 
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    this.#check();
     return this.#readGenerations(read);
   }
 
   /** {@link readWithGenerations} without the promise. */
   readWithGenerationsSync(read: GenerationRead): GenerationReadResult {
+    this.#check();
     return this.#readGenerations(read);
   }
 
@@ -156,17 +170,26 @@ export class MemoryStore implements Store {
   }
 
   async writeGenerations(write: GenerationWrite): Promise<void> {
+    this.#check();
     const now = Date.now();
     writeGenerationsIn(this.#cells(now), write, now);
   }
 
   async expireEntries(request: ExpireRequest): Promise<number> {
+    this.#check();
     return expireEntriesIn(this.#cells(Date.now()), request);
   }
 
+  /** Drops every entry; every later call rejects with a {@link StoreClosedError} (close() again does nothing). */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#map.clear();
     this.#bytes = 0;
+  }
+
+  /** Throws once the store is closed: a closed store answering would hide the caller's mistake. */
+  #check(): void {
+    if (this.#closed) throw new StoreClosedError(this.name);
   }
 
   /** This store's entries as generation-cells.ts sees them; everything runs in one synchronous step. */

@@ -3,8 +3,8 @@
  * binding's own error as `cause`, whatever binding raised it.
  */
 
-/** What went wrong, named after SQLite's primary result codes (plus CLOSED for a closed store). */
-export type SqliteErrorCode = 'BUSY' | 'LOCKED' | 'CORRUPT' | 'NOTADB' | 'FULL' | 'IOERR' | 'CANTOPEN' | 'READONLY' | 'PERM' | 'FOREIGN' | 'TOONEW' | 'CLOSED' | 'ERROR';
+/** What went wrong, named after SQLite's primary result codes (a closed store throws StoreClosedError instead, as every store does). */
+export type SqliteErrorCode = 'BUSY' | 'LOCKED' | 'CORRUPT' | 'NOTADB' | 'FULL' | 'IOERR' | 'CANTOPEN' | 'READONLY' | 'PERM' | 'FOREIGN' | 'TOONEW' | 'ERROR';
 
 /** An error of the SQLite store; the cache turns it into a miss (or a failed write) and an error event. */
 export class SqliteStoreError extends Error {

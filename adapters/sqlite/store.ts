@@ -1,4 +1,4 @@
-import { StoreBusyError } from '../../src/store/errors.ts';
+import { StoreBusyError, StoreClosedError } from '../../src/store/errors.ts';
 import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
@@ -477,7 +477,7 @@ export class SqliteStore implements Store {
    */
   #spill(key: string, value: Uint8Array, ttlMs: number | undefined): string | undefined {
     if (value.length < this.fileThreshold || value.length + key.length > this.maxBytes || (ttlMs !== undefined && !(ttlMs > 0))) return undefined;
-    if (this.#closed) throw new SqliteStoreError('CLOSED', this.path, 'the store is closed');
+    if (this.#closed) throw new StoreClosedError(`sqlite store (${this.path})`);
     return this.#files.write(value);
   }
 
@@ -652,7 +652,7 @@ export class SqliteStore implements Store {
   /** The statements of the open connection, opening it (again) first if it is not open. */
   #statements(): Statements {
     if (this.#s) return this.#s;
-    if (this.#closed) throw new SqliteStoreError('CLOSED', this.path, 'the store is closed');
+    if (this.#closed) throw new StoreClosedError(`sqlite store (${this.path})`);
     if (Date.now() < this.#nextOpenAt) throw this.#openError;
     this.#tryOpen();
     if (!this.#s) throw this.#openError;

@@ -192,9 +192,12 @@ export class UpstashStore implements Store {
 
   /**
    * Nothing to release: the store holds no socket or timer of its own (the runtime's fetch
-   * owns its connection pool), and a client passed in belongs to its owner.
+   * owns its connection pool), and a client passed in belongs to its owner. Every later call
+   * rejects with a StoreClosedError.
    */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.#wire.close(this.address === undefined ? 'upstash' : `upstash ${this.address}`);
+  }
 }
 
 const nothing = (): void => undefined;

@@ -9,7 +9,7 @@
  * server that forgot them (restart, SCRIPT FLUSH) answers NOSCRIPT, and that call is sent again
  * as EVAL.
  */
-import { StoreRefusedError } from '../../src/store/errors.ts';
+import { StoreClosedError, StoreRefusedError } from '../../src/store/errors.ts';
 import { STORE_HOPS, TickFlush } from '../../src/store/tick-flush.ts';
 import { HEALTH_REPLIES } from '../shared/redis-protocol.ts';
 import type { RestCommand, Sender, SentCommand } from './commands.ts';
@@ -42,6 +42,8 @@ export class TickPipeline {
     STORE_HOPS,
   );
   readonly #scripts = new Map<string, ScriptState>();
+  /** Once {@link close} was called: the store's name, for the error every later call gets. */
+  #closedStore: string | undefined;
 
   /**
    * @param sender sends a request's commands (commands.ts).
@@ -57,6 +59,7 @@ export class TickPipeline {
    * replies. The request failing rejects every call it carried.
    */
   send<T>(commands: readonly RestCommand[], read: (replies: readonly RestReply[]) => T): Promise<T> {
+    if (this.#closedStore !== undefined) return Promise.reject(new StoreClosedError(this.#closedStore));
     if (commands.length === 0) {
       try {
         return Promise.resolve(read([]));
@@ -70,6 +73,11 @@ export class TickPipeline {
       if (this.#queue.length === 0) this.#tick.schedule();
       this.#queue.push(call);
     });
+  }
+
+  /** Refuses every later call with a {@link StoreClosedError} naming `store`; calls already queued still leave. */
+  close(store: string): void {
+    this.#closedStore = store;
   }
 
   /** One command whose error reply rejects the call; resolves with its result. */

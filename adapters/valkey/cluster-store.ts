@@ -147,7 +147,7 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
    * down fails only the keys of its slots (see {@link route}). Before the first connection is up
    * (and no error was seen), commands queue.
    */
-  protected down(): StoreUnavailableError | undefined {
+  protected unreachable(): StoreUnavailableError | undefined {
     const why = this.#availability.unavailable;
     return why === undefined ? undefined : new StoreUnavailableError(`valkey cluster ${this.address}: ${why}`);
   }
@@ -280,7 +280,7 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
     await Promise.all(masters.map((node) => this.#clearNode(node, pattern)));
   }
 
-  async close(): Promise<void> {
+  protected async closeConnections(): Promise<void> {
     this.#health.close();
     this.#cluster.removeListener('+node', this.#onNode);
     this.#cluster.removeListener('-node', this.#onNodeGone);

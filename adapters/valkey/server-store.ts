@@ -119,7 +119,7 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
   }
 
   /** Fails at once while the connection is known to be down: a dead store is a miss in microseconds. */
-  protected down(): StoreUnavailableError | undefined {
+  protected unreachable(): StoreUnavailableError | undefined {
     const why = this.#link.unavailable();
     return why === undefined ? undefined : new StoreUnavailableError(`valkey ${this.address}: ${why}`);
   }
@@ -254,7 +254,7 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     return this.#tracking.add(listener);
   }
 
-  async close(): Promise<void> {
+  protected async closeConnections(): Promise<void> {
     await this.#tracking?.stop();
     const extra = this.#extraClient;
     if (extra) await extra.quit().catch(() => extra.disconnect());

@@ -5,11 +5,11 @@
  * into the channel of the server that holds its keys, every channel is flushed once (one socket
  * write per server), and the replies fill the round's result slots as they arrive.
  *
- * A subclass says where a key lives ({@link route}), whether the store is known to be down
- * ({@link down}), how runs of reads and writes become commands (one server takes one MGET for
+ * A subclass says where a key lives ({@link route}), whether the store is known to be
+ * unreachable ({@link unreachable}), how runs of reads and writes become commands (one server takes one MGET for
  * a whole run; a cluster needs one per slot), and how to flush.
  */
-import type { StoreUnavailableError } from '../../src/store/errors.ts';
+import { StoreClosedError, type StoreError, type StoreUnavailableError } from '../../src/store/errors.ts';
 import { runEnd, runKind, type DeleteOp, type IncrOp } from '../../src/store/op-runs.ts';
 import type { ExpireRequest, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
@@ -38,8 +38,11 @@ export abstract class ValkeyStoreBase implements Store {
   /** Names the store in the errors it makes ("valkey 127.0.0.1:6379"). */
   protected abstract get where(): string;
 
-  /** Why every call must fail at once (the store is known to be unreachable), or undefined. */
-  protected abstract down(): StoreUnavailableError | undefined;
+  /** Why every call must fail at once because the server is known to be unreachable, or undefined. */
+  protected abstract unreachable(): StoreUnavailableError | undefined;
+
+  /** Closes the connections the store opened (close() calls it once). */
+  protected abstract closeConnections(): Promise<void>;
 
   /** The route of `key`'s commands, or why its server is known to be down. */
   protected abstract route(key: string): Route | StoreUnavailableError;
@@ -56,7 +59,19 @@ export abstract class ValkeyStoreBase implements Store {
   /** Writes everything encoded during the call, one write per server. */
   protected abstract flush(): void;
 
-  abstract close(): Promise<void>;
+  /** Set by the first close(): from then on every call fails with a {@link StoreClosedError}. */
+  #closing: Promise<void> | undefined;
+
+  /** Closes the connections; every call after it rejects with a {@link StoreClosedError}, never as an unreachable server. */
+  close(): Promise<void> {
+    this.#closing ??= this.closeConnections();
+    return this.#closing;
+  }
+
+  /** Why every call must fail at once: the store is closed, or its server known to be unreachable; else undefined. */
+  protected down(): StoreError | undefined {
+    return this.#closing === undefined ? this.unreachable() : new StoreClosedError(this.where);
+  }
 
   get(key: string): Promise<Uint8Array | undefined> {
     return this.#send([{ kind: 'get', key }], true);

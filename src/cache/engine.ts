@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage, StoreBusyError } from '../store/errors.ts';
+import { CacheClosedError, CircuitOpenError, errorMessage, StoreBusyError, StoreClosedError } from '../store/errors.ts';
 import type { TagGeneration } from '../codec/envelope.ts';
 import type { StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
@@ -96,8 +96,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#guard = path.guard;
     this.lockTimeoutMs = options.lockTimeoutMs;
     const prefix = options.keyPrefix;
-    const remote = new RemoteReads(this.#path, prefix, this);
     const copies = options.l1 && new L1Copies(options.l1.maxEntries, options.l1.maxBytes);
+    // What an L1 keeps is decoded into values that view nothing beyond their entry's bytes.
+    const remote = new RemoteReads(this.#path, prefix, copies ? { decode: (key, bytes) => this.#decode(key, bytes, 0), outdated: (key, tags) => this.outdated(key, tags) } : this);
     if (!copies) this.#tier = new SingleTier(remote);
     else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
     this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
@@ -115,6 +116,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     // The hot path: one promise chain, no async frame; none at all on a store that answers synchronously.
     let full: string;
     try {
+      this.#open('get', key);
       full = this.#full(key);
     } catch (error) {
       return Promise.reject(error);
@@ -150,6 +152,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
     let fulls: string[];
     try {
+      this.#open('getMany', keys);
       fulls = keys.map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
@@ -190,6 +193,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let lifetimes: Lifetimes;
     let tags: readonly string[];
     try {
+      this.#open('set', key);
       full = this.#full(key);
       if (options !== undefined) checkSetOptions(options, 'set', key);
       lifetimes = this.#lifetimes(options);
@@ -236,6 +240,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>): Promise<boolean> {
+    this.#open('setMany', undefined);
     // Everything is validated before anything is encoded or sent.
     const prepared = entries.map((entry) => {
       checkSetManyEntry(entry, 'setMany', entry?.key);
@@ -297,6 +302,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     let full: string;
     let ttlMs: number | undefined;
     try {
+      this.#open('incr', key);
       if (!Number.isSafeInteger(by)) throw new TypeError(`cachette: incr("${key}") needs a safe integer step, got ${by}`);
       full = this.#full(key);
       if (options !== undefined) checkIncrOptions(options, 'incr', key);
@@ -316,6 +322,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async has(key: string): Promise<boolean> {
+    this.#open('has', key);
     const full = this.#full(key);
     let found: TaggedLookup<unknown> | undefined;
     if (this.lookupNow) {
@@ -333,6 +340,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     // Every argument is checked before the store is read or the factory runs.
     let request: FillRequest<T>;
     try {
+      this.#open('getOrSet', key);
       if (typeof factory !== 'function') throw new TypeError(`cachette: getOrSet("${key}") needs a factory function`);
       const full = this.#full(key);
       if (options !== undefined) checkGetOrSetOptions(options, 'getOrSet', key);
@@ -346,6 +354,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   getOrSetMany<T>(keys: readonly string[], factory: BatchFactory<T>, options?: GetOrSetOptions<T>): Promise<T[]> {
     let requests: Array<FillRequest<T>>;
     try {
+      this.#open('getOrSetMany', keys);
       requests = getOrSetManyRequests(keys, factory, options, (key) => this.#full(key), this.#lifetimes(options), this.#timing() ? performance.now() : 0);
     } catch (error) {
       return Promise.reject(error);
@@ -354,7 +363,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   invalidateTags(tags: readonly string[], options?: InvalidateOptions): Promise<boolean> {
-    return this.#fences.invalidate(tags, options);
+    return this.#whenOpen('invalidateTags', tags, () => this.#fences.invalidate(tags, options));
   }
 
   expire(keys: string | readonly string[]): Promise<number> {
@@ -364,6 +373,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   inspect(key: string): Promise<EntryInspection> {
     let full: string;
     try {
+      this.#open('inspect', key);
       full = this.#full(key);
     } catch (error) {
       return Promise.reject(error);
@@ -372,11 +382,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   beginWrite(tags: readonly string[]): Promise<WriteFence> {
-    return this.#fences.begin(tags);
+    return this.#whenOpen('beginWrite', tags, () => this.#fences.begin(tags));
   }
 
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T> {
-    return this.#fences.mutate(tags, fn);
+    return this.#whenOpen('mutate', tags, () => this.#fences.mutate(tags, fn));
   }
 
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {
@@ -384,6 +394,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   }
 
   async clear(): Promise<void> {
+    this.#open('clear', undefined);
     if (!this.#path.clear) throw new TypeError(`cachette: the "${this.#options.store.name}" store cannot clear by prefix`);
     const prefix = this.#options.keyPrefix;
     this.#tier.cleared();
@@ -464,12 +475,10 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
         this.counters.bytesWritten += size;
       },
       (error: unknown) =>
-        this.#fallback(
+        this.#backgroundFailure(
           error,
           'setMany',
           entries.map((entry) => entry.key),
-          undefined,
-          undefined,
         ),
     );
   }
@@ -548,7 +557,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       () => {
         this.counters.bytesWritten += bytes.length;
       },
-      (error: unknown) => this.#fallback(error, 'set', full, undefined, undefined),
+      (error: unknown) => this.#backgroundFailure(error, 'set', full),
     );
     return written;
   }
@@ -595,6 +604,25 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     return this.events.listens('hit') || this.events.listens('miss');
   }
 
+  /**
+   * Throws a {@link CacheClosedError} once close() was called: a closed cache takes no more
+   * calls (it would otherwise answer from a store it may have closed, or write to one nobody
+   * closes). Background work started before close() goes on through the engine's own paths.
+   */
+  #open(method: string, subject: string | readonly unknown[] | undefined): void {
+    if (this.#closed !== undefined) throw new CacheClosedError(`${method}(${subject === undefined ? '' : JSON.stringify(subject)})`);
+  }
+
+  /** `call()` once {@link #open} passes, its throw as a rejection. */
+  #whenOpen<T>(method: string, subject: readonly string[], call: () => Promise<T>): Promise<T> {
+    try {
+      this.#open(method, subject);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return call();
+  }
+
   #full(key: string): string {
     if (typeof key !== 'string' || key.length === 0) throw new TypeError(`cachette: a key must be a non-empty string, got ${JSON.stringify(key)}`);
     return entryKey(this.#options.keyPrefix, key);
@@ -607,6 +635,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
   #counted(keys: string | readonly string[], operation: string, send: (fulls: string[]) => Promise<number>): Promise<number> {
     let fulls: string[];
     try {
+      this.#open(operation, keys);
       fulls = (typeof keys === 'string' ? [keys] : keys).map((key) => this.#full(key));
     } catch (error) {
       return Promise.reject(error);
@@ -633,11 +662,12 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     }
   }
 
-  #decode(key: string, bytes: Uint8Array | undefined): DecodedEntry | undefined {
+  /** Decodes `bytes` (see EntryCodec.decode for `slack`), counting it; an unreadable entry is counted as corrupt. */
+  #decode(key: string, bytes: Uint8Array | undefined, slack?: number): DecodedEntry | undefined {
     if (bytes === undefined) return undefined;
     this.counters.bytesRead += bytes.length;
     try {
-      const entry = this.#codec.decode(bytes);
+      const entry = this.#codec.decode(bytes, slack);
       const { value, version } = versionOf(entry.value);
       if (version !== undefined) {
         entry.value = value;
@@ -662,13 +692,25 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
 
   /**
    * What a failed store call becomes: thrown in strict mode, otherwise `fallback` (after
-   * `onMiss`). A failure the guard did not see (a bug above it) is reported here.
+   * `onMiss`); a {@link StoreClosedError} is thrown as it is, whatever the mode, and not
+   * reported. A failure the guard did not see (a bug above it) is reported here.
    */
   #fallback<F>(error: unknown, operation: string, keys: string | readonly string[], onMiss: (() => void) | undefined, fallback: F): F {
+    // A closed store is the caller's mistake, not an outage to hide behind a miss: thrown as it is.
+    if (error instanceof StoreClosedError) throw error;
     this.#report(error, operation, keys);
     if (this.#options.strict) throw strictStoreError(error, this.#options.store, operation);
     onMiss?.();
     return fallback;
+  }
+
+  /**
+   * A failed write that no caller waits for (a fill's store write): the {@link #fallback},
+   * except that a closed store is reported (an `error` event) instead of thrown at nobody.
+   */
+  #backgroundFailure(error: unknown, operation: string, keys: string | readonly string[]): void {
+    if (error instanceof StoreClosedError) this.#report(error, operation, keys);
+    else this.#fallback(error, operation, keys, undefined, undefined);
   }
 
   /** Reports a failure the guard did not see (a bug above it, or a layer's own error), and never one skipped by the breaker. */

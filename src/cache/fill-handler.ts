@@ -57,7 +57,7 @@ export interface FillHost {
   now(): number;
   /** `refreshAhead` of calls that set none (undefined: none). */
   readonly refreshAhead: number | undefined;
-  /** `graceBackoff` of calls that set none, in ms (0: none). */
+  /** `graceBackoff` of calls that set none, in ms (0: retried on every call). */
   readonly graceBackoffMs: number;
   /** Aborted when the cache closes: every running factory's `ctx.signal` follows it. */
   readonly closing: AbortSignal;

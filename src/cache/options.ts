@@ -77,7 +77,11 @@ export interface CacheOptions {
    * longer than `grace` (see `staleIfError` in the getOrSet options). Default: none.
    */
   staleIfError?: Duration;
-  /** After a factory failed for a key, how often at most it is retried while stale values are served. Default 0 (on every call). */
+  /**
+   * After a factory failed for a key, how often at most it is retried while a value can still
+   * be served (stale, stale-if-error, or fresh with refresh-ahead). Default 5 s (0: tried on
+   * every call).
+   */
   graceBackoff?: Duration;
   /** Per store call timeout; a late answer is a miss. Default 1000 ms (none for a `local` store); `Infinity` disables. */
   timeout?: Duration;
@@ -196,6 +200,15 @@ const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
  */
 export const DEFAULT_FACTORY_TIMEOUT_MS = 10_000;
 
+/**
+ * The default `graceBackoff`. Not 0: refresh-ahead, grace and stale-if-error each start a
+ * background refresh on a call after the previous one failed, so a source that is down would
+ * be called back to back on every hit of every hot key (hundreds of calls a second per key and
+ * process) while stale values hide the outage. Five seconds turns that into one try per key and
+ * process every 5 s, and a source that recovers is seen within 5 s.
+ */
+export const DEFAULT_GRACE_BACKOFF_MS = 5000;
+
 /** Validates options, throwing a TypeError or RangeError that names the bad one. */
 export function resolveOptions(options: CacheOptions): ResolvedOptions {
   if (!options || typeof options !== 'object') throw new TypeError('createCache needs an options object with a store');
@@ -256,7 +269,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     ttlMs,
     graceMs,
     staleIfErrorMs,
-    graceBackoffMs: toMs(options.graceBackoff ?? 0, 'graceBackoff'),
+    graceBackoffMs: toMs(options.graceBackoff ?? DEFAULT_GRACE_BACKOFF_MS, 'graceBackoff'),
     refreshAhead: options.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, 'createCache'),
     timeoutMs,
     strict: options.strict ?? false,

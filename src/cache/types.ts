@@ -55,8 +55,9 @@ export interface GetOrSetOptions<T = unknown> extends SetOptions {
   staleIfError?: Duration;
   /**
    * After the factory failed for a key, it is tried again at most this often for that key while
-   * stale (or stale-if-error) values are served (each one a `staleOnError`), instead of on every
-   * call. Default: the cache's `graceBackoff`, else 0 (retried on every call past the ttl).
+   * stale (or stale-if-error) values are served (each one a `staleOnError`) and fresh ones are
+   * not refreshed ahead, instead of on every call. Default: the cache's `graceBackoff` (5 s
+   * unless set; 0: tried on every call).
    */
   graceBackoff?: Duration;
 }
@@ -204,7 +205,9 @@ export interface Cache {
   idle(): Promise<void>;
   /**
    * Waits (within a bound) for background refreshes and writes, stops timers, and closes the
-   * store when this was the last cache over it (unless `closeStore: false`).
+   * store when this was the last cache over it (unless `closeStore: false`). From the moment it
+   * is called, every method that reads, writes or invalidates rejects with a `CacheClosedError`
+   * (`cachette/store`); `stats()`, `health()`, `idle()` and `close()` still answer.
    */
   close(options?: CloseOptions): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { toMs } from '../util/duration.ts';
 import { checkKnownOptions } from '../util/known-options.ts';
 import { sha256Hex } from '../util/sha256.ts';
 import { encodeArguments } from './argument-key.ts';
-import { GET_OR_SET_OPTIONS } from './call-options.ts';
+import { GET_OR_SET_OPTIONS, ttlHint } from './call-options.ts';
 import { fillBehaviour } from './fill/fill-request.ts';
 import type { AnyFunction, Cache, FactoryContext, GetOrSetOptions, WrapOptions, WrappedFunction } from './types.ts';
 
@@ -34,7 +34,10 @@ export interface ResolvedWrap<A extends unknown[], This> {
 
 /** Validates wrap options, throwing a TypeError or RangeError that names the bad one. */
 export function resolveWrapOptions<A extends unknown[], This>(where: string, label: string | undefined, options: WrapOptions<A, This> | undefined): ResolvedWrap<A, This> {
-  if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError(`cachette: ${where}: options must be an object`);
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    const meant = ttlHint(options);
+    throw new TypeError(`cachette: ${where}: options must be an object${meant ? `, got ${JSON.stringify(options)}; ${meant}` : ''}`);
+  }
   if (options !== undefined) checkKnownOptions(options, WRAP_OPTIONS, `cachette: ${where}`);
   const { key, name, tags, ...callOptions } = options ?? {};
   const { ttl, grace } = callOptions;

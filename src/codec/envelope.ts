@@ -242,7 +242,8 @@ export function staledEnvelope(bytes: Uint8Array, now: number): StaledEnvelope |
   const freshFor = readFloat64(bytes, 11);
   const staleFor = readFloat64(bytes, 19);
   if (!Number.isFinite(createdAt) || !(freshFor >= 0) || !(staleFor >= 0) || !(now < createdAt + freshFor)) return undefined;
-  const staled = bytes.slice();
+  // A copy whatever `bytes` is: Buffer#slice would be a view, and the rewrite would change the store's bytes.
+  const staled = new Uint8Array(bytes);
   const since = Math.min(createdAt, now);
   writeFloat64(staled, 3, since);
   writeFloat64(staled, 11, now - since);

@@ -13,7 +13,11 @@ export interface Serializer {
   readonly name: string;
   /** Encodes a value; throws when the value cannot be represented. */
   encode(value: unknown): Uint8Array;
-  /** Decodes bytes produced by `encode`. */
+  /**
+   * Decodes bytes produced by `encode`. The bytes may be a view into a larger buffer (a store's
+   * reply): a decoded value must not keep a view of them, or it keeps that buffer alive (copy
+   * what it keeps, as the built-in serializers do).
+   */
   decode(bytes: Uint8Array): unknown;
 }
 
@@ -23,6 +27,10 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 // it whenever mapsAsObjects is on) and come back as Maps. Unlike cbor-x's records, nothing is
 // defined per message, so encoding and decoding are cheaper and every entry stands alone.
 const cborEncoder = new Encoder({ useRecords: false, mapsAsObjects: true });
+
+// The same format, decoded into values that copy their byte strings and typed arrays out of
+// the input instead of viewing it (see decodeDetached).
+const cborCopyingDecoder = new Encoder({ useRecords: false, mapsAsObjects: true, copyBuffers: true });
 
 /** CBOR via cbor-x: Dates, Maps, Sets, typed arrays and BigInt survive the round trip. */
 export const cborSerializer: Serializer = {
@@ -135,6 +143,20 @@ function isPlainJson(value: unknown, depth: number): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * `serializer.decode(bytes)` into a value that keeps no view of `bytes`, for bytes that are a
+ * view into a larger buffer (a store's reply chunk, a pooled slab): a value that kept such a
+ * view would keep the whole buffer alive for as long as it lives (an L1 copy, a caller's own
+ * map), uncounted. The built-in serializers copy what they would otherwise view (CBOR's byte
+ * strings and typed arrays, raw bytes); JSON and strings keep nothing of their input. A custom
+ * serializer is called as it is: its `decode` must copy what it keeps (see {@link Serializer}).
+ */
+export function decodeDetached(serializer: Serializer, bytes: Uint8Array): unknown {
+  if (serializer === cborSerializer || serializer === autoSerializer) return cborCopyingDecoder.decode(bytes);
+  if (serializer === rawBytesSerializer) return new Uint8Array(bytes);
+  return serializer.decode(bytes);
 }
 
 /** Names accepted by the `serializer` option. */

@@ -38,6 +38,37 @@ export class StoreBusyError extends StoreError {
   override name = 'StoreBusyError';
 }
 
+/**
+ * A call on a store after its `close()`: the caller's mistake, not the store's state. Every
+ * adapter rejects every call it gets once closed with this error (the contract suite checks
+ * it), and the cache passes it to its caller as it is: it is no sign that the store is
+ * unreachable (no breaker counts it, no "unreachable" line is logged) and no miss.
+ */
+export class StoreClosedError extends StoreError {
+  override readonly code: string = 'E_STORE_CLOSED';
+  override name = 'StoreClosedError';
+
+  /** `store` names the store as its other errors do ("memory", "valkey 127.0.0.1:6379"). */
+  constructor(store: string, message = `${store}: the store is closed (its close() was called); open a new one to make more calls`) {
+    super(message);
+  }
+}
+
+/**
+ * A call on a cache after its `close()` (or while it closes): every method that reads, writes
+ * or invalidates rejects with it, whether or not the cache closed its store. A
+ * {@link StoreClosedError}, so that one check covers a closed cache and a closed store.
+ */
+export class CacheClosedError extends StoreClosedError {
+  override readonly code = 'E_CACHE_CLOSED';
+  override name = 'CacheClosedError';
+
+  /** `method` names the call, as the cache's other errors do (`get("user:42")`). */
+  constructor(method: string) {
+    super('cachette', `cachette: ${method}: the cache is closed (its close() was called); create a new cache to make more calls`);
+  }
+}
+
 /** A store call that did not answer within the cache's `timeout`. */
 export class StoreTimeoutError extends StoreError {
   override readonly code = 'E_STORE_TIMEOUT';

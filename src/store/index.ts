@@ -24,6 +24,6 @@ export type {
   TagState,
   Tracking,
 } from './types.ts';
-export { CircuitOpenError, StoreBusyError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './errors.ts';
+export { CacheClosedError, CircuitOpenError, StoreBusyError, StoreClosedError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './errors.ts';
 export { readKeyCount, readKeys, runEnd, runKind, spreadReads, writeEntries } from './op-runs.ts';
 export type { DeleteOp, IncrOp, RunEntries, RunKind } from './op-runs.ts';

@@ -28,13 +28,16 @@ export function checkOptionsObject(options: unknown, where: string, what = 'opti
  * A check for options passed on every call (getOrSet's, set's), as `check(options, method,
  * subject)`: the names are looked up in a Set with no array or closure built, so that a call
  * with valid options pays a few nanoseconds; the message (`cachette: getOrSet("user:42"):
- * unknown option "ttL" (did you mean "ttl"?)`) is built only for an unknown name.
+ * unknown option "ttL" (did you mean "ttl"?)`) is built only for an unknown name. `hint` may
+ * say what was probably meant by options that are no object (a bare ttl: `{ ttl }`).
  */
-export function callOptionsCheck(known: readonly string[]): (options: unknown, method: string, subject: string) => void {
+export function callOptionsCheck(known: readonly string[], hint?: (options: unknown) => string | undefined): (options: unknown, method: string, subject: string) => void {
   const names = new Set(known);
   return (options, method, subject) => {
-    if (typeof options !== 'object' || options === null)
-      throw new TypeError(`cachette: ${method}(${JSON.stringify(subject)}): options must be an object, got ${options === null ? 'null' : typeof options}`);
+    if (typeof options !== 'object' || options === null) {
+      const meant = hint?.(options);
+      throw new TypeError(`cachette: ${method}(${JSON.stringify(subject)}): options must be an object, got ${options === null ? 'null' : typeof options}${meant ? `; ${meant}` : ''}`);
+    }
     for (const name in options) {
       if (!names.has(name)) throw unknownOption(name, known, `cachette: ${method}(${JSON.stringify(subject)})`);
     }

@@ -3,11 +3,12 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { sqliteStore, SqliteStoreError } from '../../adapters/sqlite/index.ts';
+import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { APPLICATION_ID, SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
 import { CLEAR_BATCH } from '../../adapters/sqlite/statements.ts';
 import { EVICTION_SAMPLE } from '../../adapters/sqlite/store.ts';
 import { createCache } from '../../src/index.ts';
+import { StoreClosedError } from '../../src/store/errors.ts';
 import { bytes, text } from '../support/suite-api.ts';
 import { removeDir, tempDir, tempSqliteStore } from './sqlite-temp.ts';
 
@@ -101,10 +102,7 @@ describe('the writes of a tick', () => {
     assert.equal(text(store.getSync('k')), 'now');
     assert.equal(store.getSync('absent'), undefined);
     await store.close();
-    assert.throws(
-      () => store.getSync('k'),
-      (e: unknown) => e instanceof SqliteStoreError && e.code === 'CLOSED',
-    );
+    assert.throws(() => store.getSync('k'), StoreClosedError);
   });
 });
 

@@ -8,6 +8,7 @@ import { sqliteStore, SqliteStoreError, type SqliteStore } from '../../adapters/
 import { SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
 import { SWEEP_EVERY } from '../../adapters/sqlite/store.ts';
 import { createCache, type Cache } from '../../src/index.ts';
+import { StoreClosedError } from '../../src/store/errors.ts';
 import { mustRunAll } from '../support/redis-env.ts';
 import { bytes, sleep, text } from '../support/suite-api.ts';
 import { removeDir, tempDir, tempSqliteStore } from './sqlite-temp.ts';
@@ -330,11 +331,11 @@ describe('failure: a miss or a failed write plus an error, never a crash', () =>
     }
   });
 
-  it('a closed store rejects every call with CLOSED; close twice is fine', async () => {
+  it('a closed store rejects every call with a StoreClosedError; close twice is fine', async () => {
     const store = tempSqliteStore();
     await store.close();
     await store.close();
-    await assert.rejects(store.get('k'), (e: unknown) => e instanceof SqliteStoreError && e.code === 'CLOSED');
-    await assert.rejects(store.set('k', bytes('v')), (e: unknown) => e instanceof SqliteStoreError && e.code === 'CLOSED');
+    await assert.rejects(store.get('k'), StoreClosedError);
+    await assert.rejects(store.set('k', bytes('v')), StoreClosedError);
   });
 });

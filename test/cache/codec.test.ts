@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, MAGIC, VERSION } from '../../src/codec/envelope.ts';
+import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, MAGIC, staledEnvelope, VERSION } from '../../src/codec/envelope.ts';
 import { createCache, ValueTooLargeError } from '../../src/index.ts';
 import { utf8BytesAfter } from '../../src/util/bytes.ts';
 
@@ -20,6 +20,14 @@ describe('entry envelope', () => {
     expect(bytes[0]).toBe(MAGIC);
     expect(bytes[1]).toBe(VERSION);
     expect(decodeEnvelope(bytes)).toEqual({ ...env, size: 3, stamp: expect.any(Number) });
+  });
+
+  it('staledEnvelope rewrites a copy, never the bytes it was given (a Buffer included, whose slice is a view)', () => {
+    const stored = Buffer.from(encodeEnvelope({ ...base, createdAt: 1000, freshFor: 60_000, tags: [] }));
+    const before = Buffer.from(stored);
+    const staled = staledEnvelope(stored, 2000);
+    expect(decodeEnvelope(staled!.bytes)).toMatchObject({ createdAt: 1000, freshFor: 1000 });
+    expect(stored.equals(before)).toBe(true);
   });
 
   it('stamps every write differently, so two writes of one millisecond are told apart', () => {

@@ -138,6 +138,49 @@ describe('graceBackoff', () => {
     await cache.close();
   });
 
+  it.each([
+    ['grace', { ttl: 1000, grace: 600_000 }, 2000],
+    ['stale-if-error', { ttl: 1000, staleIfError: 600_000 }, 5000],
+    ['refresh-ahead', { ttl: 600_000, refreshAhead: 0.5 }, 400_000],
+  ] as const)('by default, a failing source is called once per 5 s per key while %s serves a value, not on every call', async (_, options, past) => {
+    const { cache, clock } = setup();
+    await cache.getOrSet('k', () => 'v1', options);
+    await cache.idle();
+    clock.advance(past);
+    let calls = 0;
+    const failing = () => {
+      calls++;
+      return down();
+    };
+    // Back-to-back calls, each after the previous background refresh has failed.
+    for (let i = 0; i < 50; i++) {
+      expect(await cache.getOrSet('k', failing, options)).toBe('v1');
+      await cache.idle();
+    }
+    expect(calls).toBe(1);
+    clock.advance(4999);
+    for (let i = 0; i < 10; i++) expect(await cache.getOrSet('k', failing, options)).toBe('v1');
+    await cache.idle();
+    expect(calls).toBe(1);
+    clock.advance(1); // 5 s after the failure: one more try
+    expect(await cache.getOrSet('k', failing, options)).toBe('v1');
+    await cache.idle();
+    expect(calls).toBe(2);
+    await cache.close();
+    // graceBackoff: 0 tries on every call.
+    const eager = setup({ graceBackoff: 0 });
+    await eager.cache.getOrSet('k', () => 'v1', options);
+    await eager.cache.idle();
+    eager.clock.advance(past);
+    calls = 0;
+    for (let i = 0; i < 5; i++) {
+      expect(await eager.cache.getOrSet('k', failing, options)).toBe('v1');
+      await eager.cache.idle();
+    }
+    expect(calls).toBe(5);
+    await eager.cache.close();
+  });
+
   it('refuses a graceBackoff that is not a duration', async () => {
     const { cache } = setup();
     await expect(cache.getOrSet('k', () => 1, { graceBackoff: 'soon' } as never)).rejects.toThrow('graceBackoff');

@@ -104,6 +104,33 @@ describe('what the documentation says the cache does', () => {
     await cache.close();
   });
 
+  it('graceBackoff defaults to 5 s: a failing source is tried once per 5 s per key while a value is served', async () => {
+    const text = page('docs/cache.md');
+    assert.match(text, /`staleIfError`, `graceBackoff` \(default 5 s\)/);
+    assert.match(text, /Default 5 s: a source that is\s+down is called once per key and process every 5 s/);
+    let now = 1_000_000;
+    const cache = createCache({ store: countingStore(), ttl: 1000, grace: '1h', clock: { now: () => now }, logger: false });
+    await cache.getOrSet('k', () => 'v1');
+    await cache.idle();
+    let tries = 0;
+    const down = async (): Promise<string> => {
+      tries++;
+      throw new Error('down');
+    };
+    now += 2000; // stale: served, and one refresh, which fails
+    const at = (ms: number) => {
+      now += ms;
+      return cache.getOrSet('k', down).then(() => cache.idle());
+    };
+    await at(0);
+    assert.equal(tries, 1);
+    await at(4999);
+    assert.equal(tries, 1, 'not retried within 5 s');
+    await at(1);
+    assert.equal(tries, 2, 'retried 5 s after the failure');
+    await cache.close();
+  });
+
   it("payloads are compressed from the store's threshold: 32 KiB over TCP and KV, 1 KiB over HTTP, never in memory", async () => {
     assert.match(
       page('docs/cache.md'),

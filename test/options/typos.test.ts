@@ -47,6 +47,27 @@ describe('per-call options of the cache', () => {
     await assert.rejects(cache.set('k', 1, 'one minute' as never), /cachette: set\("k"\): options must be an object, got string/);
   });
 
+  it("a bare ttl given as the options (cache-manager's habit) is told to pass { ttl }", async () => {
+    await assert.rejects(cache.set('k', 1, 30000 as never), {
+      name: 'TypeError',
+      message: 'cachette: set("k"): options must be an object, got number; to give a ttl, pass { ttl: 30000 }',
+    });
+    await assert.rejects(cache.set('k', 1, '30s' as never), { message: 'cachette: set("k"): options must be an object, got string; to give a ttl, pass { ttl: "30s" }' });
+    await assert.rejects(
+      cache.getOrSet('k', () => 1, 60_000 as never),
+      { message: /getOrSet\("k"\): options must be an object, got number; to give a ttl, pass \{ ttl: 60000 \}$/ },
+    );
+    await assert.rejects(
+      cache.getOrSetMany(['k'], () => [1], '1m' as never),
+      { message: /to give a ttl, pass \{ ttl: "1m" \}$/ },
+    );
+    await assert.rejects(cache.incr('n', 1, 5000 as never), { message: /incr\("n"\): options must be an object, got number; to give a ttl, pass \{ ttl: 5000 \}$/ });
+    assert.throws(() => cache.wrap(async function load() {}, 30000 as never), { message: 'cachette: cache.wrap(): options must be an object, got 30000; to give a ttl, pass { ttl: 30000 }' });
+    // What is no duration gets no such hint.
+    await assert.rejects(cache.set('k', 1, 'one minute' as never), { message: 'cachette: set("k"): options must be an object, got string' });
+    await assert.rejects(cache.set('k', 1, -5 as never), { message: 'cachette: set("k"): options must be an object, got number' });
+  });
+
   it('takes every option it documents', async () => {
     assert.equal(await cache.getOrSet('g', () => 1, { ttl: '1m', grace: '1m', tags: ['t'] }), 1);
     assert.equal(await cache.set('s', 1, { ttl: 1000, grace: 0, tags: [] }), true);

@@ -78,6 +78,18 @@ export class Breaker {
     this.onChange(change);
   }
 
+  /**
+   * Records a call that says nothing about the store's health (it was closed: see
+   * StoreClosedError): nothing changes, except that a probe it was lets the next call through
+   * as a probe at once, so that the breaker never waits for a verdict that will not come.
+   */
+  inconclusive(): void {
+    if (this.#state === PROBING) {
+      this.#state = OPEN;
+      this.#openUntil = 0;
+    }
+  }
+
   /** Records a call that failed because of the store's health (not one the store refused on its merits). */
   failure(cause: string): void {
     const now = this.clock.now();

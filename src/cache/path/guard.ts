@@ -1,4 +1,4 @@
-import { CircuitOpenError, errorMessage, StoreBusyError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
+import { CircuitOpenError, errorMessage, StoreBusyError, StoreClosedError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
 import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
@@ -327,8 +327,17 @@ export class GuardLayer extends StoreLayer {
     });
   }
 
-  /** Counts a failed call against the health of its kind (unless refused on its merits) and reports it once. */
+  /**
+   * Counts a failed call against the health of its kind (unless refused on its merits) and
+   * reports it once. A call on a closed store is neither: the store is not unreachable, its
+   * caller used it after close(), and the engine passes the error on as it is.
+   */
   #report(breaker: Breaker | readonly Breaker[], operation: string, keys: string | readonly string[] | (() => readonly string[]), error: unknown): void {
+    if (error instanceof StoreClosedError) {
+      if (breaker instanceof Breaker) breaker.inconclusive();
+      else for (const each of breaker) each.inconclusive();
+      return;
+    }
     if (error instanceof StoreRefusedError) succeed(breaker);
     else {
       const cause = errorMessage(error);

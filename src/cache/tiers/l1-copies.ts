@@ -20,6 +20,9 @@ export const VERSION_PREFIX_BYTES = 36;
  * The L1 tier's memory: decoded entries by full key, least recently used first out, bounded by
  * entries and by bytes (an entry's stored size stands in for its decoded size, which JavaScript
  * cannot measure). An index from tag to keys lets a tag invalidation evict what records it.
+ * Nothing kept here is a view into a store's reply (the prefix is copied; the decoded value
+ * keeps no view of a buffer larger than its entry, see EntryCodec.decode), so the bound holds
+ * for the memory really retained.
  */
 export class L1Copies {
   readonly #copies = new Map<string, L1Copy>();
@@ -55,8 +58,9 @@ export class L1Copies {
     this.delete(full);
     const size = bytes.length + full.length * 2;
     if (size > this.maxBytes || bytes.length < VERSION_PREFIX_BYTES) return;
-    // A copy of the prefix: `bytes` may be a view into a larger buffer the store reuses.
-    this.#copies.set(full, { entry, prefix: bytes.slice(0, VERSION_PREFIX_BYTES), size });
+    // A copy of the prefix in a buffer of its own: `bytes` may be a view into a store's reply
+    // chunk, which a view kept here would hold alive, uncounted (Buffer#slice is such a view).
+    this.#copies.set(full, { entry, prefix: new Uint8Array(bytes.subarray(0, VERSION_PREFIX_BYTES)), size });
     this.#bytes += size;
     for (const { tag } of entry.tags) {
       let keys = this.#byTag.get(tag);

@@ -24,8 +24,15 @@ export class TrackingTier implements Tier, InvalidationListener {
   /** Counts invalidations; a read notes it when issued. */
   #seq = 0;
   #flushedAt = 0;
-  /** While reads are in flight: the last invalidation of each key they might depend on. */
+  /**
+   * While reads are in flight: the last invalidation of each key they might depend on. Emptied
+   * when no read is in flight, and bounded for when reads always overlap (a busy process may
+   * never have none in flight): past {@link MAX_REMEMBERED} keys it is emptied too, and the reads
+   * in flight then keep no copy (see {@link #forgottenAt}).
+   */
   readonly #invalidatedAt = new Map<string, number>();
+  /** The invalidation at which {@link #invalidatedAt} was last emptied while reads were in flight: those reads may have missed one. */
+  #forgottenAt = 0;
   #inFlight = 0;
   readonly #prefix: string;
 
@@ -37,6 +44,11 @@ export class TrackingTier implements Tier, InvalidationListener {
   ) {
     this.#prefix = prefix;
     this.#tracking = store.track!(this);
+  }
+
+  /** Invalidations remembered for the reads in flight (bounded by {@link MAX_REMEMBERED}). */
+  get remembered(): number {
+    return this.#invalidatedAt.size;
   }
 
   /** True while copies may be served (the store delivers invalidations). */
@@ -106,7 +118,13 @@ export class TrackingTier implements Tier, InvalidationListener {
   invalidated(keys: readonly string[]): void {
     const seq = ++this.#seq;
     for (const key of keys) {
-      if (this.#inFlight > 0) this.#invalidatedAt.set(key, seq);
+      if (this.#inFlight > 0) {
+        if (this.#invalidatedAt.size >= MAX_REMEMBERED) {
+          this.#invalidatedAt.clear();
+          this.#forgottenAt = seq;
+        }
+        this.#invalidatedAt.set(key, seq);
+      }
       this.copies.delete(key);
       // A generation counter of this cache: every copy recording the tag goes.
       const tag = tagOfGenerationKey(this.#prefix, key);
@@ -124,8 +142,15 @@ export class TrackingTier implements Tier, InvalidationListener {
   }
 
   #changedSince(issued: number, full: string, counters: readonly string[]): boolean {
-    if (this.#flushedAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return true;
+    if (this.#flushedAt > issued || this.#forgottenAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return true;
     for (const counter of counters) if ((this.#invalidatedAt.get(counter) ?? 0) > issued) return true;
     return false;
   }
 }
+
+/**
+ * Keys whose invalidation is remembered for the reads in flight, at most: 10,000 keys is about a
+ * megabyte of strings. Past it they are forgotten at once, which costs only copies (the reads in
+ * flight then are not kept), never a stale one.
+ */
+const MAX_REMEMBERED = 10_000;

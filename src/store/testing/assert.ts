@@ -36,6 +36,18 @@ export async function rejects(promise: Promise<unknown>, message = 'expected the
   throw new ContractAssertionError(`${message}: it resolved ${show(outcome)}`);
 }
 
+/** Fails unless `promise` rejects with an error that `check` accepts. */
+export async function rejectsWith(promise: Promise<unknown>, check: (error: unknown) => boolean, message: string): Promise<void> {
+  let outcome: unknown;
+  try {
+    outcome = await promise;
+  } catch (error) {
+    if (check(error)) return;
+    throw new ContractAssertionError(`${message}: it rejected with ${error instanceof Error ? `${error.name}: ${error.message}` : show(error)}`);
+  }
+  throw new ContractAssertionError(`${message}: it resolved ${show(outcome)}`);
+}
+
 /** True when two byte arrays hold the same bytes. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

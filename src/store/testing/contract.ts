@@ -5,15 +5,20 @@
  * {@link SuiteApi}); keys carry a per-run prefix, so parallel files sharing one server never
  * collide.
  */
-import type { Store } from '../types.ts';
-import { deepEqual, equal, ok, rejects, sameBytes } from './assert.ts';
+import { StoreClosedError } from '../errors.ts';
+import type { Store, StoreOp } from '../types.ts';
+import { deepEqual, equal, ok, rejects, rejectsWith, sameBytes } from './assert.ts';
 import { bytes, sleep, text, type SuiteApi } from './suite-api.ts';
 
 /** The store under test (of type `S`, so that additional tests see its own API), and how the suite treats it. */
 export interface ContractTarget<S extends Store = Store> {
   /** Shown in the test titles. */
   name: string;
-  /** Opens the store; called once, before the suite's first test. The suite closes it after its last. */
+  /**
+   * Opens the store; called once, before the suite's first test. The suite's last test closes
+   * it (and checks that every call then rejects with a StoreClosedError); when that test does
+   * not run, the suite closes it after its last.
+   */
   open(): Promise<S> | S;
   /** Smallest TTL the store honours, in ms (Workers KV: 60 s); the expiry tests wait a multiple of it. Default 300. */
   minTtlMs?: number;
@@ -51,6 +56,7 @@ export interface StoreTestContext<S extends Store = Store> {
 export function describeStoreContract<S extends Store>(runner: SuiteApi, target: ContractTarget<S>): void {
   runner.describe(`store contract: ${target.name}`, () => {
     let store: S;
+    let closed = false;
     const run = `contract:${target.name}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}:`;
     const k = (name: string) => run + name;
     // Long enough that a loaded CI machine never sees a value expire between two calls.
@@ -61,7 +67,7 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
     });
     runner.afterAll(async () => {
       // A store that failed to open has nothing to clear or close; its error is the suite's.
-      if (store === undefined) return;
+      if (store === undefined || closed) return;
       await store.clear?.(run);
       await store.close();
     });
@@ -385,6 +391,47 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       key: k,
       ttlMs: ttl,
       runner,
+    });
+
+    // Last, after the store's own tests: it closes the suite's store.
+    runner.it('after close(), every call rejects with a StoreClosedError (not as an unreachable store), and close() again resolves', async () => {
+      await store.clear?.(run);
+      await store.close();
+      closed = true;
+      const key = k('after-close');
+      const value = bytes('v');
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['get', () => store.get(key)],
+        ['getMany', () => store.getMany([key])],
+        ['set', () => store.set(key, value)],
+        ['setMany', () => store.setMany([{ key, value }])],
+        ['delete', () => store.delete([key])],
+        ['incr', () => store.incr(key, 1)],
+      ];
+      const op: StoreOp = { kind: 'get', key };
+      const tag = tagOf('after-close');
+      if (store.pipeline) calls.push(['pipeline', () => store.pipeline!([op])]);
+      if (store.add) calls.push(['add', () => store.add!(key, value)]);
+      if (store.compareAndDelete) calls.push(['compareAndDelete', () => store.compareAndDelete!(key, value)]);
+      if (store.clear) calls.push(['clear', () => store.clear!(key)]);
+      if (store.readWithGenerations) calls.push(['readWithGenerations', () => store.readWithGenerations!({ keys: [key], tags: [tag], epoch: EPOCH })]);
+      if (store.writeGenerations) calls.push(['writeGenerations', () => store.writeGenerations!({ action: 'bump', tags: [tag], epoch: EPOCH })]);
+      if (store.expireEntries) calls.push(['expireEntries', () => store.expireEntries!({ keys: [key], now: 0 })]);
+      if (store.getSync) {
+        calls.push(['getSync', async () => store.getSync!(key)]);
+        calls.push(['getManySync', async () => store.getManySync!([key])]);
+        calls.push(['readWithGenerationsSync', async () => store.readWithGenerationsSync!({ keys: [key], tags: [tag], epoch: EPOCH })]);
+      }
+      for (const [name, call] of calls) {
+        let promise: Promise<unknown>;
+        try {
+          promise = call();
+        } catch (error) {
+          promise = Promise.reject(error);
+        }
+        await rejectsWith(promise, (error) => error instanceof StoreClosedError, `${name} after close()`);
+      }
+      await store.close();
     });
   });
 }
