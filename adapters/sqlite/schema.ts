@@ -67,7 +67,8 @@ PRAGMA user_version = ${SCHEMA_VERSION};
 `;
 
 /**
- * The value files reserved and not yet named by a row, with their bytes in the totals. Added to
+ * The value files reserved and not yet named by a row, with their bytes in the totals: a few
+ * rows per process, in one B-tree keyed by the name (one page a commit touches). Added to
  * layout 2 in place (a cachette that predates it ignores the table and never reserves): created
  * whenever a store opens a file that lacks it.
  */
@@ -76,12 +77,15 @@ CREATE TABLE IF NOT EXISTS cachette_pending (
   file TEXT PRIMARY KEY NOT NULL,  -- the value file's name
   size INTEGER NOT NULL,           -- bytes counted in the totals while it is reserved
   until INTEGER NOT NULL           -- ms since the epoch (this machine's clock): past it, an orphan
-);
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS cachette_pending_insert AFTER INSERT ON cachette_pending BEGIN
   UPDATE cachette_totals SET bytes = bytes + NEW.size WHERE id = 0;
 END;
 CREATE TRIGGER IF NOT EXISTS cachette_pending_delete AFTER DELETE ON cachette_pending BEGIN
   UPDATE cachette_totals SET bytes = bytes - OLD.size WHERE id = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS cachette_pending_resize AFTER UPDATE OF size ON cachette_pending WHEN OLD.size <> NEW.size BEGIN
+  UPDATE cachette_totals SET bytes = bytes + NEW.size - OLD.size WHERE id = 0;
 END;
 `;
 

@@ -9,7 +9,7 @@ import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from 
 import { Hand, isOver, type Bounds, type Totals } from './hand.ts';
 import { keyHash, splitKeySeed, type KeySeed } from './key-hash.ts';
 import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions, type SqliteSynchronous } from './options.ts';
-import { ORPHANS_PER_SWEEP, PENDING_GRACE_MS, PendingFiles } from './pending-files.ts';
+import { ORPHANS_PER_SWEEP, PENDING_GRACE_MS, Reservations, type PendingFile } from './pending-files.ts';
 import { PendingUses } from './pending-uses.ts';
 import { retryWhileBusy } from './retry.ts';
 import { rollbackQuietly, SchemaMismatch, setupSchema } from './schema.ts';
@@ -75,6 +75,7 @@ export class SqliteStore implements Store {
   readonly valuesDir: string;
   readonly #bounds: Bounds;
   readonly #files: ValueFiles;
+  readonly #reservations: Reservations;
   readonly #writes: TickWrites;
   readonly #hand: Hand;
   /** Hits waiting to be written (least-recently/frequently-used only). */
@@ -110,6 +111,7 @@ export class SqliteStore implements Store {
     this.fileThreshold = o.fileThreshold;
     this.#bounds = { maxEntries: o.maxEntries, maxBytes: o.maxBytes };
     this.#files = new ValueFiles(o.path);
+    this.#reservations = new Reservations(this.#files);
     this.valuesDir = this.#files.dir;
     this.#hand = new Hand(o.policy);
     this.#uses = o.policy === 'least-recently-stored' ? undefined : new PendingUses();
@@ -344,12 +346,13 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#writes.drain();
-    if (this.#uses?.waiting && this.#s) {
-      // Hits not yet written: once more, quietly (a locked file only loses them).
+    if ((this.#uses?.waiting || this.#reservations.holding) && this.#s) {
+      // Hits not yet written and spare reservations: once more, quietly (a locked file only
+      // loses the hits, and leaves the reservations to run out for a sweep to collect).
       try {
-        this.#writeTransaction(() => undefined);
+        this.#writeTransaction(() => this.#reservations.releaseAll(this.#s!));
       } catch {
-        // They only made entries look more used.
+        // They only made entries look more used, and keep counting a little longer.
       }
     }
     this.#closed = true;
@@ -463,29 +466,51 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * A write whose `values` (undefined: kept inline) go to files of their own: reserved in a
-   * transaction of their own, written, then named by the rows `body` writes in another
-   * (pending-files.ts). Runs alone, in order with the other writes; retried while busy.
+   * A write whose `values` (undefined: kept inline) go to files of their own, each under a
+   * reserved name (pending-files.ts), then named by the rows `body` writes. With a spare
+   * reservation for each, the files are written now and the rows fold with the tick's other
+   * writes; otherwise the write runs alone, after a short transaction that reserves the names.
    */
   #withFiles<T>(values: ReadonlyArray<Uint8Array | undefined>, body: (now: number, files: ReadonlyArray<string | undefined>) => T): Promise<T> {
-    const pending = new PendingFiles(this.#files, values);
-    const alone = (): T => {
-      if (!pending.reserved) {
-        // Counted at once: the totals include them, and the maintenance due makes room for them.
-        this.#transaction(true, (now) => (this.#budgetBytes -= pending.reserve(this.#statements(), now + this.timeoutMs + PENDING_GRACE_MS)));
-        pending.markReserved();
-      }
-      pending.write();
-      const result = this.#transaction(true, (now) => body(now, pending.take(this.#statements())));
-      pending.markCommitted();
-      const hostile = this.#takeHostile();
-      if (hostile) throw hostile;
-      return result;
+    const now = Date.now();
+    const files = values.map((value) => (value === undefined ? undefined : this.#reservations.take(value.length, now)));
+    let written = 0;
+    const write = () => {
+      for (; written < files.length; written++) if (files[written]) this.#files.write(files[written]!.name, values[written]!);
     };
-    return this.#writes.submit({ alone }).catch((error: unknown) => {
-      pending.abandon(() => this.#transaction(true, () => pending.release(this.#statements())));
+    const within = (at: number) => body(at, this.#namesOf(files, at));
+    const abandon = (error: unknown): never => {
+      this.#reservations.abandon(files);
       throw error;
-    });
+    };
+    if (files.every((file, i) => file !== undefined || values[i] === undefined)) {
+      try {
+        write();
+      } catch (error) {
+        this.#reservations.abandon(files);
+        return Promise.reject(error);
+      }
+      return this.#writes.submit({ alone: () => this.#writeTransaction(within), within }).catch(abandon);
+    }
+    let needed = false;
+    const alone = (): T => {
+      if (!needed) for (let i = 0; i < values.length; i++) if (values[i] !== undefined && files[i] === undefined) this.#reservations.need(values[i]!.length);
+      needed = true;
+      if (files.some((file, i) => file === undefined && values[i] !== undefined)) {
+        this.#transaction(true, () => undefined);
+        const at = Date.now();
+        for (let i = 0; i < values.length; i++) if (values[i] !== undefined) files[i] ??= this.#reservations.take(values[i]!.length, at);
+      }
+      write();
+      return this.#writeTransaction(within);
+    };
+    return this.#writes.submit({ alone }).catch(abandon);
+  }
+
+  /** Inside the rows' transaction: the name of each file, undefined for one whose reservation was collected meanwhile (its value is stored inline). */
+  #namesOf(files: ReadonlyArray<PendingFile | undefined>, now: number): Array<string | undefined> {
+    const s = this.#statements();
+    return files.map((file) => file && this.#reservations.name(file, s, now, now + this.timeoutMs + PENDING_GRACE_MS));
   }
 
   /**
@@ -608,6 +633,8 @@ export class SqliteStore implements Store {
    */
   #maintain(s: Statements, now: number): void {
     this.#uses?.writeWith(s.touch);
+    // Counted at once: the totals include them, and what follows makes room for them.
+    this.#budgetBytes -= this.#reservations.maintain(s, now, now + this.timeoutMs + PENDING_GRACE_MS);
     const sweep = this.#writesToSweep <= 0;
     let claim = this.#claimDue;
     if (sweep || this.#budgetBytes < 0 || this.#budgetEntries < 0) {
@@ -657,10 +684,12 @@ export class SqliteStore implements Store {
       const result = body(now);
       if (write) this.#maintain(s, now);
       s.commit.run();
+      if (write) this.#reservations.committed();
       return result;
     } catch (error) {
       rollbackQuietly(this.#db!);
       this.#hostile = [];
+      if (write) this.#reservations.rolledBack();
       throw error;
     } finally {
       this.#inTransaction = false;
