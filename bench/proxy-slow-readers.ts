@@ -1,20 +1,27 @@
 /**
- * Memory of the caching proxy while clients that never read hold large hits (issue 23, item 9):
- * a 7 MiB response is cached, then 40 raw sockets ask for it and read nothing. On a store that
- * is not in process memory every hit decodes its own copy of the body, so each such client
- * used to keep a copy alive (40 × 7 MiB). The proxy runs in this process; the origin and
- * redis-server run in their own. Reported: the peak RSS while the clients arrive (each hit
- * still decodes a copy, garbage once it is shared, until the collector runs) and the RSS the
+ * Memory of the caching proxy while clients that never read hold large hits (issue 23, item 9;
+ * issue 27, item 12): a 7 MiB response is cached, then raw sockets ask for it and read nothing.
+ * On a store that is not in process memory each hit that reads the store on its own decodes its
+ * own copy of the body: garbage once it is found equal to the copy already held, but all alive
+ * at once when the hits come together (their reads fold into one MGET that brings a copy per
+ * hit), which concurrent lookups of one entry sharing one read (src/http/shared-reads.ts)
+ * removes. The proxy runs in this process; the origin and redis-server run in their own.
+ * Reported: the peak RSS while the clients arrive (VmHWM on Linux, else sampled every 20 ms),
+ * the RSS a second after the last one arrived (what an outside observer sees), the RSS the
  * stalled clients keep after a full collection, what they cost for as long as they stay, with
- * the live ArrayBuffer bytes among it (RSS also keeps what the allocator does not give back)
- * and the proxy's own account (`held()`). Every case runs in a fresh process, so that one case's
- * high-water mark does not hide the next one's. Loopback only, bounded in bytes and time: the
- * stalled sockets are dropped after a few seconds.
+ * the live ArrayBuffer bytes among it (RSS also keeps what the allocator does not give back),
+ * how many clients got a hit (a store read that timed out is a miss served by the origin, which
+ * hides the copies), and the proxy's own account (`held()`). Every case runs in a fresh process,
+ * so that one case's high-water mark does not hide the next one's. Loopback only, bounded in
+ * bytes and time: the stalled sockets are dropped after a few seconds.
  *
- *   npx tsx bench/proxy-slow-readers.ts            # memory store, one URL; valkey store, one URL, then 40 URLs
- *   npx tsx bench/proxy-slow-readers.ts --quick    # valkey store, one URL
+ *   npx tsx bench/proxy-slow-readers.ts                   # memory store, one URL; valkey store, one URL, then 40 URLs
+ *   npx tsx bench/proxy-slow-readers.ts --quick           # valkey store, one URL
+ *   npx tsx bench/proxy-slow-readers.ts --clients 300     # as many clients (the distinct-URL case cycles over 40 URLs)
+ *   npx tsx bench/proxy-slow-readers.ts --together        # every client at once instead of one every 25 ms
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { memoryStore } from '../adapters/memory/index.ts';
@@ -24,9 +31,14 @@ import type { Store } from '../src/store/types.ts';
 import { startOwnedRedis } from './support/owned-redis.ts';
 
 const quick = process.argv.includes('--quick');
+const together = process.argv.includes('--together');
 const MIB = 1024 * 1024;
 const BODY_BYTES = 7 * MIB;
-const CLIENTS = 40;
+const clientsArg = process.argv.indexOf('--clients');
+const CLIENTS = clientsArg === -1 ? 40 : Number(process.argv[clientsArg + 1]);
+if (!(Number.isInteger(CLIENTS) && CLIENTS > 0)) throw new Error('bench/proxy-slow-readers.ts: --clients takes a positive integer');
+// The distinct-URL case asks for at most this many URLs (in turn), so that the store holds 40 bodies, not one per client.
+const DISTINCT_URLS = 40;
 const HOLD_MS = 1000;
 const STAGGER_MS = 25;
 const ARRIVAL_LIMIT_MS = 10_000;
@@ -53,21 +65,48 @@ async function readWhole(url: string): Promise<number> {
   return (await (await fetch(url)).arrayBuffer()).byteLength;
 }
 
+/** A client that asked and reads nothing more, and whether its answer was a cache hit (undefined: no answer began in time). */
+interface Stalled {
+  socket: Socket;
+  hit: boolean | undefined;
+}
+
 /**
  * A raw client that sends a GET (for the URL the cache was filled under) and then reads
- * nothing: what arrives stays in the kernel and a 16 KiB buffer. Resolves once the first bytes
- * of the answer arrived (the proxy has begun writing it), or after ARRIVAL_LIMIT_MS.
+ * nothing but the first bytes that arrive (the head, to see whether it was a hit): the rest
+ * stays in the kernel and a 16 KiB buffer. Resolves once the answer began (the proxy has begun
+ * writing it), or after ARRIVAL_LIMIT_MS.
  */
-function stalledClient(port: number, path: string): Promise<Socket> {
+function stalledClient(port: number, path: string): Promise<Stalled> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`));
     socket.on('error', () => {});
-    const timer = setTimeout(() => resolve(socket), ARRIVAL_LIMIT_MS);
+    const timer = setTimeout(() => resolve({ socket, hit: undefined }), ARRIVAL_LIMIT_MS);
     socket.once('readable', () => {
       clearTimeout(timer);
-      resolve(socket);
+      const head = String(socket.read(1024) ?? socket.read() ?? '');
+      resolve({ socket, hit: /^cache-status:[^\r]*; hit/im.test(head) });
     });
   });
+}
+
+/** This process's peak RSS since the last reset (Linux: VmHWM), or undefined where /proc has none. */
+function peakRss(): number | undefined {
+  try {
+    const kib = /VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a new peak (Linux: writing 5 to clear_refs resets VmHWM); elsewhere the sampled peak stands. */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux: the 20 ms samples are the peak.
+  }
 }
 
 /** A full collection, twice (external memory is freed by the second pass), when the process was started with --expose-gc. */
@@ -83,30 +122,37 @@ async function run(storeKind: 'memory' | 'valkey', distinctUrls: boolean): Promi
   const store: Store = redis === undefined ? memoryStore() : valkeyStore(redis.url);
   const proxy = await startProxy({ origin: origin.url, store });
   try {
-    const paths = Array.from({ length: CLIENTS }, (_, i) => (distinctUrls ? `/big/${i}` : '/big/0'));
+    const paths = Array.from({ length: CLIENTS }, (_, i) => (distinctUrls ? `/big/${i % DISTINCT_URLS}` : '/big/0'));
     for (const path of new Set(paths)) if ((await readWhole(proxy.url + path)) !== BODY_BYTES) throw new Error('the origin answered short');
     await proxy.idle();
     collect();
     const { rss: base, arrayBuffers: baseBuffers } = process.memoryUsage();
+    resetPeakRss();
     let peak = base;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    // One after another, as visitors come: requests in the same tick would share one store read.
-    const sockets: Socket[] = [];
-    for (const path of paths) {
-      sockets.push(await stalledClient(proxy.port, path));
-      await new Promise((resolve) => setTimeout(resolve, STAGGER_MS));
+    const clients: Stalled[] = [];
+    if (together) clients.push(...(await Promise.all(paths.map((path) => stalledClient(proxy.port, path)))));
+    else {
+      // One after another, as visitors come.
+      for (const path of paths) {
+        clients.push(await stalledClient(proxy.port, path));
+        await new Promise((resolve) => setTimeout(resolve, STAGGER_MS));
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
     clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
+    const after = process.memoryUsage().rss;
+    peak = Math.max(peak, after, peakRss() ?? 0);
     collect();
     const { rss: kept, arrayBuffers: keptBuffers } = process.memoryUsage();
     // `held` is absent from proxies that predate the bound (a run against an older tree).
     const held = (proxy as Partial<typeof proxy>).held?.();
-    for (const socket of sockets) socket.destroy();
+    for (const { socket } of clients) socket.destroy();
     const mib = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / MIB).toFixed(0)}`;
-    const account = held === undefined ? '' : `; held ${(held.bytes / MIB).toFixed(0)} MiB, ${held.closedConnections} of ${CLIENTS} closed by the proxy`;
-    return `RSS ${(base / MIB).toFixed(0)} MiB, peak ${mib(peak - base)}, kept after GC ${mib(kept - base)} MiB (live buffers ${mib(keptBuffers - baseBuffers)} MiB)${account}`;
+    const hits = clients.filter((client) => client.hit === true).length;
+    const misses = clients.filter((client) => client.hit === false).length;
+    const account = held === undefined ? '' : `; held ${(held.bytes / MIB).toFixed(0)} MiB, ${held.closedConnections} closed by the proxy`;
+    return `RSS ${(base / MIB).toFixed(0)} MiB, peak ${mib(peak - base)}, after ${HOLD_MS / 1000} s ${mib(after - base)}, kept after GC ${mib(kept - base)} MiB (live buffers ${mib(keptBuffers - baseBuffers)} MiB); ${hits} hits, ${misses} served otherwise, ${CLIENTS - hits - misses} unanswered${account}`;
   } finally {
     await proxy.close();
     await store.close();
@@ -124,7 +170,9 @@ const ALL_CASES = [
 const cases = quick ? ALL_CASES.slice(1, 2) : ALL_CASES;
 const only = process.env.SLOW_READERS_CASE;
 if (only === undefined) {
-  console.log(`${CLIENTS} clients that never read, each asking for a cached ${BODY_BYTES / MIB} MiB response (each once its answer began, then ${HOLD_MS / 1000} s more)`);
+  console.log(
+    `${CLIENTS} clients that never read, each asking for a cached ${BODY_BYTES / MIB} MiB response (${together ? 'all at once' : `one every ${STAGGER_MS} ms`}, each once its answer began, then ${HOLD_MS / 1000} s more)`,
+  );
   for (let i = 0; i < cases.length; i++) {
     const output = execFileSync(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
       env: { ...process.env, SLOW_READERS_CASE: String(i) },
@@ -135,5 +183,5 @@ if (only === undefined) {
   }
 } else {
   const [store, distinct] = cases[Number(only)]!;
-  console.log(`  ${store.padEnd(6)} store, ${distinct ? `${CLIENTS} URLs` : 'one URL '}: ${await run(store, distinct)}`);
+  console.log(`  ${store.padEnd(6)} store, ${distinct ? `${Math.min(CLIENTS, DISTINCT_URLS)} URLs` : 'one URL '}: ${await run(store, distinct)}`);
 }

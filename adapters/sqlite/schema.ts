@@ -10,7 +10,12 @@
  * named by the row's `file`; whenever such a row goes or stops naming its file (delete,
  * overwrite, sweep, eviction, clear, by any process), a trigger records the name in
  * `cachette_garbage` (only a name in the form the store writes), and a later write transaction
- * of any process claims the names and removes the files.
+ * of any process claims the names and removes the files. A value file is reserved in
+ * `cachette_pending` (its name, its bytes, and until when its writer may still name it) before
+ * its first byte is written, and the row that names it takes the reservation in the same
+ * transaction: a writer killed in between leaves a reservation, counted in the totals like an
+ * entry, which the sweep of any process collects with its file once that time has passed
+ * (pending-files.ts).
  */
 import type { SqliteConnection } from './binding.ts';
 import { newKeySeed } from './key-hash.ts';
@@ -61,6 +66,29 @@ PRAGMA application_id = ${APPLICATION_ID};
 PRAGMA user_version = ${SCHEMA_VERSION};
 `;
 
+/**
+ * The value files reserved and not yet named by a row, with their bytes in the totals: a few
+ * rows per process, in one B-tree keyed by the name (one page a commit touches). Added to
+ * layout 2 in place (a cachette that predates it ignores the table and never reserves): created
+ * whenever a store opens a file that lacks it.
+ */
+const PENDING = `
+CREATE TABLE IF NOT EXISTS cachette_pending (
+  file TEXT PRIMARY KEY NOT NULL,  -- the value file's name
+  size INTEGER NOT NULL,           -- bytes counted in the totals while it is reserved
+  until INTEGER NOT NULL           -- ms since the epoch (this machine's clock): past it, an orphan
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS cachette_pending_insert AFTER INSERT ON cachette_pending BEGIN
+  UPDATE cachette_totals SET bytes = bytes + NEW.size WHERE id = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS cachette_pending_delete AFTER DELETE ON cachette_pending BEGIN
+  UPDATE cachette_totals SET bytes = bytes - OLD.size WHERE id = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS cachette_pending_resize AFTER UPDATE OF size ON cachette_pending WHEN OLD.size <> NEW.size BEGIN
+  UPDATE cachette_totals SET bytes = bytes + NEW.size - OLD.size WHERE id = 0;
+END;
+`;
+
 // Layout 1 (a TEXT-keyed table with expiry and eviction indexes): its entries are dropped (a
 // cache refills), the names of their value files queued as garbage, so the files go too.
 const FROM_LAYOUT_1 = `
@@ -109,6 +137,7 @@ export function setupSchema(db: SqliteConnection, synchronous: SqliteSynchronous
     const found = checkOwnership(db);
     if (found === 1) db.exec(FROM_LAYOUT_1);
     if (found !== SCHEMA_VERSION) db.exec(create());
+    db.exec(PENDING);
     const seed = Number(db.prepare("SELECT value FROM cachette_settings WHERE name = 'key_seed'").get()?.value);
     if (!(Number.isSafeInteger(seed) && seed >= 0)) throw new SchemaMismatch('CORRUPT', `the file's key seed is ${String(seed)}, not a 53-bit integer`);
     db.exec('COMMIT');

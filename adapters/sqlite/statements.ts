@@ -51,6 +51,14 @@ export class Statements {
   readonly anyGarbage: () => unknown;
   /** () → { file } of every value file no row names any more, claimed by this transaction. */
   readonly claimGarbage: SqliteStatement;
+  /** (file, size, until): reserves a value file before it is written (pending-files.ts). */
+  readonly reserve: SqliteStatement;
+  /** (file): takes a reservation for the row that names the file, or releases it; changes = 1 when it was still there. */
+  readonly unreserve: SqliteStatement;
+  /** (file, size, until, taken file): takes a reservation and makes it another one, in one statement; changes = 1 when it was still there. */
+  readonly renew: SqliteStatement;
+  /** (now, n) → { file } of up to n reservations whose time ran out (their writer died first), removed by this transaction. */
+  readonly collectPending: SqliteStatement;
   /** () → { entries, bytes } of the whole file. */
   readonly totals: SqliteStatement;
   /** (after) → { id, key } of up to CLEAR_BATCH rows after id `after`, in id order. */
@@ -78,6 +86,10 @@ export class Statements {
     this.touch = prepare(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
     this.anyGarbage = db.prepareValue('SELECT 1 FROM cachette_garbage LIMIT 1') as Statements['anyGarbage'];
     this.claimGarbage = prepare('DELETE FROM cachette_garbage RETURNING file');
+    this.reserve = prepare('INSERT INTO cachette_pending (file, size, until) VALUES (?, ?, ?)');
+    this.unreserve = prepare('DELETE FROM cachette_pending WHERE file = ?');
+    this.renew = prepare('UPDATE cachette_pending SET file = ?, size = ?, until = ? WHERE file = ?');
+    this.collectPending = prepare('DELETE FROM cachette_pending WHERE file IN (SELECT file FROM cachette_pending WHERE until <= ? LIMIT ?) RETURNING file');
     this.totals = prepare('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
     this.keysAfter = prepare(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);
     this.begin = prepare('BEGIN');

@@ -9,6 +9,7 @@ import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from 
 import { Hand, isOver, type Bounds, type Totals } from './hand.ts';
 import { keyHash, splitKeySeed, type KeySeed } from './key-hash.ts';
 import { resolveOptions, type EvictionPolicy, type SqliteStoreOptions, type SqliteSynchronous } from './options.ts';
+import { ORPHANS_PER_SWEEP, PENDING_GRACE_MS, Reservations, type PendingFile } from './pending-files.ts';
 import { PendingUses } from './pending-uses.ts';
 import { retryWhileBusy } from './retry.ts';
 import { rollbackQuietly, SchemaMismatch, setupSchema } from './schema.ts';
@@ -41,6 +42,7 @@ const HEADROOM_SHARE = 16;
 const OWN_FILES_MAX = 16_384;
 
 const EMPTY = new Uint8Array(0);
+const NO_FILES: ReadonlyArray<string | undefined> = [];
 // Settled promises shared by every lone write that succeeds at once: nothing to allocate.
 const DONE: Promise<undefined> = Promise.resolve(undefined);
 const ZERO: Promise<number> = Promise.resolve(0);
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
   readonly valuesDir: string;
   readonly #bounds: Bounds;
   readonly #files: ValueFiles;
+  readonly #reservations: Reservations;
   readonly #writes: TickWrites;
   readonly #hand: Hand;
   /** Hits waiting to be written (least-recently/frequently-used only). */
@@ -108,6 +111,7 @@ export class SqliteStore implements Store {
     this.fileThreshold = o.fileThreshold;
     this.#bounds = { maxEntries: o.maxEntries, maxBytes: o.maxBytes };
     this.#files = new ValueFiles(o.path);
+    this.#reservations = new Reservations(this.#files);
     this.valuesDir = this.#files.dir;
     this.#hand = new Hand(o.policy);
     this.#uses = o.policy === 'least-recently-stored' ? undefined : new PendingUses();
@@ -169,15 +173,10 @@ export class SqliteStore implements Store {
   }
 
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
-    // A large value is written to its own file before the transaction, so the write lock is
-    // never held during that I/O; the row that names it publishes it whole.
-    let file: string | undefined;
-    try {
-      file = this.#spill(key, value, ttlMs);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (file === undefined && this.#writes.mayLead()) {
+    // A large value goes to its own file, reserved and written before the row's transaction
+    // (pending-files.ts); the row that names it publishes it whole.
+    if (this.#spills(key, value, ttlMs)) return this.#withFiles([value], (now, [file]) => this.#put(this.#id(key), key, value, ttlMs, now, file));
+    if (this.#writes.mayLead()) {
       // The lone set of a tick: one statement, no closure, and a promise shared by every such call.
       try {
         this.#setAlone(key, value, ttlMs);
@@ -186,28 +185,18 @@ export class SqliteStore implements Store {
         return this.#writes.recover(error, () => this.#setAlone(key, value, ttlMs));
       }
     }
-    const written = this.#writes.submit<undefined>({
-      alone: () => this.#setAlone(key, value, ttlMs, file),
-      within: (now) => this.#put(this.#id(key), key, value, ttlMs, now, file),
-    });
-    if (file === undefined) return written;
-    return written.catch((error: unknown) => {
-      this.#files.remove(file);
-      throw error;
+    return this.#writes.submit<undefined>({
+      alone: () => this.#setAlone(key, value, ttlMs),
+      within: (now) => this.#put(this.#id(key), key, value, ttlMs, now),
     });
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const files: Array<string | undefined> = [];
-    const within = (now: number) => this.#putAll(entries, now, files);
-    try {
-      for (const e of entries) files.push(this.#spill(e.key, e.value, e.ttlMs));
-      await this.#writes.submit<void>({ alone: () => this.#writeTransaction(within), within });
-    } catch (error) {
-      for (const file of files) if (file) this.#files.remove(file);
-      throw error;
-    }
+    const spilled = entries.map((e) => (this.#spills(e.key, e.value, e.ttlMs) ? e.value : undefined));
+    if (spilled.some((value) => value !== undefined)) return this.#withFiles(spilled, (now, files) => this.#putAll(entries, now, files));
+    const within = (now: number) => this.#putAll(entries, now, NO_FILES);
+    await this.#writes.submit<void>({ alone: () => this.#writeTransaction(within), within });
   }
 
   delete(keys: readonly string[]): Promise<number> {
@@ -277,21 +266,20 @@ export class SqliteStore implements Store {
    * counter that is not an integer) puts its Error in its slot, a failure of the file fails all.
    */
   pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
-    let files: Array<Array<string | undefined>>;
-    try {
-      files = ops.map((op) => (op.kind === 'set' ? [this.#spill(op.key, op.value, op.ttlMs)] : op.kind === 'setMany' ? op.entries.map((e) => this.#spill(e.key, e.value, e.ttlMs)) : []));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const all = (now: number) =>
-      ops.map((op, i): StoreOpResult => {
-        const outcome = outcomeOf((at) => this.#runOp(op, at, files[i]!), now);
+    // The values of its sets, in order, those that go to files among them (the rest undefined).
+    const written = ops.flatMap((op) => (op.kind === 'set' ? [op] : op.kind === 'setMany' ? op.entries : []));
+    const spilled = written.map((e) => (this.#spills(e.key, e.value, e.ttlMs) ? e.value : undefined));
+    const all = (now: number, files: ReadonlyArray<string | undefined>) => {
+      let at = 0;
+      return ops.map((op): StoreOpResult => {
+        const count = op.kind === 'set' ? 1 : op.kind === 'setMany' ? op.entries.length : 0;
+        const own = files.slice(at, (at += count));
+        const outcome = outcomeOf((time) => this.#runOp(op, time, own), now);
         return outcome.ok ? (outcome.value as StoreOpResult) : outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
       });
-    return this.#writes.submit({ alone: () => this.#writeTransaction(all) }).catch((error: unknown) => {
-      for (const file of files.flat()) if (file) this.#files.remove(file);
-      throw error;
-    });
+    };
+    if (spilled.some((value) => value !== undefined)) return this.#withFiles(spilled, all);
+    return this.#writes.submit({ alone: () => this.#writeTransaction((now) => all(now, NO_FILES)) });
   }
 
   async clear(prefix: string): Promise<void> {
@@ -358,12 +346,13 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#writes.drain();
-    if (this.#uses?.waiting && this.#s) {
-      // Hits not yet written: once more, quietly (a locked file only loses them).
+    if ((this.#uses?.waiting || this.#reservations.holding) && this.#s) {
+      // Hits not yet written and spare reservations: once more, quietly (a locked file only
+      // loses the hits, and leaves the reservations to run out for a sweep to collect).
       try {
-        this.#writeTransaction(() => undefined);
+        this.#writeTransaction(() => this.#reservations.releaseAll(this.#s!));
       } catch {
-        // They only made entries look more used.
+        // They only made entries look more used, and keep counting a little longer.
       }
     }
     this.#closed = true;
@@ -471,14 +460,69 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** True when `value` goes to a file of its own: it is large enough, and would be stored at all. */
+  #spills(key: string, value: Uint8Array, ttlMs: number | undefined): boolean {
+    return value.length >= this.fileThreshold && value.length + key.length <= this.maxBytes && (ttlMs === undefined || ttlMs > 0);
+  }
+
   /**
-   * Writes `value` to a new file when it is large enough and would be stored at all; returns
-   * its name. A random name: a file, once named by a row, is never written again.
+   * A write whose `values` (undefined: kept inline) go to files of their own, each under a
+   * reserved name (pending-files.ts), then named by the rows `body` writes. With a spare
+   * reservation for each, the files are written now and the rows fold with the tick's other
+   * writes; otherwise the write runs alone, after a short transaction that reserves the names.
    */
-  #spill(key: string, value: Uint8Array, ttlMs: number | undefined): string | undefined {
-    if (value.length < this.fileThreshold || value.length + key.length > this.maxBytes || (ttlMs !== undefined && !(ttlMs > 0))) return undefined;
-    if (this.#closed) throw new StoreClosedError(`sqlite store (${this.path})`);
-    return this.#files.write(value);
+  #withFiles<T>(values: ReadonlyArray<Uint8Array | undefined>, body: (now: number, files: ReadonlyArray<string | undefined>) => T): Promise<T> {
+    // A closed store writes no file: nothing would ever name it.
+    if (this.#closed) return Promise.reject(new StoreClosedError(`sqlite store (${this.path})`));
+    const now = Date.now();
+    const files = values.map((value) => (value === undefined ? undefined : this.#reservations.take(value.length, now)));
+    let written = 0;
+    const write = () => {
+      for (; written < files.length; written++) if (files[written]) this.#files.write(files[written]!.name, values[written]!);
+    };
+    const within = (at: number) => body(at, this.#namesOf(files, at));
+    const abandon = (error: unknown): never => {
+      this.#reservations.abandon(files);
+      throw error;
+    };
+    if (files.every((file, i) => file !== undefined || values[i] === undefined)) {
+      try {
+        write();
+      } catch (error) {
+        this.#reservations.abandon(files);
+        return Promise.reject(error);
+      }
+      return this.#writes.submit({ alone: () => this.#writeTransaction(within), within }).catch(abandon);
+    }
+    let needed = false;
+    const alone = (): T => {
+      if (!needed) for (let i = 0; i < values.length; i++) if (values[i] !== undefined && files[i] === undefined) this.#reservations.need(values[i]!.length);
+      needed = true;
+      if (files.some((file, i) => file === undefined && values[i] !== undefined)) {
+        this.#transaction(true, () => undefined);
+        const at = Date.now();
+        for (let i = 0; i < values.length; i++) if (values[i] !== undefined) files[i] ??= this.#reservations.take(values[i]!.length, at);
+      }
+      write();
+      return this.#writeTransaction(within);
+    };
+    return this.#writes.submit({ alone }).catch(abandon);
+  }
+
+  /** Inside the rows' transaction: the name of each file, undefined for one whose reservation was collected meanwhile (its value is stored inline). */
+  #namesOf(files: ReadonlyArray<PendingFile | undefined>, now: number): Array<string | undefined> {
+    const s = this.#statements();
+    return files.map((file) => file && this.#reservations.name(file, s, now, now + this.timeoutMs + PENDING_GRACE_MS));
+  }
+
+  /**
+   * Inside a write transaction: the reservations whose time ran out (their writer died before
+   * naming their files) go, with their files, a bounded number at a time. Removed before the
+   * commit, as claimed garbage is: if it fails, the reservations come back and go again.
+   */
+  #collectOrphans(s: Statements, now: number): void {
+    const hostile = s.collectPending.all(now, ORPHANS_PER_SWEEP).filter(({ file }) => !this.#files.remove(file));
+    this.#hostile.push(...hostile.map(({ file }) => file));
   }
 
   #put(id: number, key: string, value: Uint8Array, ttlMs: number | undefined, now: number, file?: string): undefined {
@@ -554,10 +598,10 @@ export class SqliteStore implements Store {
   }
 
   /** A set issued alone: one statement, or one transaction with the maintenance due. */
-  #setAlone(key: string, value: Uint8Array, ttlMs: number | undefined, file?: string): undefined {
+  #setAlone(key: string, value: Uint8Array, ttlMs: number | undefined): undefined {
     const id = this.#openId(key);
-    if (this.#due(id, value.length + key.length)) return this.#writeTransaction((now) => this.#put(id, key, value, ttlMs, now, file));
-    return this.#put(id, key, value, ttlMs, Date.now(), file);
+    if (this.#due(id, value.length + key.length)) return this.#writeTransaction((now) => this.#put(id, key, value, ttlMs, now));
+    return this.#put(id, key, value, ttlMs, Date.now());
   }
 
   /** A delete of one key issued alone; 1 when a live entry went. */
@@ -591,9 +635,12 @@ export class SqliteStore implements Store {
    */
   #maintain(s: Statements, now: number): void {
     this.#uses?.writeWith(s.touch);
+    // Counted at once: the totals include them, and what follows makes room for them.
+    this.#budgetBytes -= this.#reservations.maintain(s, now, now + this.timeoutMs + PENDING_GRACE_MS);
     const sweep = this.#writesToSweep <= 0;
     let claim = this.#claimDue;
     if (sweep || this.#budgetBytes < 0 || this.#budgetEntries < 0) {
+      if (sweep) this.#collectOrphans(s, now);
       const totals = readTotals(s);
       // The sweep's removals are in the totals the triggers keep, not yet in this copy: read again.
       if (sweep && this.#hand.sweep(s, now, SWEEP_ROWS) > 0) Object.assign(totals, readTotals(s));
@@ -639,10 +686,12 @@ export class SqliteStore implements Store {
       const result = body(now);
       if (write) this.#maintain(s, now);
       s.commit.run();
+      if (write) this.#reservations.committed();
       return result;
     } catch (error) {
       rollbackQuietly(this.#db!);
       this.#hostile = [];
+      if (write) this.#reservations.rolledBack();
       throw error;
     } finally {
       this.#inTransaction = false;
@@ -675,6 +724,7 @@ export class SqliteStore implements Store {
       this.#seed = splitKeySeed(seed);
       this.#db = db;
       this.#openError = undefined;
+      if (onDisk) this.#collectOnOpen();
     } catch (error) {
       try {
         db?.close();
@@ -685,6 +735,19 @@ export class SqliteStore implements Store {
       // Busy means another process is setting the file up: the call's own retries try again
       // at once. Anything else waits a while, so a corrupt file is not reopened on every call.
       this.#nextOpenAt = isBusy(codeOf(error)) ? 0 : Date.now() + this.timeoutMs;
+    }
+  }
+
+  /**
+   * Once open: one write transaction that collects the orphans of processes killed while
+   * writing a value file, and claims the garbage others left; skipped when the file is busy
+   * (the sweeps of this process do it then).
+   */
+  #collectOnOpen(): void {
+    try {
+      this.#transaction(true, (now) => this.#collectOrphans(this.#s!, now));
+    } catch {
+      // Busy or failing: every sweep collects orphans too.
     }
   }
 

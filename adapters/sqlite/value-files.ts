@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { SqliteStoreError } from './errors.ts';
 import { PRIVATE_DIR, PRIVATE_FILE, tightenMode } from './file-modes.ts';
 
-/** The only names the store writes: 128 random bits in lower-case hex, then `.bin`. */
+/** The only names the store writes ({@link ValueFiles.newName}): 128 random bits in lower-case hex, then `.bin`. */
 const NAME = /^[0-9a-f]{32}\.bin$/;
 
-/** True for a name in the form {@link ValueFiles.write} generates, and nothing else. */
+/** True for a name in the form {@link ValueFiles.newName} generates, and nothing else. */
 export function isValueFileName(name: unknown): name is string {
   return typeof name === 'string' && NAME.test(name);
 }
@@ -34,10 +34,14 @@ export class ValueFiles {
     this.dir = `${databasePath}-values`;
   }
 
-  /** Writes `value` to a new file (0600, in a 0700 folder) and returns its name. */
-  write(value: Uint8Array): string {
+  /** A new file name: random, so that a file, once named by a row, is never written again. */
+  static newName(): string {
+    return `${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}.bin`;
+  }
+
+  /** Writes `value` to a new file (0600, in a 0700 folder) under `name`, one of {@link newName}'s. */
+  write(name: string, value: Uint8Array): void {
     this.#checkDir(true);
-    const name = `${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('')}.bin`;
     try {
       // "wx": never through anything already there (a link planted under the name included).
       writeFileSync(join(this.dir, name), value, { flag: 'wx', mode: PRIVATE_FILE });
@@ -46,7 +50,6 @@ export class ValueFiles {
       const full = (error as { code?: string }).code === 'ENOSPC';
       throw new SqliteStoreError(full ? 'FULL' : 'IOERR', this.#path, `cannot write a value file: ${(error as Error).message}`, { cause: error });
     }
-    return name;
   }
 
   /**

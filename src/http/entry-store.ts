@@ -6,10 +6,13 @@
  *
  * Everything read back is checked (stored-response.ts): an entry that could not be served as
  * it is counts as corrupt, is deleted, and is reported as the engine's `corrupt` event.
+ * Concurrent lookups of one entry share one read of it (shared-reads.ts); every write, delete
+ * and purge made here lets go of the reads in flight for what it changed once it has settled.
  */
 import type { Cache } from '../cache/create-cache.ts';
 import { currentAge } from './freshness.ts';
 import { KeyedQueue } from './keyed-queue.ts';
+import { SharedReads } from './shared-reads.ts';
 import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
 import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
 
@@ -33,6 +36,8 @@ const URI_MISS: Lookup = { kind: 'uri-miss' };
 export class EntryStore {
   /** Serialises the read-modify-write of each URL's vary marker within the process. */
   readonly #markers = new KeyedQueue();
+  /** The reads in flight that lookups may join. */
+  readonly #reads = new SharedReads();
 
   constructor(
     private readonly cache: Cache,
@@ -47,12 +52,12 @@ export class EntryStore {
   /** Finds the response stored for `primaryKey` that matches the request's varying headers. */
   async lookup(primaryKey: string, headers: Headers): Promise<Lookup> {
     const key = EntryStore.storeKey(primaryKey);
-    const value = await this.cache.get(key);
+    const value = await this.#read(key);
     if (isStoredResponse(value)) return (await this.#sound(value, key)) ? { kind: 'found', entry: value, storeKey: key, marker: undefined } : URI_MISS;
     if (!isVaryMarker(value)) return URI_MISS;
     const values = varyValues(value.varyBy, headers);
     const variantKey = variantKeyOf(key, value, values);
-    const variant = await this.cache.get(variantKey);
+    const variant = await this.#read(variantKey);
     if (isStoredResponse(variant) && sameValues(variant.varyValues, values)) {
       return (await this.#sound(variant, variantKey)) ? { kind: 'found', entry: variant, storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
     }
@@ -73,7 +78,7 @@ export class EntryStore {
     for (let i = 0; i < languages.length; i++) {
       const alias = aliases[i];
       if (!isLanguageAlias(alias)) continue;
-      const variant = await this.cache.get(alias.variantKey);
+      const variant = await this.#read(alias.variantKey);
       if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i] || !answersLanguage(marker.varyBy, variant.varyValues, languages[i]!)) continue;
       const filed = languageValues(marker.varyBy, variant.varyValues, languages[i]!);
       if (!sameValues(filed, languageValues(marker.varyBy, values, languages[i]!))) continue;
@@ -91,7 +96,26 @@ export class EntryStore {
     const problem = storedResponseProblem(entry);
     if (problem === undefined) return true;
     this.cache.events.emit('corrupt', { key: storeKey, reason: `stored HTTP response: ${problem}` });
-    return this.cache.delete(storeKey).then(() => false);
+    return this.#changing([storeKey], this.cache.delete(storeKey)).then(() => false);
+  }
+
+  /** The value under `key`, from the read of it in flight when there is one. */
+  #read(key: string): Promise<unknown> {
+    return this.#reads.get(key, () => this.cache.get(key));
+  }
+
+  /** `change` of the entries under `keys`; once it settled, lookups read them again. */
+  #changing<T>(keys: readonly string[], change: Promise<T>): Promise<T> {
+    const forget = () => this.#reads.forget(keys);
+    return change.finally(forget);
+  }
+
+  /**
+   * Invalidates the tags (tags.ts), `soft` to mark their entries stale; resolves whether the
+   * store took it. Any entry may carry them: once it settled, every lookup reads again.
+   */
+  invalidateTags(tags: readonly string[], soft: boolean): Promise<boolean> {
+    return this.cache.invalidateTags(tags, { soft }).finally(() => this.#reads.forgetAll());
   }
 
   /**
@@ -107,7 +131,7 @@ export class EntryStore {
     const key = EntryStore.storeKey(primaryKey);
     const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.staleWhileRevalidateMs, entry.staleIfErrorMs, this.options.retainStaleMs);
     if (entry.vary.length > 0) return this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
-    return (await this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags })) ? 'stored' : 'store-failed';
+    return (await this.#changing([key], this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags }))) ? 'stored' : 'store-failed';
   }
 
   async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
@@ -135,9 +159,15 @@ export class EntryStore {
     if (language !== undefined && answersLanguage(entry.vary, entry.varyValues, language)) {
       writes.push({ key: variantKeyOf(key, marker, languageValues(entry.vary, entry.varyValues, language)), value: { variantKey }, ttl: retainMs });
     }
-    const stored = await this.cache.setMany(writes);
+    const stored = await this.#changing(
+      writes.map((write) => write.key),
+      this.cache.setMany(writes),
+    );
     // A lookup goes straight to a variant's key: an evicted one must be gone from the store, not only from the list.
-    if (evicted.length > 0) await this.cache.delete(evicted.map(([evictedDigest]) => variantKeyFor(key, marker, evictedDigest)));
+    if (evicted.length > 0) {
+      const evictedKeys = evicted.map(([evictedDigest]) => variantKeyFor(key, marker, evictedDigest));
+      await this.#changing(evictedKeys, this.cache.delete(evictedKeys));
+    }
     return stored ? 'stored' : 'store-failed';
   }
 
@@ -167,12 +197,13 @@ export class EntryStore {
     const age = currentAge(entry, now);
     if (age >= entry.lifetime) return false;
     // Stale by 1 ms, not 0: a staleness of 0 would still fit a stale-while-revalidate of 0 (decision.ts).
-    return this.cache.set(storeKey, { ...entry, lifetime: age - 1 }, { ttl: Math.max(1, kept.ttl), tags: entry.tags });
+    return this.#changing([storeKey], this.cache.set(storeKey, { ...entry, lifetime: age - 1 }, { ttl: Math.max(1, kept.ttl), tags: entry.tags }));
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */
   remove(primaryKeys: readonly string[]): Promise<number> {
-    return this.cache.delete(primaryKeys.map(EntryStore.storeKey));
+    const keys = primaryKeys.map(EntryStore.storeKey);
+    return this.#changing(keys, this.cache.delete(keys));
   }
 }
 

@@ -217,7 +217,7 @@ class SharedHttpCache implements HttpCache {
     if (tags.length > 0) {
       await this.#forwards.fence(tags.map((tag) => ({ tag })));
       // Its entries are invalidated where they are, in every process (tags.ts), not counted.
-      if (await this.cache.invalidateTags(tags, { soft })) purged += tags.length;
+      if (await this.#entries.invalidateTags(tags, soft)) purged += tags.length;
     }
     if (urls.length > 0) {
       const keys = urls.map((url) => this.#options.key(new Request(url)));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { sqliteStore, SqliteStoreError, type SqliteStore } from '../../adapters/sqlite/index.ts';
+import { MAX_SPARES } from '../../adapters/sqlite/pending-files.ts';
 import { SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
 import { SWEEP_EVERY } from '../../adapters/sqlite/store.ts';
 import { createCache, type Cache } from '../../src/index.ts';
@@ -229,7 +230,8 @@ describe('large values in files beside the database', () => {
       await store.set('big', big(1));
       assert.equal(filesOf(store).length, 1);
       assert.deepEqual(new Uint8Array((await store.get('big'))!), big(1));
-      assert.deepEqual(await store.usage(), { entries: 2, bytes: 1023 + 5 + 2048 + 3 });
+      // The write that named the file reserved the next one's name: its bytes count until it is used or released.
+      assert.deepEqual(await store.usage(), { entries: 2, bytes: 1023 + 5 + 2048 + 3 + 2048 });
       await store.set('big', big(2));
       assert.equal(filesOf(store).length, 1, 'the old file went with the commit that replaced it');
       assert.deepEqual(
@@ -244,6 +246,31 @@ describe('large values in files beside the database', () => {
       assert.deepEqual(filesOf(store), []);
     } finally {
       await store.close();
+    }
+  });
+
+  it('the spare name a large write reserved for the next one is used by it, and released on close', async () => {
+    const dir = tempDir('spare');
+    const path = join(dir, 'cache.db');
+    try {
+      const store = sqliteStore({ path, fileThreshold: 1024 });
+      await store.set('a', big(1));
+      const spare = 2048;
+      assert.deepEqual(await store.usage(), { entries: 1, bytes: 2048 + 1 + spare });
+      // Four at once: one takes the spare and folds with the tick; the others reserve first. Spares are left for the next ones.
+      await Promise.all(['b', 'c', 'd', 'e'].map((key, i) => store.set(key, big(i + 2))));
+      const { entries, bytes: counted } = await store.usage();
+      const spares = (counted - 5 * (2048 + 1)) / spare;
+      assert.equal(entries, 5);
+      assert.ok(Number.isInteger(spares) && spares >= 1 && spares <= MAX_SPARES, `${spares} spares counted`);
+      assert.equal(filesOf(store).length, 5, 'a spare has no file until a value is written under it');
+      await store.close();
+      const again = sqliteStore({ path, fileThreshold: 1024 });
+      assert.deepEqual(await again.usage(), { entries: 5, bytes: 5 * (2048 + 1) }, 'close released the spares');
+      assert.deepEqual(new Uint8Array((await again.get('e'))!), big(5));
+      await again.close();
+    } finally {
+      removeDir(dir);
     }
   });
 
