@@ -17,8 +17,11 @@ export function redactUrl(text: string): string {
   } catch {
     return redactMalformed(text);
   }
+  const secrets = [...url.searchParams.keys()].filter((name) => SECRET_PARAMETER.test(name));
+  // A URL without a secret is quoted as written: a message tells its reader what they typed, not URL's normal form.
+  if (!url.password && secrets.length === 0) return text;
   if (url.password) url.password = '***';
-  for (const name of [...url.searchParams.keys()]) if (SECRET_PARAMETER.test(name)) url.searchParams.set(name, '***');
+  for (const name of secrets) url.searchParams.set(name, '***');
   return url.toString();
 }
 

@@ -36,6 +36,7 @@ describe('URLs in messages', () => {
     ['a malformed URL whose password holds / and @', 'redis://u:s3cr/et@Pa55@cache:99999', 'redis://***@cache:99999'],
     ['a malformed URL with a password parameter', 'redis://cache:bad/?x=1&password=s3cr3t-Pa55#f', 'redis://cache:bad/?x=1&password=***#f'],
     ['text with no secret', 'not a url at all', 'not a url at all'],
+    ['a URL with no secret, quoted as written (not normalised)', 'https://x.upstash.io', 'https://x.upstash.io'],
   ])('redacts %s', (_, text, redacted) => {
     assert.equal(redactUrl(text), redacted);
   });
