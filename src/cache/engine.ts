@@ -40,7 +40,7 @@ const SET_MANY_SLICE = 256;
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 
 /**
- * The front of the engine (DESIGN.md, "The engine's shape"): key prefixing, the codec, events
+ * The front of the engine (docs/architecture.md#the-engine): key prefixing, the codec, events
  * and stats. Reads go through the {@link Tier} chosen by topology (the store alone, or an L1
  * in front of it), writes down the path built by {@link buildPath} (generations → batcher →
  * guard → store); `getOrSet` coalescing, fill leases and refresh live in {@link FillHandler},

@@ -1,6 +1,6 @@
 /**
- * `cache.expire`: fresh entries turn stale now and keep their grace (DESIGN.md, "The entry
- * envelope": their created-at and fresh-for are rewritten, nothing else). A store with
+ * `cache.expire`: fresh entries turn stale now and keep their grace (docs/architecture.md#stored-formats,
+ * the entry envelope: their created-at and fresh-for are rewritten, nothing else). A store with
  * {@link Store.expireEntries} does it atomically per key in one round trip (a script on the
  * Redis-protocol stores, one step or transaction on memory and SQLite). Elsewhere (Workers KV,
  * Upstash, third-party stores) the engine reads the entries and writes them back rewritten:

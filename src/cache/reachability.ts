@@ -1,5 +1,5 @@
 /**
- * Whether the store answers, said in the log once per change (DESIGN.md, "Observability"): a
+ * Whether the store answers, said in the log once per change (docs/architecture.md#failure-trust-and-reporting): a
  * warning at the first failure of a store that was answering, an info line when it answers
  * again. Reads and writes are one store to the reader of a log: a connection that is refused
  * fails both, and is said once. The breaker's own down and up transitions (and the `health`

@@ -1,5 +1,5 @@
 /**
- * The versioned binary entry envelope (DESIGN.md). Layout of version 2, numbers big-endian:
+ * The versioned binary entry envelope (docs/architecture.md#stored-formats). Layout of version 2, numbers big-endian:
  *
  *   0      magic 0xCA — never the first byte of a decimal integer, so counters and entries
  *          can share a keyspace without being mistaken for each other

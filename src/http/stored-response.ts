@@ -2,7 +2,7 @@
  * What the HTTP cache keeps per response. It goes through the engine (createCache) as a CBOR
  * value: CBOR carries the body as a byte string, with no base64 and no copy per hit.
  *
- * Stored bytes are untrusted (DESIGN.md, "Security boundaries"): whoever can write to the store
+ * Stored bytes are untrusted (docs/architecture.md#failure-trust-and-reporting): whoever can write to the store
  * can write an entry of the right shape with a header that would make every hit throw, or a
  * status no response may have. {@link storedResponseProblem} checks each entry on read.
  */

@@ -2,7 +2,7 @@
  * Surrogate keys (tags) for `purge({ tag })`: the tags a response carries, from its `Cache-Tag`
  * and `Surrogate-Key` fields and the `tags` option.
  *
- * They are the engine's own tags (createCache, DESIGN.md "Coalescing, leases, tags and tiers"):
+ * They are the engine's own tags (createCache, docs/architecture.md#tags-leases-and-tiers):
  * a stored response records the current generation of each of its tags when it is written, and
  * purging a tag moves that generation on, so that every entry which recorded it is a miss from
  * then on, in every process sharing the store, on every store. Nothing lists a tag's entries:

@@ -1,6 +1,6 @@
 /**
  * What the handlers store, and the checks that what comes back is that: bytes read from a shared
- * store are untrusted (DESIGN.md, "Security boundaries"), and a value of the wrong shape handed
+ * store are untrusted (docs/architecture.md#failure-trust-and-reporting), and a value of the wrong shape handed
  * to Next would fail the render (Next throws an invariant error on a FETCH value under a page's
  * key, or reads `html` from whatever it is given). Anything that does not check out is a miss.
  */

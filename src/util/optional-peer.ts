@@ -11,7 +11,7 @@
 export class MissingPeerError extends Error {
   override name = 'MissingPeerError';
   /** A stable, machine-readable code. */
-  readonly code = 'ERR_CACHETTE_MISSING_PEER';
+  readonly code = 'E_MISSING_PEER';
 
   constructor(
     /** The package that is missing, e.g. "iovalkey". */

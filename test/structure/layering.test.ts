@@ -18,7 +18,7 @@ function importsOf(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => (m[1] ?? m[2])!);
 }
 
-describe('layering (DESIGN.md)', () => {
+describe('layering (docs/architecture.md#layers)', () => {
   it('src/ imports no node: module and no store client', () => {
     const offenders = sources(join(root, 'src')).flatMap((file) =>
       importsOf(file)

@@ -1,4 +1,4 @@
-// The public surface (DESIGN.md, issue 20): the root entry holds what application code calls and
+// The public surface (docs/architecture.md#rules-the-tests-enforce, issue 20): the root entry holds what application code calls and
 // stays small; internals such as the entry envelope are exported by no entry; one name means one
 // idea across every entry; package.json "sideEffects" lists exactly the modules that run code
 // for its effect when they load, so bundlers keep them (a bundled Node app must still install

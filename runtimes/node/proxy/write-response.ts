@@ -2,7 +2,7 @@
  * Writing a fetch Response, or a stored response the cache answered as bytes, to a node:http
  * ServerResponse, with the framing kept honest:
  *
- * - The framing is the writer's own. Stored bytes are untrusted (DESIGN.md): a stored
+ * - The framing is the writer's own. Stored bytes are untrusted (docs/architecture.md#failure-trust-and-reporting): a stored
  *   Content-Length shorter than the body would let the rest of the body, a complete forged
  *   response, answer the next request on the connection. So no stored Transfer-Encoding,
  *   Connection or other hop-by-hop field is written, and a stored body gets the Content-Length

@@ -14,7 +14,7 @@ export type LeaseOutcome = FillLease | 'held' | 'unavailable';
 const encoder = new TextEncoder();
 
 /**
- * Fill leases across processes (DESIGN.md, "Coalescing, leases, tags and tiers"): a cold
+ * Fill leases across processes (docs/architecture.md#tags-leases-and-tiers): a cold
  * `getOrSet` sets `<prefix>#lease:<key>` if absent, with a random token and an expiry of
  * `lockTimeout`. The process that set it runs the factory, writes the entry, then deletes the
  * lease by token; the others wait for the entry. A crashed winner leaves its lease behind for

@@ -35,7 +35,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * The tag-generation layer of the store path (DESIGN.md, "Coalescing, leases, tags and tiers").
+ * The tag-generation layer of the store path (docs/architecture.md#tags-leases-and-tiers).
  * Above it, every store offers {@link Store.readWithGenerations} and {@link Store.writeGenerations}:
  *
  * - on a store that has them (a script on Valkey and Upstash, a transaction on SQLite, one

@@ -6,7 +6,7 @@ const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithG
 const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
 /**
- * One layer of the engine's store path (DESIGN.md, "The engine's shape"). A layer is itself a
+ * One layer of the engine's store path (docs/architecture.md#the-engine). A layer is itself a
  * {@link Store} wrapping the store (or layer) beneath it, so layers stack in any order, a test
  * can put a counting or failing store under any of them, and each can be measured alone. This
  * base passes every call through; a layer overrides the calls it acts on.

@@ -40,7 +40,7 @@ export interface FenceHost {
 }
 
 /**
- * Tag invalidation and fenced writes (DESIGN.md, "Coalescing, leases, tags and tiers").
+ * Tag invalidation and fenced writes (docs/architecture.md#tags-leases-and-tiers).
  *
  * `begin` takes a write lease on every tag — a token with its own expiry, so that concurrent
  * writers never wait for each other — and bumps the generations; `commit` bumps them again and

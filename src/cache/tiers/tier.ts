@@ -1,5 +1,5 @@
 /**
- * The read side of the engine, by topology (DESIGN.md, "Coalescing, leases, tags and tiers"):
+ * The read side of the engine, by topology (docs/architecture.md#tags-leases-and-tiers):
  * one {@link Tier} is chosen when the cache is created — the remote store alone, or an L1 in
  * process memory in front of it validated on every read (`strict`) or invalidated by the server
  * (`tracking`) — instead of branches inside one class, as bentocache chooses its handlers.

@@ -1,5 +1,5 @@
 /**
- * The store contract (DESIGN.md), written once and run unchanged against every adapter of the
+ * The store contract (docs/architecture.md#the-store-contract), written once and run unchanged against every adapter of the
  * repository, on every runtime where it works, and shipped as `cachette/store/testing` for
  * people who write a store: a store is done when it passes unchanged. Runner-neutral (see
  * {@link SuiteApi}); keys carry a per-run prefix, so parallel files sharing one server never
