@@ -32,7 +32,8 @@ export function cleanClone(root: string, clone: string): string {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     copyFileSync(join(root, file), join(clone, file));
   }
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=cachette package check', '-c', 'user.email=package-check@localhost', '-c', 'commit.gpgsign=false', ...args], { cwd: clone, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=cachette package check', '-c', 'user.email=package-check@localhost', '-c', 'commit.gpgsign=false', ...args], { cwd: clone, stdio: 'pipe' });
   git('init', '--quiet');
   git('add', '--all');
   git('commit', '--quiet', '--no-verify', '--message', 'the working tree, as a clone would hold it');
