@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,6 +38,9 @@ async function onDeno(name: string, source: string, flags: string[]): Promise<{ 
 describe("README's Deno permissions", () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'cachette-deno-permissions-'));
+    // As snippets.test.ts: an app's package.json and node_modules beside the file, so the sources' own imports (fflate, cbor-x) resolve.
+    symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
+    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'deno-permissions', private: true, type: 'module' }));
     writeFileSync(join(work, 'import_map.json'), JSON.stringify({ imports: Object.fromEntries(entrySources(root)) }));
   });
   afterAll(() => {
@@ -54,7 +57,7 @@ describe("README's Deno permissions", () => {
   }, 90_000);
 
   it('serves with --allow-net alone given a fixed port and cache: { store }', async () => {
-    assert.match(readme, /With a fixed port and `cache: \{ store \}`, `--allow-net` is enough/);
+    assert.match(readme, /With a fixed port and `cache: \{ store \}`,\s+`--allow-net` is enough/);
     const source = `import { memoryStore } from 'cachette/adapters/memory';
 import { serve } from 'cachette/deno';
 
