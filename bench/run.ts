@@ -10,6 +10,8 @@
  *   npm run bench                    full run (~15 min on 2 cores)
  *   npm run bench -- --quick         smoke run (a few minutes), writes results/quick.json only
  *   npm run bench -- --report-only   rebuild README.md and charts from results/full.json
+ *   npm run bench -- --allow-dirty   a full run on a tree with uncommitted changes (refused
+ *                                    otherwise: the page would name a commit it did not measure)
  *   npm run bench -- --valkey        the seven phases for cachette, node-redis and iovalkey only,
  *                                    interleaved rounds (options in bench/phases/compare.ts)
  */
@@ -30,7 +32,7 @@ import type { BenchResults } from './report/results.ts';
 import { buildBench } from './support/build.ts';
 import { runJsonChild } from './support/child-process.ts';
 import { readConfig } from './support/config.ts';
-import { describeEnvironment, gitCommit } from './support/environment.ts';
+import { commitForPage, describeEnvironment, gitCommit } from './support/environment.ts';
 import { isSmallValue, smallValue } from './support/payloads.ts';
 import { openServer } from './support/server.ts';
 
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
     return;
   }
   const cfg = readConfig(args);
+  // A full run rewrites README.md: checked before anything is built or started.
+  const commit = cfg.quick || args.includes('--valkey') ? gitCommit() : commitForPage('npm run bench', args);
   log('compiling the sources and the bench (bench/.build)');
   buildBench();
   if (args.includes('--valkey')) {
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
 
     const results: BenchResults = {
       date: new Date().toISOString(),
-      commit: gitCommit(),
+      commit,
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
       environment: describeEnvironment(server.version),

@@ -6,6 +6,8 @@ import type { Environment } from '../support/environment.ts';
 /** Everything bench/cluster/run.ts measured: bench/results/cluster.json and the README's cluster section. */
 export interface ClusterBenchResults {
   date: string;
+  /** The commit measured (`git describe --always --dirty`); absent from runs before it was recorded. */
+  commit?: string;
   durationS: number;
   config: RunConfig;
   environment: Environment;

@@ -22,7 +22,7 @@ import { writeReadme } from '../report/readme.ts';
 import type { BenchResults } from '../report/results.ts';
 import { phaseTable } from '../report/tables.ts';
 import { readConfig } from '../support/config.ts';
-import { describeEnvironment } from '../support/environment.ts';
+import { commitForPage, describeEnvironment, gitCommit } from '../support/environment.ts';
 import { isSmallValue, smallValue } from '../support/payloads.ts';
 import { ClusterMonitor } from './cluster-monitor.ts';
 import type { ClusterBenchResults } from './results.ts';
@@ -32,7 +32,10 @@ const started = performance.now();
 const log = (line: string) => console.error(`[${Math.round((performance.now() - started) / 1000)} s] ${line}`);
 
 async function main(): Promise<void> {
-  const cfg = readConfig(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const cfg = readConfig(args);
+  // A full run rewrites the cluster section of bench/README.md: checked before the cluster starts.
+  const commit = cfg.quick ? gitCommit() : commitForPage('npx tsx bench/cluster/run.ts', args);
   const loadAtStart = loadavg()[0]!;
   const shape = { masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1000 };
   const cluster = await startRedisCluster({ ...shape, log });
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
     });
     const results: ClusterBenchResults = {
       date: new Date().toISOString(),
+      commit,
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
       environment: describeEnvironment(version),

@@ -7,13 +7,14 @@
  *   npm run bench:embedded                    full run (the issue's counts)
  *   npm run bench:embedded -- --quick         smoke run, writes results/embedded-quick.json only
  *   npm run bench:embedded -- --report-only   rebuild EMBEDDED.md and the chart from results/embedded.json
+ *   npm run bench:embedded -- --allow-dirty   a full run on a tree with uncommitted changes (refused otherwise)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeEnvironment, gitCommit, installedVersion } from '../support/environment.ts';
+import { commitForPage, describeEnvironment, gitCommit, installedVersion } from '../support/environment.ts';
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
 import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
     ?.slice('--only='.length)
     .split(',');
   const cfg = embeddedConfig(args.includes('--quick'));
+  // Only a full run of every contender rewrites EMBEDDED.md: checked before anything starts.
+  const commit = cfg.quick || only ? gitCommit() : commitForPage('npm run bench:embedded', args);
   const loadAtStart = loadavg()[0]!;
   const work = mkdtempSync(join(tmpdir(), 'cachette-bench-embedded-'));
   const server = await openServer();
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
     const environment = describeEnvironment(server.version);
     const results: EmbeddedResults = {
       date: new Date().toISOString(),
-      commit: gitCommit(),
+      commit,
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
       environment: { ...environment, libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },

@@ -11,6 +11,7 @@
  *   npm run bench:fullstack -- --runtime node,bun    only these targets (writes results/partial.json)
  *   npm run bench:fullstack -- --contender cachette,iovalkey,cachette-page   (pages: none-page, cachette-page, hono-cache-page)
  *   npm run bench:fullstack -- --report-only         rebuild FULLSTACK.md from results/full.json
+ *   npm run bench:fullstack -- --allow-dirty         a full run on a tree with uncommitted changes (refused otherwise)
  *
  * Knobs: FULLSTACK_WINDOW_S, FULLSTACK_ROUNDS, FULLSTACK_PAGE_ROUNDS, FULLSTACK_WARMUP_MIN_S,
  * FULLSTACK_WARMUP_MAX_S, FULLSTACK_CONNECTIONS, FULLSTACK_THREADS, FULLSTACK_NO_PIN=1.
@@ -26,7 +27,7 @@ import { TARGETS } from './plan.ts';
 import { writeFullstackReport } from './report/page.ts';
 import { measured, summarize } from './report/summary.ts';
 import type { FullstackResults, TargetResult } from './results.ts';
-import { gitCommit } from '../support/environment.ts';
+import { commitForPage, gitCommit } from '../support/environment.ts';
 import { readResults, runtimeVersions } from './results.ts';
 import type { PlannedRow, TargetContext } from './row-server.ts';
 import { runTarget, type RowResult } from './run-target.ts';
@@ -54,8 +55,9 @@ async function main(): Promise<void> {
   }
   const cfg = readFullstackConfig(argv);
   const loadAtStart = loadavg()[0]!;
-  const commit = gitCommit();
   const targets = TARGETS.filter((t) => cfg.targets.includes(t.id));
+  // Only a full run of every target rewrites FULLSTACK.md: checked before anything starts.
+  const commit = cfg.quick || cfg.only !== undefined || targets.length !== TARGETS.length ? gitCommit() : commitForPage('npm run bench:fullstack', argv);
   const selected = (rows: readonly PlannedRow[]) => rows.filter((r) => !cfg.only || cfg.only.has(r.kind === 'work' ? r.row.contender : `${r.row.page}-page`));
   log(
     `${cfg.quick ? 'quick' : 'full'} run of ${commit}: ${targets.map((t) => t.id).join(', ')}; ${cfg.connections} connections, warm-up ${cfg.warmupMinS}–${cfg.warmupMaxS} s, ${cfg.rounds} rounds of ${cfg.windowS} s windows (pages ${cfg.pageRounds}); server on CPU ${cfg.serverCpus ?? 'any'}, wrk + redis-server + bridge on CPU ${cfg.loadCpus ?? 'any'}; load average ${loadAtStart.toFixed(2)}`,

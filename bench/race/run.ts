@@ -8,20 +8,23 @@
  *
  * `--quick`: 40 writes, two scenarios, results/race-quick.json only (the page is left alone).
  * `RACE_ONLY=tags,l1-strict` runs those contenders only (plus the two self-checks).
+ * `--report-only`: RACE.md and its chart from results/race.json. `--allow-dirty`: a full run on a
+ * tree with uncommitted changes (refused otherwise: the page would name a commit it did not measure).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { gitCommit } from '../support/environment.ts';
+import { commitForPage, gitCommit } from '../support/environment.ts';
 import { spawnProxy, type ProxyProcess } from '../network/proxy-process.ts';
 import { startOwnedRedis } from '../support/owned-redis.ts';
 import { analyse, type RaceFigures } from './analyse.ts';
 import { CONTENDERS } from './contenders.ts';
 import { startPostgres } from './postgres.ts';
 import type { RaceTask } from './process.ts';
+import { fmt, writeRaceReport, type RaceResults, type RaceScenario } from './report.ts';
 
 const quick = process.argv.includes('--quick');
 /** The machine's 1-minute load average as the run starts: the page prints it beside the end's. */
@@ -34,15 +37,7 @@ const ONLY = process.env.RACE_ONLY?.split(',');
 /** The contenders of this run: the two self-checks always run. */
 const RUN = CONTENDERS.filter((c) => !ONLY || ONLY.includes(c.id) || c.id === 'no-cache' || c.id === 'never');
 
-/** One scenario of the issue's table. */
-interface Scenario {
-  id: string;
-  label: string;
-  delayUs: number;
-  slowCommitMs: number;
-}
-
-const SCENARIOS: Scenario[] = [
+const SCENARIOS: RaceScenario[] = [
   { id: 'autocommit', label: 'autocommit', delayUs: 0, slowCommitMs: 0 },
   { id: 'slow-commit', label: 'commits 2 ms slower', delayUs: 0, slowCommitMs: 2 },
   { id: 'delay-250', label: '+250 µs per cache round trip', delayUs: 250, slowCommitMs: 0 },
@@ -82,7 +77,7 @@ function start(task: RaceTask): Child {
   };
 }
 
-async function runOne(scenario: Scenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client): Promise<RaceFigures> {
+async function runOne(scenario: RaceScenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client): Promise<RaceFigures> {
   await db.query('UPDATE race SET version = 0 WHERE id = 1');
   const base = {
     contender: contenderId,
@@ -117,9 +112,15 @@ async function runOne(scenario: Scenario, contenderId: string, redisUrl: string,
   );
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
 async function main(): Promise<void> {
+  const resultsDir = join(here, '..', 'results');
+  if (process.argv.includes('--report-only')) {
+    writeRaceReport(join(here, '..'), JSON.parse(readFileSync(join(resultsDir, 'race.json'), 'utf8')) as RaceResults);
+    console.error('bench/RACE.md and its chart rebuilt from bench/results/race.json');
+    return;
+  }
+  // Only a full run of every contender rewrites RACE.md: checked before anything starts.
+  const commit = quick || ONLY ? gitCommit() : commitForPage('npm run bench:race', process.argv.slice(2));
   const redis = await startOwnedRedis();
   if (!redis) throw new Error('bench:race needs redis-server (apt-get install redis-server)');
   const postgres = await startPostgres();
@@ -155,9 +156,9 @@ async function main(): Promise<void> {
     const never = table[s.id]!.never!;
     return { scenario: s.id, noCacheZero: none.stalePerThousand === 0, neverNearAll: never.stalePerThousand > 900 };
   });
-  const results = {
+  const results: RaceResults = {
     date: new Date().toISOString(),
-    commit: gitCommit(),
+    commit,
     loadAverage: { start: loadAtStart, end: loadavg()[0]! },
     quick,
     writes: WRITES,
@@ -167,37 +168,17 @@ async function main(): Promise<void> {
     table,
     checks,
   };
-  mkdirSync(join(here, '..', 'results'), { recursive: true });
-  writeFileSync(join(here, '..', 'results', quick ? 'race-quick.json' : 'race.json'), `${JSON.stringify(results, null, 2)}\n`);
-  const page = renderPage(results, checks);
-  if (!quick && !ONLY) writeFileSync(join(here, '..', 'RACE.md'), page);
-  console.log(page);
+  mkdirSync(resultsDir, { recursive: true });
+  const file = quick ? 'race-quick.json' : 'race.json';
+  writeFileSync(join(resultsDir, file), `${JSON.stringify(results, null, 2)}\n`);
+  console.error(`results written to bench/results/${file}`);
+  if (!quick && !ONLY) {
+    writeRaceReport(join(here, '..'), results);
+    console.error('bench/RACE.md and its chart regenerated');
+  }
   if (checks.some((c) => !c.noCacheZero || !c.neverNearAll)) {
     console.error('bench:race: a self-check failed (see ⚠ in the table)');
     process.exitCode = 1;
-  }
-
-  function renderPage(run: { date: string; commit: string; loadAverage: { start: number; end: number } }, selfChecks: typeof checks): string {
-    const out = [
-      '# Race bench: stale reads across processes',
-      '',
-      `Generated by \`npm run bench:race\` on ${run.date} at commit \`${run.commit}\`; raw numbers: [\`results/race.json\`](results/race.json). 1-minute load average ${run.loadAverage.start.toFixed(2)} at the start and ${run.loadAverage.end.toFixed(2)} at the end, on 2 cores (the bench's own processes load it); rerun before quoting.`,
-      '',
-      `**Model.** ${READERS} reader processes (${IN_FLIGHT} reads in flight each) read one PostgreSQL row through each cache while one writer makes ${WRITES} UPDATEs at random moments (exponential gaps, 10 ms on average). A read is **stale** when it returned a version older than one whose COMMIT had returned before the read began (one monotonic clock for all processes). *Episodes*: distinct superseded versions served at least once. *Hit ratio*: 1 − source reads / reads. PostgreSQL 15 (fsync off) and redis-server are throwaways started by the bench; the delay scenarios put [\`network/\`](network/)'s user-space proxy between every process and redis.`,
-      '',
-      'Self-checks: a reader with no cache must see 0 stale reads; a cache that is never invalidated about 1,000 per 1,000. ' +
-        (selfChecks.every((c) => c.noCacheZero && c.neverNearAll) ? 'Both held in every scenario.' : '⚠ ' + JSON.stringify(selfChecks.filter((c) => !c.noCacheZero || !c.neverNearAll))),
-      '',
-    ];
-    for (const s of SCENARIOS) {
-      out.push(`## ${s.label}`, '', '| pattern | stale reads per 1,000 | distinct stale episodes | hit ratio | reads/s |', '|---|---:|---:|---:|---:|');
-      for (const c of RUN) {
-        const f = table[s.id]![c.id]!;
-        out.push(`| ${c.label} | ${fmt(f.stalePerThousand, 1)} | ${f.episodes} | ${fmt(f.hitRatio * 100, 1)} % | ${fmt(f.readsPerSecond)} |`);
-      }
-      out.push('');
-    }
-    return out.join('\n');
   }
 }
 

@@ -40,18 +40,18 @@ function foldingLine(r: ClusterBenchResults): string {
   return `Folding in this run (cachette, cluster store ÷ the same with \`batch: false\`): ${ratios.join(', ')}; CPU per call ${batched.cpuUsPerCall.toFixed(1)} vs ${alone.cpuUsPerCall.toFixed(1)} µs.`;
 }
 
-/** The section's markdown; a pointer to the command when no cluster run was recorded yet. */
-export function clusterSection(dir: string): string {
+/** The section's markdown (`link` names a file of bench/ in the repository); a pointer to the command when no cluster run was recorded yet. */
+export function clusterSection(dir: string, link: (path: string) => string): string {
   const file = join(dir, 'results', 'cluster.json');
   const intro = `## Cluster: the cluster store on a local Redis Cluster
 
 \`npx tsx bench/cluster/run.ts\` (\`--quick\` for a smoke run) builds a cluster of 3 masters and 3 replicas on loopback
 (\`test/support/redis-cluster.ts\`), runs the seven phases with 50 calls in flight (\`CONCURRENCY\`) for cachette on
 \`valkeyStore({ cluster })\` and for the raw cluster clients, then two fault drills through the caching proxy
-([\`test/support/cluster-drill.ts\`](../test/support/cluster-drill.ts), the code the failover test runs).`;
+([\`test/support/cluster-drill.ts\`](${link('../test/support/cluster-drill.ts')}), the code the failover test runs).`;
   if (!existsSync(file)) return `${intro}\n\nNo cluster run recorded yet.`;
   const r = JSON.parse(readFileSync(file, 'utf8')) as ClusterBenchResults;
-  return `${intro} Run on ${r.date} in ${Math.round(r.durationS / 60)} min; raw numbers: [\`results/cluster.json\`](results/cluster.json);
+  return `${intro} Run on ${r.date}${r.commit ? ` at commit \`${r.commit}\`` : ' (no commit recorded)'} in ${Math.round(r.durationS / 60)} min; raw numbers: [\`results/cluster.json\`](${link('results/cluster.json')});
 load average ${r.loadAverage.start.toFixed(1)} → ${r.loadAverage.end.toFixed(1)} on ${r.environment.cores} cores, with every node of the cluster on the same cores as the client.
 
 ### Seven phases, ${r.config.concurrency} in flight (calls/s)

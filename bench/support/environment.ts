@@ -58,3 +58,20 @@ export function gitCommit(): string {
   const run = spawnSync('git', ['describe', '--always', '--dirty', '--abbrev=10'], { encoding: 'utf8', cwd: new URL('../..', import.meta.url) });
   return (run.stdout || 'unknown').trim();
 }
+
+/**
+ * The commit a run that rewrites a bench page measures. Such a run refuses to start on a tree
+ * with uncommitted changes, whose figures would belong to no commit, unless `--allow-dirty` is
+ * in `args`: the page and its charts then say so (bench/report/run-stamp.ts). Quick and partial
+ * runs write no page and need no check.
+ */
+export function commitForPage(command: string, args: readonly string[]): string {
+  const commit = gitCommit();
+  if (commit.endsWith('-dirty') && !args.includes('--allow-dirty')) {
+    console.error(
+      `${command}: the working tree has uncommitted changes (git status), and this run would rewrite its page as the figures of commit ${commit.replace(/-dirty$/, '')}. Commit or stash them first, or pass --allow-dirty: the page and its charts then say they come from no commit.`,
+    );
+    process.exit(2);
+  }
+  return commit;
+}

@@ -5,6 +5,8 @@ const handler = (file) => fileURLToPath(new URL(file, import.meta.url));
 /** @type {import('next').NextConfig} */
 export default {
   cacheComponents: true,
+  // Next 16.4 warns on every build and start when cacheComponents comes without it (16.0–16.2 do not know it: leave it out there).
+  partialPrefetching: true,
   // "use cache" (and "use cache: remote") through cachette: one store for every instance.
   cacheHandlers: { default: handler('./use-cache-handler.mjs'), remote: handler('./use-cache-handler.mjs') },
   // The incremental cache (ISR, pages, route handlers, fetch) through cachette too.

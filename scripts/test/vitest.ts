@@ -5,8 +5,27 @@ import { join, relative } from 'node:path';
 import type { RunnerSelection } from './plan.ts';
 import type { SuiteResult } from './summary.ts';
 
-interface JsonReport {
-  testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }>;
+/** What vitest's JSON reporter writes, as far as the summary reads it. */
+export interface VitestJsonReport {
+  testResults: Array<{ name: string; status?: string; message?: string; assertionResults: Array<{ status: string; fullName?: string; title?: string; failureMessages?: string[] }> }>;
+}
+
+/** The first line of a failure message that says something (not a blank line). */
+const firstLine = (message: string | undefined) =>
+  message
+    ?.split('\n')
+    .map((line) => line.trim())
+    .find(Boolean);
+
+/** Per-file rows of a vitest JSON report (paths relative to `root`), each failed test named with the first line of its error. */
+export function resultsFromReport(report: VitestJsonReport, root: string): SuiteResult[] {
+  return report.testResults.map((file) => {
+    const count = (s: string[]) => file.assertionResults.filter((a) => s.includes(a.status)).length;
+    const failures = file.assertionResults.filter((a) => a.status === 'failed').map((a) => ({ test: a.fullName ?? a.title ?? '(unnamed test)', reason: firstLine(a.failureMessages?.[0]) }));
+    // A file whose hooks or import failed has no failed assertion, but the file failed.
+    if (file.status === 'failed' && failures.length === 0) failures.push({ test: '(the file itself: a hook or an import failed)', reason: firstLine(file.message) });
+    return { runtime: 'node', suite: relative(root, file.name), passed: count(['passed']), failed: failures.length, skipped: count(['skipped', 'pending', 'todo']), failures };
+  });
 }
 
 /** Vitest arguments for a selection: the selected files when narrowed (as filters), and the name pattern. */
@@ -20,22 +39,13 @@ export async function runVitest(args: string[]): Promise<SuiteResult[]> {
   const out = join(dir, 'report.json');
   try {
     const run = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...args], { stdio: 'inherit' });
-    let report: JsonReport;
+    let report: VitestJsonReport;
     try {
-      report = JSON.parse(readFileSync(out, 'utf8')) as JsonReport;
+      report = JSON.parse(readFileSync(out, 'utf8')) as VitestJsonReport;
     } catch {
       return [{ runtime: 'node', suite: '(vitest did not report)', passed: 0, failed: 1, skipped: 0 }];
     }
-    const results = report.testResults.map((file) => {
-      const count = (s: string[]) => file.assertionResults.filter((a) => s.includes(a.status)).length;
-      return {
-        runtime: 'node',
-        suite: relative(process.cwd(), file.name),
-        passed: count(['passed']),
-        failed: count(['failed']),
-        skipped: count(['skipped', 'pending', 'todo']),
-      };
-    });
+    const results = resultsFromReport(report, process.cwd());
     // A file that failed to load has no assertions but a non-zero exit: count it as a failure.
     if (run.status !== 0 && results.every((r) => r.failed === 0)) results.push({ runtime: 'node', suite: '(vitest exited non-zero)', passed: 0, failed: 1, skipped: 0 });
     return results;

@@ -8,6 +8,7 @@ import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { sleep } from '../support/suite-api.ts';
 import { uniqueNamespace } from './targets.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 
 const errorsOf = (cache: Cache) => {
   const seen: Array<{ source: string; operation: string; error: unknown }> = [];
@@ -73,7 +74,7 @@ describe.runIf(requireRedis())('a redis-server that goes away mid-test', () => {
     server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
     store = valkeyStore(server.url);
     // A timeout of a minute: every call below must fail at once, never wait for it.
-    cache = createCache({ store, timeout: '60s', circuitBreaker: { threshold: 3, cooldownMs: 200 } });
+    cache = createCache({ store, timeout: '60s', circuitBreaker: { threshold: 3, cooldownMs: 200 }, logger: capturedLogger() });
   });
   afterAll(async () => {
     await cache.close();
@@ -135,7 +136,7 @@ describe.runIf(requireRedis())('a full server (maxmemory, noeviction)', () => {
   });
 
   it('refuses writes and still serves every read: reads stay up while writes go down', async () => {
-    const cache = createCache({ store, closeStore: false, circuitBreaker: { threshold: 3 } });
+    const cache = createCache({ store, closeStore: false, circuitBreaker: { threshold: 3 }, logger: capturedLogger() });
     for (let i = 0; i < 20; i++) await cache.set(`hot${i}`, { i, pad: 'x'.repeat(100) });
     const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
@@ -166,8 +167,8 @@ describe.runIf(requireRedis())('a store that answers too late', () => {
 
   it('is a miss plus a timeout event; strict mode throws instead', async () => {
     const ns = uniqueNamespace('slow');
-    const lenient = createCache({ store, namespace: ns, timeout: 100 });
-    const strict = createCache({ store, namespace: ns, timeout: 100, strict: true, circuitBreaker: { threshold: 100 } });
+    const lenient = createCache({ store, namespace: ns, timeout: 100, logger: capturedLogger() });
+    const strict = createCache({ store, namespace: ns, timeout: 100, strict: true, circuitBreaker: { threshold: 100 }, logger: capturedLogger() });
     await lenient.set('v', 1);
     const errors = errorsOf(lenient);
     // CLIENT PAUSE holds every client's commands on the real server for 400 ms.

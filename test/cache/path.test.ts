@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, type CacheLogger } from '../../src/index.ts';
+import { createCache } from '../../src/index.ts';
 import { CircuitOpenError, StoreRefusedError } from '../../src/store/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { CountingStore, FailingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from './targets.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 
 describe.runIf(requireRedis())('folding on an ordered store (valkey)', () => {
   let valkey: ValkeyStore;
@@ -108,8 +109,8 @@ describe('the guard', () => {
     const clock = new FakeClock();
     const failing = new FailingStore(memoryStore(), { pipeline: false });
     const store = new CountingStore(failing, { local: false, ordered: true });
-    const lines: string[] = [];
-    const logger: CacheLogger = { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) };
+    const logger = capturedLogger();
+    const { lines } = logger;
     const cache = createCache({
       store,
       prefix: 'g',
@@ -171,7 +172,7 @@ describe('the guard', () => {
 
   it('throws a CircuitOpenError at a strict caller while the store is held as down', async () => {
     const failing = new FailingStore(memoryStore());
-    const cache = createCache({ store: new CountingStore(failing, { local: false }), strict: true, circuitBreaker: { threshold: 1 } });
+    const cache = createCache({ store: new CountingStore(failing, { local: false }), strict: true, circuitBreaker: { threshold: 1 }, logger: capturedLogger() });
     failing.reads = 'fail';
     await expect(cache.get('k')).rejects.toThrow(/ECONNREFUSED/);
     await expect(cache.get('k')).rejects.toBeInstanceOf(CircuitOpenError);

@@ -5,7 +5,7 @@
  * that mean nothing to a user, and benchmark figures (they live in the bench reports).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, it } from 'vitest';
@@ -19,6 +19,8 @@ import { StoreLayer } from '../../src/cache/path/layer.ts';
 import { decodeEnvelope } from '../../src/codec/envelope.ts';
 import { cborSerializer, jsonSerializer } from '../../src/codec/serializers.ts';
 import type { Store } from '../../src/store/types.ts';
+import { tokenProblem } from '../../runtimes/node/shared/bearer-token.ts';
+import { entrySources } from './entry-sources.ts';
 import { documentationPages } from './markdown-snippets.ts';
 
 const root = join(import.meta.dirname, '../..');
@@ -186,4 +188,91 @@ describe('what the documentation holds', () => {
     const figure = /\d[\d,.]*\s*(?:k?(?:req|ops|rounds|get|set|calls?)\/s\b|µs\b|×)/g;
     for (const path of pages) assert.deepEqual(page(path).match(figure) ?? [], [], path);
   });
+});
+
+describe('what the documentation says about iovalkey', () => {
+  // One statement everywhere: a Valkey URL needs no other package (the valkey store speaks RESP
+  // on its own connection); iovalkey is needed for a cluster, a client passed in (store.client)
+  // and cachette/node/bridge. Pages once said "needs iovalkey" of a plain VALKEY_URL.
+  const files = [
+    ...documentationPages(root),
+    ...readdirSync(join(root, 'examples'))
+      .map((name) => `examples/${name}/README.md`)
+      .filter((path) => existsSync(join(root, path))),
+    'runtimes/server-stores.ts',
+  ];
+  /** The sentences of a page (of a source: its doc comments) that name iovalkey, with line breaks and comment markers folded away. */
+  const sentencesNamingIovalkey = (text: string) =>
+    text
+      .replace(/^\s*(?:\*|\/\/)\s?/gm, '')
+      .split(/\n\s*\n|(?<=[.;])\s+(?=[A-Z`(])|\n(?=\s*(?:[-*]|\d+\.|\|)\s)/)
+      .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+      .filter((sentence) => /\biovalkey\b/.test(sentence));
+  /** What makes a sentence about iovalkey true: it says that a URL does not need it, or names what does (a cluster, a client passed in, the bridge), or that iovalkey's own call shapes are refused. */
+  const qualified = /a URL needs (?:nothing|no other package)|a URL type-checks without it|valkeyStore\(\{ url \}\)|\b(?:for|on) a cluster\b|iovalkey (?:client|`Cluster`)|\bbridge\b|`store\.client`/i;
+
+  it('never says that a Valkey URL needs iovalkey', () => {
+    // Pages are read as prose: a code block (and the snippet comment above it) states nothing.
+    const wrong = files.flatMap((path) =>
+      sentencesNamingIovalkey(path.endsWith('.ts') ? (page(path).match(/\/\*\*[\s\S]*?\*\//g) ?? []).join('\n\n') : page(path).replace(/^(?:<!--.*-->\n)?(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, ''))
+        .filter((sentence) => /\bValkey\b|VALKEY_URL|REDIS_URL|\bURL\b|npm install/i.test(sentence) && !qualified.test(sentence))
+        .map((sentence) => `${path}: ${sentence}`),
+    );
+    assert.deepEqual(wrong, []);
+  });
+
+  it('says in the install table that a URL needs nothing, and what needs iovalkey', () => {
+    assert.match(page('README.md'), /^\| `valkeyStore` on a cluster or with your own client, `cachette\/node\/bridge` \(a URL needs nothing\) \| `iovalkey` \|$/m);
+    assert.match(
+      page('docs/stores.md'),
+      /A URL needs no\s+other package: the store speaks RESP on a connection of its own\. `iovalkey`\s+\(`npm install iovalkey`\) is needed for a cluster, for a client you pass in, for `store\.client`/,
+    );
+  });
+});
+
+describe('what the documentation tells people to type', () => {
+  // wrangler.toml's comment once gave `--token dev-token`, which the bridge refuses (16+ characters).
+  const files = [...documentationPages(root), ...readdirSync(join(root, 'examples')).map((name) => `examples/${name}/README.md`), 'wrangler.toml'].filter((path) => existsSync(join(root, path)));
+
+  it('gives the bridge tokens it accepts, and the Worker the token the bridge was started with', () => {
+    for (const path of files) {
+      const text = page(path);
+      const started = [...text.matchAll(/--token ([\w.-]+)/g)].map((m) => m[1]!);
+      const passed = [...text.matchAll(/UPSTASH_REDIS_REST_TOKEN[:=]([\w.-]+)/g)].map((m) => m[1]!);
+      for (const token of [...started, ...passed]) assert.equal(tokenProblem(token), undefined, `${path}: the token ${token}`);
+      for (const token of passed) assert.ok(started.includes(token), `${path}: the Worker is given ${token}, which no bridge command there starts with`);
+    }
+  });
+});
+
+describe('what the documentation says each entry point exports', () => {
+  // docs/cache.md once said StoreBusyError is exported by `cachette`; it is `cachette/store`'s.
+  const sources = entrySources(root);
+
+  it('names only what the entry it names exports', () => {
+    const claims = documentationPages(root).flatMap((path) =>
+      [...page(path).matchAll(/`(\w+)(?:\(\))?` (?:\(exported by|from) `(cachette(?:\/[\w/-]+)?)`/g)].map((m) => ({ path, name: m[1]!, entry: m[2]! })),
+    );
+    assert.ok(claims.length >= 3, `${claims.length} claims found`);
+    const program = ts.createProgram([...new Set(claims.flatMap((claim) => sources.get(claim.entry) ?? []))], {
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      target: ts.ScriptTarget.ES2022,
+    });
+    const checker = program.getTypeChecker();
+    const exportsOf = (source: string) => {
+      const symbol = checker.getSymbolAtLocation(program.getSourceFile(source)!);
+      return new Set(symbol ? checker.getExportsOfModule(symbol).map((exported) => exported.name) : []);
+    };
+    const wrong = claims.filter(({ name, entry }) => {
+      const source = sources.get(entry);
+      return source === undefined || !exportsOf(source).has(name);
+    });
+    assert.deepEqual(
+      wrong.map(({ path, name, entry }) => `${path}: ${name} from ${entry}`),
+      [],
+    );
+  }, 60_000);
 });

@@ -20,7 +20,12 @@ function shipped(path: string): boolean {
   if (!existsSync(join(root, path)) || !statSync(join(root, path)).isFile()) return false;
   if (ALWAYS.includes(path)) return true;
   if (path.endsWith('.test.ts')) return false;
-  return manifest.files.some((entry) => !entry.startsWith('!') && (path === entry || path.startsWith(`${entry}/`)));
+  return manifest.files.some((entry) => !entry.startsWith('!') && (path === entry || path.startsWith(`${entry}/`) || glob(entry).test(path)));
+}
+
+/** A "files" entry with `*` (any characters but `/`) as npm reads it, for the few entries that use one. */
+function glob(entry: string): RegExp {
+  return new RegExp(`^${entry.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*')}$`);
 }
 
 describe('Markdown links', () => {
@@ -53,5 +58,11 @@ describe('Markdown links', () => {
 describe('README.md and docs/', () => {
   it('link only to files the package ships, and to headings they have', () => {
     assert.deepEqual(brokenLinks(documentationPages(root), { has: shipped, read: (path) => readFileSync(join(root, path), 'utf8') }), []);
+  });
+
+  it('and so do the bench reports the package ships (docs/benchmarks.md links them, README shows a chart)', () => {
+    const reports = manifest.files.filter((entry) => entry.startsWith('bench/') && entry.endsWith('.md'));
+    assert.ok(reports.length > 0, 'package.json "files" ships the bench reports');
+    assert.deepEqual(brokenLinks(reports, { has: shipped, read: (path) => readFileSync(join(root, path), 'utf8') }), []);
   });
 });

@@ -8,8 +8,11 @@
  * - `runtime=node|bun|deno|workerd` (default node; Node runs it through tsx);
  * - `serves=<path>`: it starts a server on `PORT` (a free port the test gives it); the test
  *   requests `<path>` until the HTTP cache answers it with a hit, then stops the server;
- * - `prints=<text>`: its output must contain the text (in "double" or 'single' quotes when it has
- *   spaces or quotes);
+ * - `prints=<text>`: what it writes to stdout, exactly (in "double" or 'single' quotes when it
+ *   has spaces or quotes; `\n` is a line break; `$PORT` is the port a server is given), so a
+ *   snippet that prints a claim (`1 query`, `hit`) is held to it; a server's is read once the
+ *   cache has answered a hit. A script without `prints` must print nothing on stdout (under
+ *   workerd stdout is wrangler's own: no `prints` there);
  * - `continues`: the previous ```ts block of the same page runs first, in the same module;
  * - `workerd` snippets run under `wrangler dev` with the page's preceding ```toml block as their
  *   wrangler.toml; `deno` snippets with the flags of the page's following `deno run` command.
@@ -121,6 +124,7 @@ export function pageSnippets(page: string, text: string): Snippet[] {
       .find((b) => b.lang === 'toml');
     const sh = blocks.slice(index + 1).find((b) => b.lang === 'sh' && denoRunFlags(b.code));
     if (runtime === 'workerd' && !toml) throw new Error(`${where}: a workerd snippet needs a \`\`\`toml block (its wrangler.toml) before it`);
+    if (runtime === 'workerd' && fields.has('prints')) throw new Error(`${where}: a workerd snippet's stdout is wrangler dev's: it cannot have "prints"`);
     if (runtime === 'deno' && !sh) throw new Error(`${where}: a deno snippet needs a \`deno run\` command after it`);
     snippets.push({
       id: where,
@@ -131,7 +135,7 @@ export function pageSnippets(page: string, text: string): Snippet[] {
       source,
       runtime,
       serves: fields.get('serves'),
-      prints: fields.get('prints'),
+      prints: fields.get('prints')?.replaceAll('\\n', '\n'),
       notRun,
       needs: { redis: source.includes(SNIPPET_REDIS), cluster: new RegExp(SNIPPET_CLUSTER.source).test(source) },
       wranglerToml: runtime === 'workerd' ? toml!.code : undefined,

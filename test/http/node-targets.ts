@@ -39,6 +39,8 @@ export function honoTarget(store: () => Store): HttpTarget {
     name: 'hono',
     async start(origin, options) {
       const app = new Hono();
+      // Origins that fail on purpose (stale-if-error): answer as Hono's default handler does, without printing the stack.
+      app.onError((_, c) => c.text('Internal Server Error', 500));
       const opened = store();
       const middleware = cache({ store: opened, ...options, app });
       app.use('*', middleware);

@@ -14,6 +14,7 @@ import { engineTargets, uniqueNamespace } from '../cache/targets.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FailingStore } from '../support/wrapped-stores.ts';
 import { Telemetry } from './telemetry.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 
 const FACTORY_MS = 20;
 let telemetry: Telemetry;
@@ -105,7 +106,7 @@ describe('cachette/otel: failures', () => {
   it('counts store errors by source and operation, and reports store health as a gauge', async () => {
     telemetry = new Telemetry();
     const store = new FailingStore(memoryStore());
-    const cache = createCache({ store, ttl: '1m', circuitBreaker: { threshold: 2, cooldownMs: 60_000 } });
+    const cache = createCache({ store, ttl: '1m', circuitBreaker: { threshold: 2, cooldownMs: 60_000 }, logger: capturedLogger() });
     instrumented(cache);
     assert.equal(await telemetry.total(METRIC.storeUp, { [ATTRIBUTE.storeDirection]: 'read' }), 1);
     store.reads = 'fail';

@@ -134,7 +134,8 @@ describe('the packed package in a consumer project', () => {
       'every shipped source is one a map points at',
     );
     assert.deepEqual(
-      files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench|^examples|^scripts/.test(file)),
+      // Of bench/, only the reports and their charts (docs/benchmarks.md and README link them), never its code or raw results.
+      files.filter((file) => /(^|[/\\])test[/\\]|\.test\.ts$|^bench[/\\](?!.*\.(md|svg)$)|^examples|^scripts/.test(file)),
       [],
     );
   });
@@ -160,10 +161,11 @@ describe('the packed package in a consumer project', () => {
 
   it('stays small: the tarball size is reported, and bounded', () => {
     console.info(`[pack] ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
-    // The bound catches what must never ship (tests, benches, results, node_modules: megabytes),
-    // not growth of the library itself: ~800 KiB with the docs pages, the stores' own RESP, the
-    // cluster store, tags and L1, otel and the shipped contract suite, about a third of it the
-    // TypeScript sources the source maps point at.
-    assert.ok(packed.size < 1024 * 1024, `${packed.size} bytes`);
+    // The bound catches what must never ship (tests, benches' code and results, node_modules:
+    // megabytes), not growth of the library itself: ~1.1 MiB with the docs pages, the bench
+    // reports and their charts (~35 KiB), the stores' own RESP, the cluster store, tags and L1,
+    // otel and the shipped contract suite, about a third of it the TypeScript sources the source
+    // maps point at.
+    assert.ok(packed.size < 1.5 * 1024 * 1024, `${packed.size} bytes`);
   });
 });

@@ -40,13 +40,13 @@ describe('JUnit reports', () => {
     );
     assert.deepEqual(
       countBySuite(cases, 'bun', (c) => c.suites[1]!),
-      [{ runtime: 'bun', suite: 'store contract: memory', passed: 1, failed: 1, skipped: 1 }],
+      [{ runtime: 'bun', suite: 'store contract: memory', passed: 1, failed: 1, skipped: 1, failures: [{ file: './a.bun.ts', test: 'store contract: memory > expires > TTL' }] }],
     );
   });
 
   it('reads deno flat cases named "describe > it"', () => {
     const rows = countBySuite(parseJunit(DENO), 'deno', (c) => c.name.split(' > ')[0]!);
-    assert.deepEqual(rows, [{ runtime: 'deno', suite: 'store contract: valkey', passed: 1, failed: 1, skipped: 0 }]);
+    assert.deepEqual(rows, [{ runtime: 'deno', suite: 'store contract: valkey', passed: 1, failed: 1, skipped: 0, failures: [{ file: 'a.deno.ts', test: 'store contract: valkey > incr' }] }]);
   });
 
   it('finds nothing in something that is not a report', () => {

@@ -59,6 +59,8 @@ export function countBySuite(cases: readonly JunitCase[], runtime: string, suite
     const suite = suiteOf(c);
     const row = bySuite.get(suite) ?? { runtime, suite, passed: 0, failed: 0, skipped: 0 };
     row[c.status]++;
+    // The outermost <testsuite> is the file (bun, deno), the rest and the case the test's full name.
+    if (c.status === 'failed') (row.failures ??= []).push({ file: c.suites[0], test: [...c.suites.slice(1), c.name].join(' > ') });
     bySuite.set(suite, row);
   }
   return [...bySuite.values()];

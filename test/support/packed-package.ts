@@ -1,40 +1,53 @@
 /**
- * The package as a user gets it, for the checks of test/package: built and packed the way a
- * release does, in a scratch folder, so the checkout's own dist/ is neither needed nor
- * touched: the sources and configs are copied, compiled there (source maps then point at the
- * copied sources, as they will in the tarball), and `npm pack` makes the tarball from that
- * folder. Packed once per run (test/package/pack-setup.ts), then installed into each project
- * that needs it, with its dependencies linked from this checkout so no network is needed.
+ * The package as a user gets it: packed the way a release does, from a clean clone, so the
+ * checkout's own dist/ is neither needed nor touched. The clone holds what `git clone` of this
+ * tree would once committed (tracked files and untracked ones git does not ignore, as they are
+ * now, committed in a repository of its own), so uncommitted work is checked too; `npm pack` in
+ * it runs the package's prepack build (scripts/setup/build-package.mjs), and the same clone
+ * serves `npm install git+file://…`. Packed once per run (test/package/pack-setup.ts), then
+ * installed into each project that needs it, with its dependencies linked from this checkout so
+ * no network is needed.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** What `npm pack --json` reports of the tarball. */
 export interface PackedTarball {
   /** Absolute path of the .tgz. */
   path: string;
+  /** The clean clone it was packed from: a git repository with one commit, for `git+file://` installs. */
+  clone: string;
   filename: string;
   size: number;
   unpackedSize: number;
   files: Array<{ path: string }>;
 }
 
-/** Copies, builds and packs the package at `root` below `work`; returns the tarball. */
-export function packPackage(root: string, work: string): PackedTarball {
-  const staging = join(work, 'package');
-  // What package.json "files" ships (docs/ included), plus what npm always ships and the build needs.
-  const { files } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
-  const shipped = files.filter((entry) => !entry.startsWith('!') && entry !== 'dist');
-  for (const entry of ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', ...shipped]) {
-    if (existsSync(join(root, entry))) cpSync(join(root, entry), join(staging, entry), { recursive: true });
+/** Copies the files a clone of `root` would hold into a new git repository at `clone`, committed. */
+export function cleanClone(root: string, clone: string): string {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  // --cached also lists tracked files deleted in the working tree: a commit would not hold them.
+  for (const file of new Set(listed.split('\0').filter((path) => path && existsSync(join(root, path))))) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    copyFileSync(join(root, file), join(clone, file));
   }
-  // The compiler resolves the dependencies' types from the checkout's node_modules.
-  symlinkSync(join(root, 'node_modules'), join(staging, 'node_modules'), 'dir');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(staging, 'tsconfig.build.json')], { cwd: staging, stdio: ['ignore', 'pipe', 'pipe'] });
-  const json = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: staging, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const packed = (JSON.parse(json) as Array<Omit<PackedTarball, 'path'>>)[0]!;
-  return { ...packed, path: join(work, packed.filename) };
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=cachette package check', '-c', 'user.email=package-check@localhost', '-c', 'commit.gpgsign=false', ...args], { cwd: clone, stdio: 'pipe' });
+  git('init', '--quiet');
+  git('add', '--all');
+  git('commit', '--quiet', '--no-verify', '--message', 'the working tree, as a clone would hold it');
+  return clone;
+}
+
+/** Clones `root` cleanly below `work` and packs it there; returns the tarball. */
+export function packPackage(root: string, work: string): PackedTarball {
+  const clone = cleanClone(root, join(work, 'clone'));
+  // What `npm ci` would install, linked: the build resolves TypeScript and the dependencies' types there (untracked, so no git install sees it).
+  symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  const json = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  const packed = (JSON.parse(json) as Array<Omit<PackedTarball, 'path' | 'clone'>>)[0]!;
+  return { ...packed, path: join(work, packed.filename), clone };
 }
 
 /**

@@ -4,35 +4,45 @@
 // rest and runs it: the suite must pass.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runEnd, StoreRefusedError, type Store, type StoreEntry, type StoreOp } from 'cachette/store';
+import { runEnd, StoreClosedError, StoreRefusedError, type Store, type StoreEntry, type StoreOp } from 'cachette/store';
 import { describeStoreContract, type ContractTarget, type StoreTestContext } from 'cachette/store/testing';
 import type { Equal, Expect } from './type-checks.js';
 
-/** Expiring entries in a Map. */
+/** Expiring entries in a Map; every call after close() rejects, as the contract asks. */
 class TinyStore implements Store {
   readonly name = 'tiny';
   readonly local = true;
   readonly #map = new Map<string, { value: Uint8Array; until: number }>();
+  #closed = false;
 
+  #open() {
+    if (this.#closed) throw new StoreClosedError(this.name);
+  }
   async get(key: string) {
+    this.#open();
     const hit = this.#map.get(key);
     return hit && hit.until > Date.now() ? hit.value : undefined;
   }
   async getMany(keys: readonly string[]) {
+    this.#open();
     return Promise.all(keys.map((key) => this.get(key)));
   }
   async set(key: string, value: Uint8Array, ttlMs?: number) {
+    this.#open();
     this.#map.set(key, { value: value.slice(), until: Date.now() + (ttlMs ?? Infinity) });
   }
   async setMany(entries: readonly StoreEntry[]) {
+    this.#open();
     for (const entry of entries) await this.set(entry.key, entry.value, entry.ttlMs);
   }
   async delete(keys: readonly string[]) {
+    this.#open();
     let count = 0;
     for (const key of keys) if ((await this.get(key)) && this.#map.delete(key)) count++;
     return count;
   }
   async incr(key: string, by: number, ttlMs?: number) {
+    this.#open();
     const held = await this.get(key);
     const digits = held ? new TextDecoder().decode(held) : '0';
     if (!/^-?\d+$/.test(digits)) throw new StoreRefusedError(`tiny: ${key} is not a counter`);
@@ -42,6 +52,7 @@ class TinyStore implements Store {
     return next;
   }
   async close() {
+    this.#closed = true;
     this.#map.clear();
   }
 }

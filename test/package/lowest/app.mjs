@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import express4 from 'express4';
+import express4 from 'express';
 import express5 from 'express5';
 import fastify4 from 'fastify';
 import fastify5 from 'fastify5';
@@ -63,7 +63,7 @@ async function missThenHit(url, calls) {
 
 // Express 4 and 5, with storeFromEnv from cachette/express (no Hono needed).
 for (const [name, express] of [
-  ['express4', express4],
+  ['express', express4],
   ['express5', express5],
 ]) {
   let calls = 0;
