@@ -78,13 +78,16 @@ describe('the file', () => {
     const path = join(dir, 'persist.db');
     const first = sqliteStore(path);
     await first.set('forever', bytes('f'));
-    await first.set('short', bytes('s'), 80);
+    // Long enough that the reopen and the first read come before it, on a loaded machine too.
+    const shortMs = 2_000;
+    const setAt = Date.now();
+    await first.set('short', bytes('s'), shortMs);
     await first.incr('count', 3);
     await first.close();
     const second = sqliteStore(path);
     try {
       assert.deepEqual((await second.getMany(['forever', 'short', 'count'])).map(text), ['f', 's', '3']);
-      await sleep(120);
+      await sleep(Math.max(0, setAt + shortMs + 50 - Date.now()));
       assert.equal(await second.get('short'), undefined, 'the TTL survived the reopen');
       const raw = new Database(path, { readonly: true });
       assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');

@@ -215,7 +215,8 @@ describe('README and docs snippets', () => {
             });
             assertPrinted(snippet, child, port);
           } else {
-            const timer = setTimeout(() => void stop(child), 60_000);
+            // Generous: snippets run five at a time, and one that starts PGlite takes 40 s of a loaded machine.
+            const timer = setTimeout(() => void stop(child), 140_000);
             const status = await child.exited;
             clearTimeout(timer);
             assert.equal(status, 0, `${snippet.id} exited with ${status}:\n${child.output()}`);
@@ -225,7 +226,7 @@ describe('README and docs snippets', () => {
           await stop(child);
         }
       },
-      120_000,
+      160_000,
     );
   });
 });
