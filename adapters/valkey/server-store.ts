@@ -12,7 +12,8 @@ import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { readKeyCount, readKeys, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
+import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { call, type Route } from './channel.ts';
 import { encodeDel, encodeGet, encodeMget, encodeMset, encodeReadRun, encodeSet, MAX_KEYS_PER_COMMAND } from './commands.ts';
@@ -20,6 +21,7 @@ import { sendReadWithGenerations, sendWriteGenerations } from './generations.ts'
 import { classify, CountSink, type Round, ValueSink, ValuesSink, WriteSink } from './round.ts';
 import { ClientLink, OwnLink, type ServerLink } from './server-links.ts';
 import { ValkeyStoreBase } from './store-base.ts';
+import { ValkeyBusTransport } from './coherence-bus.ts';
 import { ValkeyTracking } from './tracking.ts';
 import { checkUrl, connectionMistake, describe, iovalkeySocketTimeout, ownConnectionOptions } from './urls.ts';
 
@@ -63,6 +65,8 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
   #extraClient: Valkey | undefined;
   /** CLIENT TRACKING for L1 tiers, started by the first {@link track}. */
   #tracking: ValkeyTracking | undefined;
+  /** The coherence bus for coherent L1 tiers, started by the first {@link coherence}. */
+  #bus: PubSubBus | undefined;
 
   constructor(options: ValkeyStoreOptions<Client> | string) {
     super();
@@ -254,7 +258,14 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     return this.#tracking.add(listener);
   }
 
+  /** Pub/sub with leased holders: PUBLISH on this connection, a subscriber beside it (adapters/valkey/coherence-bus.ts). */
+  coherence(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    this.#bus ??= new PubSubBus(new ValkeyBusTransport(this.#link, true));
+    return this.#bus.register(listener, options);
+  }
+
   protected async closeConnections(): Promise<void> {
+    await this.#bus?.close();
     await this.#tracking?.stop();
     const extra = this.#extraClient;
     if (extra) await extra.quit().catch(() => extra.disconnect());

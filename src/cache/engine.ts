@@ -32,6 +32,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
+import { CoherentTier, openCoherence, type CoherentHost } from './tiers/coherent-tier.ts';
 import type { Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
@@ -48,7 +49,7 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
  * already reported by the guard and becomes the documented fallback (a miss, `false`, `0`,
  * `undefined`), or is thrown when the cache is strict.
  */
-export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
+export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost, CoherentHost {
   readonly events = new CacheEvents();
   /** The live counters (the fill handler counts into them; `stats()` returns a copy). */
   readonly counters = emptyStats();
@@ -82,6 +83,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       options.staleIfErrorMs === undefined ? { freshFor: options.ttlMs, staleFor: options.graceMs } : { freshFor: options.ttlMs, staleFor: options.graceMs, errorFor: options.staleIfErrorMs };
     this.#reachability = options.logger && new Reachability(options.store, options.logger);
     this.#codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
+    const bus = options.l1?.consistency === 'coherent' ? openCoherence(options.store, { confirm: options.l1.confirm }) : undefined;
     const path = buildPath({
       store: options.store,
       closeStore: options.closeStore,
@@ -91,6 +93,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
       cooldownMs: options.breaker.cooldownMs,
       clock: options.clock,
       reporter: this,
+      coherence: bus?.coherence,
     });
     this.#path = path.top;
     this.#guard = path.guard;
@@ -100,7 +103,11 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     // What an L1 keeps is decoded into values that view nothing beyond their entry's bytes.
     const remote = new RemoteReads(this.#path, prefix, copies ? { decode: (key, bytes) => this.#decode(key, bytes, 0), outdated: (key, tags) => this.outdated(key, tags) } : this);
     if (!copies) this.#tier = new SingleTier(remote);
-    else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
+    else if (bus) {
+      const tier = new CoherentTier(remote, copies, bus.coherence, options.l1!.confirm, prefix, this);
+      bus.attach(tier);
+      this.#tier = tier;
+    } else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
     this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
     this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),
@@ -567,6 +574,16 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost {
     this.#background.add(work);
     const done = () => void this.#background.delete(work);
     work.then(done, done);
+  }
+
+  // CoherentHost ----------------------------------------------------------------------------
+
+  bypassed(): void {
+    this.counters.l1Bypassed++;
+  }
+
+  coherenceChanged(live: boolean): void {
+    this.events.emit('coherence', { live });
   }
 
   // GuardReporter ---------------------------------------------------------------------------

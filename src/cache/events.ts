@@ -37,6 +37,12 @@ export interface CacheStats {
   corrupt: number;
   /** Values that were served but not stored because they exceed `maxValueBytes`. */
   tooLarge: number;
+  /**
+   * Reads of a coherent L1 (`l1: { consistency: 'coherent' }`) that went to the store because
+   * coherence was not confirmed at that moment (the bus down, the lease lapsed): memory is
+   * flushed and bypassed until it is confirmed again (the `coherence` event says when).
+   */
+  l1Bypassed: number;
   /** Bytes received from the store for entries. */
   bytesRead: number;
   /** Bytes sent to the store for entries. */
@@ -97,6 +103,11 @@ export interface CacheEventMap {
   error: { source: 'store' | 'factory' | 'encode'; operation: string; keys: readonly string[]; error: unknown };
   /** Reads or writes of the store went down or recovered: once per change, never once per call. */
   health: HealthEventDetail;
+  /**
+   * A coherent L1 serves copies again (`live: true`), or stopped (`live: false`: its memory was
+   * flushed, and reads go to the store until the bus confirms coherence again). Once per change.
+   */
+  coherence: { live: boolean };
 }
 
 /** A cache event type. */
@@ -163,6 +174,7 @@ export function emptyStats(): CacheStats {
     corrupt: 0,
     invalid: 0,
     tooLarge: 0,
+    l1Bypassed: 0,
     bytesRead: 0,
     bytesWritten: 0,
   };

@@ -21,8 +21,27 @@ export interface L1Options {
    * `tracking`: copies are served with no round trip and evicted by the server's invalidation
    * messages (Valkey/Redis CLIENT TRACKING); stale for at most one message's delivery delay,
    * and bypassed whenever the invalidation channel is not known to be live.
+   * `coherent`: copies are served with no round trip and are never stale with respect to the
+   * writes of any cache sharing the store: a write returns once every other process that may
+   * hold what it changed dropped it, or its lease ran out (docs/l1.md). Needs a store with an
+   * invalidation bus (Valkey/Redis, the cluster store, bun-redis, SQLite); writes get slower.
    */
-  consistency?: 'strict' | 'tracking';
+  consistency?: 'strict' | 'tracking' | 'coherent';
+  /**
+   * With `consistency: 'coherent'`, how a copy is confirmed. `lease` (default): while this
+   * process holds its lease on the bus, no round trip at all; writes wait for acknowledgements.
+   * `barrier`: one round trip per tick of reads (a barrier behind the bus's messages), and
+   * writes wait for nothing more than their own publication.
+   */
+  confirm?: 'lease' | 'barrier';
+}
+
+/** {@link L1Options} checked, with defaults applied. */
+export interface ResolvedL1 {
+  maxEntries: number;
+  maxBytes: number;
+  consistency: 'strict' | 'tracking' | 'coherent';
+  confirm: 'lease' | 'barrier';
 }
 
 /** Circuit breaker settings; reads and writes each have a breaker with these settings. */
@@ -160,7 +179,7 @@ export interface ResolvedOptions {
   logger: CacheLogger | undefined;
   lockTimeoutMs: number;
   writeLeaseTtlMs: number;
-  l1: Required<L1Options> | undefined;
+  l1: ResolvedL1 | undefined;
 }
 
 const KNOWN: ReadonlyArray<keyof CacheOptions> = [
@@ -302,10 +321,10 @@ function resolveWaitUntil(waitUntil: WaitUntil | undefined): WaitUntil | undefin
 const DEFAULT_L1_ENTRIES = 10_000;
 const DEFAULT_L1_BYTES = 64 * 1024 * 1024;
 
-/** Validates `l1`; `tracking` needs a store that can deliver invalidations. */
-function resolveL1(l1: L1Options, store: Store): Required<L1Options> {
-  if (typeof l1 !== 'object' || l1 === null) throw new TypeError('createCache: "l1" must be an object ({ maxEntries, maxBytes, consistency })');
-  checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency'], 'createCache: l1');
+/** Validates `l1`; `tracking` and `coherent` need a store that can deliver invalidations. */
+function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
+  if (typeof l1 !== 'object' || l1 === null) throw new TypeError('createCache: "l1" must be an object ({ maxEntries, maxBytes, consistency, confirm })');
+  checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency', 'confirm'], 'createCache: l1');
   const maxEntries = l1.maxEntries ?? DEFAULT_L1_ENTRIES;
   const maxBytes = l1.maxBytes ?? DEFAULT_L1_BYTES;
   for (const [name, n] of [
@@ -315,9 +334,21 @@ function resolveL1(l1: L1Options, store: Store): Required<L1Options> {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`createCache: l1.${name} must be a positive integer, got ${n}`);
   }
   const consistency = l1.consistency ?? 'strict';
-  if (consistency !== 'strict' && consistency !== 'tracking') throw new TypeError(`createCache: l1.consistency must be "strict" or "tracking", got ${JSON.stringify(consistency)}`);
+  if (consistency !== 'strict' && consistency !== 'tracking' && consistency !== 'coherent') {
+    throw new TypeError(`createCache: l1.consistency must be "strict", "tracking" or "coherent", got ${JSON.stringify(consistency)}`);
+  }
   if (consistency === 'tracking' && typeof store.track !== 'function') {
     throw new MissingCapabilityError(store.name, 'tracking', 'l1: { consistency: "tracking" } needs server-assisted invalidation (Valkey/Redis); use consistency: "strict"');
   }
-  return { maxEntries, maxBytes, consistency };
+  const confirm = l1.confirm ?? 'lease';
+  if (confirm !== 'lease' && confirm !== 'barrier') throw new TypeError(`createCache: l1.confirm must be "lease" or "barrier", got ${JSON.stringify(confirm)}`);
+  if (l1.confirm !== undefined && consistency !== 'coherent') throw new TypeError('createCache: l1.confirm applies to consistency: "coherent" only');
+  if (consistency === 'coherent' && typeof store.coherence !== 'function') {
+    throw new MissingCapabilityError(
+      store.name,
+      'coherence',
+      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store (Valkey/Redis, the cluster store, bun-redis, SQLite), and this store has none; use consistency: "strict"',
+    );
+  }
+  return { maxEntries, maxBytes, consistency, confirm };
 }

@@ -161,6 +161,71 @@ export interface Tracking {
   close(): Promise<void>;
 }
 
+/**
+ * Receives what the coherence bus ({@link Store.coherence}) learns: keys are full store keys
+ * (entries and tag generation counters) that another cache changed through its store.
+ */
+export interface CoherenceListener {
+  /** These keys changed: drop what was read from them. */
+  invalidated(keys: readonly string[]): void;
+  /** Anything may have changed: drop everything. */
+  flushed(): void;
+  /**
+   * Copies may be served (true) or not (false) from now on. Every change to false comes with
+   * a {@link flushed} first.
+   */
+  liveChanged(live: boolean): void;
+}
+
+/** How {@link Store.coherence} is asked to hold copies. */
+export interface CoherenceOptions {
+  /**
+   * `lease` (the default): a process serves copies while it holds a lease it renews over the
+   * bus, and a write returns once every holder of the keys acknowledged the invalidation or
+   * its lease ran out. `barrier`: writes only publish, and a copy is served once a barrier sent
+   * over the bus after the read began comes back (one round trip per tick of reads).
+   */
+  readonly confirm: 'lease' | 'barrier';
+}
+
+/**
+ * A cache's registration with the coherence bus of its store ({@link Store.coherence}): what
+ * lets an L1 tier serve copies with no round trip and never stale with respect to the writes
+ * of any cache sharing the store.
+ */
+export interface Coherence {
+  /**
+   * Whether copies may be served at this instant (lease held and bus live; on an embedded store
+   * shared by processes, nothing committed by another process since it was last asked). Called
+   * on every hit: cheap, synchronous, and it may call the listener (a flush) before answering.
+   */
+  serving(): boolean;
+  /** Changes whenever invalidations may have been lost: a read answered in another session than it was issued in is not kept. */
+  readonly session: number;
+  /** A mark to take when a read is issued, for {@link covered}. */
+  readonly mark: number;
+  /**
+   * True when every key was watched (invalidations of it delivered to this process) since
+   * before `mark` was taken, in the current session; otherwise starts watching the missing
+   * ones and answers false (the read is served, not kept).
+   */
+  covered(keys: readonly string[], mark: number): boolean;
+  /**
+   * In `barrier` mode: resolves once everything published on the bus before this call has
+   * reached this process (true), or false when that cannot be confirmed (the bus is down).
+   */
+  barrier(): Promise<boolean>;
+  /**
+   * This cache wrote `keys` (undefined: anything, as `clear` does); `written` is the write,
+   * issued before this call on the store (on a store that keeps the order of calls in flight,
+   * what is published here executes after it). Resolves once no other process can serve a
+   * copy read before the write, rejects when that cannot be known (the bus could not publish).
+   */
+  invalidate(keys: readonly string[] | undefined, written: Promise<unknown>): Promise<void>;
+  /** Stops delivering to this listener (the bus closes when nobody listens). */
+  close(): Promise<void>;
+}
+
 /** A byte store. Returned bytes are read-only for the caller. */
 export interface Store {
   /** Short name used in events and in logs ("memory", "valkey", …). */
@@ -247,6 +312,12 @@ export interface Store {
    * CLIENT TRACKING), for an in-process L1 tier that serves without a round trip.
    */
   track?(listener: InvalidationListener): Tracking;
+  /**
+   * Capability: an invalidation bus between the processes sharing this store, for an L1 tier
+   * that is never stale (`l1: { consistency: 'coherent' }`): pub/sub with leased holders on
+   * Valkey/Redis, the database's change counter on SQLite. See {@link Coherence}.
+   */
+  coherence?(listener: CoherenceListener, options: CoherenceOptions): Coherence;
   /** Releases connections and timers the store opened itself. */
   close(): Promise<void>;
 }

@@ -109,6 +109,15 @@ export class BatchLayer extends StoreLayer {
   }
 
   /**
+   * Runs `run` once every call issued before it was handed to the store below, in order with
+   * them: for a layer above that must act right behind them (the coherent L1 publishes its
+   * invalidations behind the writes, in the same round trip).
+   */
+  inOrder<T>(run: () => Promise<T>): Promise<T> {
+    return this.#barrier(run);
+  }
+
+  /**
    * True when this call may go straight down: the store keeps order, nothing is waiting in the
    * queue (which a direct call would overtake) and nothing is in flight (else it is under load,
    * and the call had better join the fold).

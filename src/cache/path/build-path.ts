@@ -1,6 +1,7 @@
-import type { Store } from '../../store/types.ts';
+import type { Coherence, Store } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { BatchLayer } from './batcher.ts';
+import { CoherenceLayer } from './coherence-layer.ts';
 import { GenerationLayer } from './generations.ts';
 import { GuardLayer, type GuardReporter } from './guard.ts';
 import { StoreHandle } from './store-handle.ts';
@@ -15,6 +16,8 @@ export interface PathOptions {
   cooldownMs: number;
   clock: Clock;
   reporter: GuardReporter;
+  /** The cache's registration with the store's coherence bus (a coherent L1): its writes publish their invalidations. */
+  coherence?: Coherence | undefined;
 }
 
 /** The built path: its top (what the engine calls) and the guard (asked about health). */
@@ -28,11 +31,15 @@ export interface StorePath {
  * Stacks the store path, bottom to top: the counted store handle, the guard (timeouts and
  * breakers, so that a folded call is timed once, as the round trip it is), the batcher that
  * folds the calls of a tick, then the tag-generation layer (one merged script per tick for
- * tagged reads, or getMany and increments on a store without the capability). The L1 tier,
- * fill leases and write fences work above the path (src/cache/tiers, leases, tags).
+ * tagged reads, or getMany and increments on a store without the capability); with a coherent
+ * L1, the coherence layer between the last two publishes each write's invalidation behind it.
+ * The L1 tier, fill leases and write fences work above the path (src/cache/tiers, leases, tags).
  */
 export function buildPath(options: PathOptions): StorePath {
   const handle = new StoreHandle(options.store, options.closeStore);
   const guard = new GuardLayer(handle, { timeoutMs: options.timeoutMs, threshold: options.threshold, cooldownMs: options.cooldownMs, clock: options.clock, reporter: options.reporter });
-  return { top: new GenerationLayer(options.batch ? new BatchLayer(guard) : guard), guard };
+  const batch = options.batch ? new BatchLayer(guard) : undefined;
+  const below = batch ?? guard;
+  const coherent = options.coherence && new CoherenceLayer(below, options.coherence, batch ? (run) => batch.inOrder(run) : (run) => run());
+  return { top: new GenerationLayer(coherent ?? below), guard };
 }

@@ -1,7 +1,21 @@
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, Store, StoreEntry, StoreOp, StoreOpResult, Tracking } from '../../store/types.ts';
+import type {
+  Coherence,
+  CoherenceListener,
+  CoherenceOptions,
+  ExpireRequest,
+  GenerationRead,
+  GenerationReadResult,
+  GenerationWrite,
+  InvalidationListener,
+  Store,
+  StoreEntry,
+  StoreOp,
+  StoreOpResult,
+  Tracking,
+} from '../../store/types.ts';
 
 /** The optional store methods a layer offers only when the store beneath it does. */
-const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track'] as const;
+const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track', 'coherence'] as const;
 /** The synchronous reads: offered only by layers that say they keep them (see {@link StoreLayer.forwardSyncReads}). */
 const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
@@ -106,6 +120,10 @@ export abstract class StoreLayer implements Store {
 
   track?(listener: InvalidationListener): Tracking {
     return this.next.track!(listener);
+  }
+
+  coherence?(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    return this.next.coherence!(listener, options);
   }
 
   close(): Promise<void> {

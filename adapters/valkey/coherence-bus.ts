@@ -1,0 +1,95 @@
+/**
+ * The coherence bus of the valkey store (Store.coherence): the shared pub/sub protocol of
+ * src/store/bus/pubsub-bus.ts over the store's own connection, which PUBLISHes (in order with
+ * the store's commands, so an invalidation executes right behind its write, in the same round
+ * trip), and one subscriber connection beside it: the second and last connection a process
+ * holds on the server (the one CLIENT TRACKING would use).
+ *
+ * Both connections must be up for the bus to be: when the store's connection drops, the
+ * subscriber is dropped too, so that the server stops counting this process among the holders
+ * of anything while it could not acknowledge (writers would wait a lease for it each time).
+ */
+import type { BusTransport } from '../../src/store/bus/pubsub-bus.ts';
+import type { RespValue } from './resp/parser.ts';
+import type { Subscriber, TrackedConnection } from './tracking.ts';
+
+/** The two connections of the bus, on one server. */
+export class ValkeyBusTransport implements BusTransport {
+  readonly ordered: boolean;
+  readonly #main: TrackedConnection;
+  #sub: Subscriber | undefined;
+  #subReady = false;
+  #up = false;
+  readonly #stateListeners: Array<(up: boolean) => void> = [];
+  readonly #messageListeners: Array<(channel: string, message: string) => void> = [];
+  readonly #onMainReady = () => this.#update();
+  readonly #onMainClose = () => {
+    this.#update();
+    // Not counted as a holder while acknowledgements cannot leave: the subscriber goes too.
+    if (this.#subReady) this.#sub?.reconnect();
+  };
+
+  /** `ordered`: whether PUBLISH on `main` executes after the store's writes issued before it (one server: yes). */
+  constructor(main: TrackedConnection, ordered: boolean) {
+    this.#main = main;
+    this.ordered = ordered;
+    main.on('ready', this.#onMainReady);
+    main.on('close', this.#onMainClose);
+    const sub = main.openSubscriber();
+    this.#sub = sub;
+    sub.on('ready', () => {
+      this.#subReady = true;
+      this.#update();
+    });
+    sub.on('close', () => {
+      this.#subReady = false;
+      this.#update();
+    });
+    sub.onMessage((channel, payload) => {
+      const text = Buffer.isBuffer(payload) ? payload.toString() : String(payload);
+      for (const listener of this.#messageListeners) listener(channel, text);
+    });
+  }
+
+  get up(): boolean {
+    return this.#up;
+  }
+
+  onState(listener: (up: boolean) => void): void {
+    this.#stateListeners.push(listener);
+  }
+
+  onMessage(listener: (channel: string, message: string) => void): void {
+    this.#messageListeners.push(listener);
+  }
+
+  async subscribe(channel: string): Promise<void> {
+    const sub = this.#sub;
+    if (sub === undefined || !this.#up) throw new Error('the coherence bus is down');
+    const reply = await sub.command(['SUBSCRIBE', channel]);
+    if (!Array.isArray(reply)) throw new Error(`an unexpected reply to SUBSCRIBE ${channel}`);
+  }
+
+  async publish(channel: string, message: string): Promise<number> {
+    const reply: RespValue = await this.#main.command(['PUBLISH', channel, message]);
+    if (typeof reply !== 'number') throw new Error('an unexpected reply to PUBLISH');
+    return reply;
+  }
+
+  async close(): Promise<void> {
+    this.#main.off('ready', this.#onMainReady);
+    this.#main.off('close', this.#onMainClose);
+    const sub = this.#sub;
+    this.#sub = undefined;
+    this.#subReady = false;
+    this.#update();
+    sub?.close();
+  }
+
+  #update(): void {
+    const up = this.#sub !== undefined && this.#subReady && this.#main.ready;
+    if (up === this.#up) return;
+    this.#up = up;
+    for (const listener of this.#stateListeners) listener(up);
+  }
+}

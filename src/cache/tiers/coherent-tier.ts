@@ -1,0 +1,207 @@
+import type { Coherence, CoherenceListener, CoherenceOptions, Store } from '../../store/types.ts';
+import type { DecodedEntry } from '../entry-codec.ts';
+import { tagOfGenerationKey } from '../key-space.ts';
+import type { L1Copies } from './l1-copies.ts';
+import type { RemoteRead, RemoteReads } from './remote-reads.ts';
+import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+
+/** What the coherent tier reports to the engine's front. */
+export interface CoherentHost {
+  /** A read that a copy could have answered went to the store: coherence was not confirmed. */
+  bypassed(): void;
+  /** Copies are served again (true), or no longer (false). */
+  coherenceChanged(live: boolean): void;
+}
+
+/**
+ * A cache's registration with its store's coherence bus, made before the tier exists (the
+ * store path's write layer needs it first), its callbacks relayed to the tier once it does.
+ */
+export function openCoherence(store: Store, options: CoherenceOptions): { coherence: Coherence; attach(tier: CoherenceListener): void } {
+  let target: CoherenceListener | undefined;
+  const coherence = store.coherence!(
+    {
+      invalidated: (keys) => target?.invalidated(keys),
+      flushed: () => target?.flushed(),
+      liveChanged: (live) => target?.liveChanged(live),
+    },
+    options,
+  );
+  return { coherence, attach: (tier) => void (target = tier) };
+}
+
+/**
+ * L1 with `consistency: 'coherent'`: copies served with no round trip that are never stale with
+ * respect to the writes of any cache sharing the store (Store.coherence: leases with
+ * acknowledged invalidation over pub/sub on Valkey/Redis, the change counter on SQLite). A write
+ * returns once every other process that may hold what it changed has dropped it, or has stopped
+ * serving (its lease ran out); this tier serves a copy only while its own process holds the
+ * lease (`confirm: 'barrier'`: once a barrier sent after the read began came back instead).
+ *
+ * A read becomes a copy only when every key it depends on (its entry and its tags' generation
+ * counters) was watched on the bus since before the read was issued, nothing it depends on was
+ * invalidated while it was in flight, nothing was flushed and the session did not change. While
+ * coherence is not confirmed (the bus down, the lease lapsed) nothing is served from memory and
+ * memory is flushed: every such read is counted as bypassed.
+ */
+export class CoherentTier implements Tier, CoherenceListener {
+  readonly #coherence: Coherence;
+  readonly #barrier: boolean;
+  readonly #prefix: string;
+  /** Counts invalidations; a read notes it when issued. */
+  #seq = 0;
+  #flushedAt = 0;
+  /** While reads are in flight: the last invalidation of each key they might depend on. */
+  readonly #invalidatedAt = new Map<string, number>();
+  #inFlight = 0;
+
+  constructor(
+    private readonly remote: RemoteReads,
+    private readonly copies: L1Copies,
+    coherence: Coherence,
+    confirm: CoherenceOptions['confirm'],
+    prefix: string,
+    private readonly host: CoherentHost,
+  ) {
+    this.#coherence = coherence;
+    this.#barrier = confirm === 'barrier';
+    this.#prefix = prefix;
+    if (!remote.synchronous || this.#barrier) {
+      this.readNow = undefined;
+      this.readManyNow = undefined;
+    }
+  }
+
+  read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+    const copy = this.#served(full);
+    if (copy !== undefined) {
+      if (!this.#barrier) return Promise.resolve({ entry: copy, snapshot: undefined });
+      const session = this.#coherence.session;
+      const issued = this.#seq;
+      return this.#coherence.barrier().then((confirmed) => {
+        // Served only when nothing dropped it while the barrier travelled.
+        if (confirmed && this.#coherence.session === session && this.#flushedAt <= issued && this.copies.get(full)?.entry === copy) return { entry: copy, snapshot: undefined };
+        return this.#fetch(key, full, tags);
+      });
+    }
+    return this.#fetch(key, full, tags);
+  }
+
+  readNow?(key: string, full: string, tags: readonly string[]): TierRead {
+    const copy = this.#served(full);
+    if (copy !== undefined) return { entry: copy, snapshot: undefined };
+    const session = this.#coherence.session;
+    const mark = this.#coherence.mark;
+    const issued = this.#seq;
+    const found = this.remote.readNow(key, full, tags);
+    this.#keep(full, found, session, mark, issued);
+    return found;
+  }
+
+  /** Copies where they may be served; the rest in one round trip (not kept: a batch is not worth the bookkeeping). */
+  async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+    const serving = !this.#barrier && this.#coherence.serving();
+    const entries = fulls.map((full) => (serving ? this.copies.get(full)?.entry : undefined));
+    const missing = entries.flatMap((entry, i) => (entry === undefined ? [i] : []));
+    if (missing.length === 0) return entries;
+    if (!serving && !this.#barrier) this.host.bypassed();
+    const read = await this.remote.readMany(
+      missing.map((i) => keys[i]!),
+      missing.map((i) => fulls[i]!),
+    );
+    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
+    return entries;
+  }
+
+  readManyNow?(keys: readonly string[], fulls: readonly string[]): Array<DecodedEntry | undefined> {
+    const serving = this.#coherence.serving();
+    const entries = fulls.map((full) => (serving ? this.copies.get(full)?.entry : undefined));
+    const missing = entries.flatMap((entry, i) => (entry === undefined ? [i] : []));
+    if (missing.length === 0) return entries;
+    if (!serving) this.host.bypassed();
+    const read = this.remote.readManyNow(
+      missing.map((i) => keys[i]!),
+      missing.map((i) => fulls[i]!),
+    );
+    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
+    return entries;
+  }
+
+  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
+    return this.remote.snapshot(tags);
+  }
+
+  forget(fulls: readonly string[]): void {
+    this.invalidated(fulls);
+  }
+
+  tagsInvalidated(tags: readonly string[]): void {
+    this.invalidated(tags.map((tag) => this.remote.keysOf(tag).generation));
+  }
+
+  cleared(): void {
+    this.flushed();
+  }
+
+  async close(): Promise<void> {
+    this.copies.clear();
+    await this.#coherence.close();
+  }
+
+  // CoherenceListener -------------------------------------------------------------------------
+
+  invalidated(keys: readonly string[]): void {
+    const seq = ++this.#seq;
+    for (const key of keys) {
+      if (this.#inFlight > 0) this.#invalidatedAt.set(key, seq);
+      this.copies.delete(key);
+      // A generation counter of this cache: every copy recording the tag goes.
+      const tag = tagOfGenerationKey(this.#prefix, key);
+      if (tag !== undefined) this.copies.deleteTagged(tag);
+    }
+  }
+
+  flushed(): void {
+    this.#flushedAt = ++this.#seq;
+    this.copies.clear();
+  }
+
+  liveChanged(live: boolean): void {
+    if (!live) this.flushed();
+    this.host.coherenceChanged(live);
+  }
+
+  // internals ---------------------------------------------------------------------------------
+
+  /** The copy of `full` when one may be served now (barrier mode: once the barrier is back); counts a bypass otherwise. */
+  #served(full: string): DecodedEntry | undefined {
+    if (this.#barrier || this.#coherence.serving()) return this.copies.get(full)?.entry;
+    this.host.bypassed();
+    return undefined;
+  }
+
+  async #fetch(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+    const session = this.#coherence.session;
+    const mark = this.#coherence.mark;
+    const issued = this.#seq;
+    this.#inFlight++;
+    try {
+      const found = await this.remote.read(key, full, tags);
+      this.#keep(full, found, session, mark, issued);
+      return found;
+    } finally {
+      if (--this.#inFlight === 0) this.#invalidatedAt.clear();
+    }
+  }
+
+  /** Keeps what a read issued at (`session`, `mark`, `issued`) found, when nothing it depends on can have changed unseen since. */
+  #keep(full: string, found: RemoteRead, session: number, mark: number, issued: number): void {
+    if (found.entry === undefined || found.bytes === undefined) return;
+    const coherence = this.#coherence;
+    if (coherence.session !== session || this.#flushedAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return;
+    const counters = found.counters;
+    for (const counter of counters) if ((this.#invalidatedAt.get(counter) ?? 0) > issued) return;
+    if (!coherence.covered(counters.length === 0 ? [full] : [full, ...counters], mark)) return;
+    this.copies.set(full, found.bytes, found.entry);
+  }
+}

@@ -1,0 +1,379 @@
+/**
+ * The coherence bus over a pub/sub transport (Valkey/Redis PUBLISH/SUBSCRIBE), shared by every
+ * cache over one store: leases with acknowledged invalidation (Gray and Cheriton's leases).
+ *
+ * A holder (a process keeping L1 copies) listens to the bucket channel of every key a copy
+ * depends on (format.ts), subscribed and confirmed before the read the copy comes from was
+ * issued, so the server's own list of subscribers is the list of holders: nothing is stored
+ * that an eviction could take away, and a process that disconnects leaves it by itself.
+ *
+ * A writer publishes each invalidation after its write (on one ordered connection, in the same
+ * round trip; elsewhere once the write answered), learns from PUBLISH how many subscribers
+ * received it, and waits for as many acknowledgements, which holders send once they dropped
+ * what the message names. A holder that does not answer is waited for one lease at most,
+ * counted from the PUBLISH reply, and that is safe without any shared clock: a holder serves
+ * copies only while its lease holds, and it renews the lease by a beat, a message to itself
+ * whose arrival proves that everything published before the beat reached the server was
+ * delivered (one connection delivers in order). Its lease lasts from when it sent the beat
+ * that came back, minus a margin; a beat sent after the writer's PUBLISH executed comes back
+ * after the invalidation, so a holder that never processed it can only hold a lease from a
+ * beat sent before the PUBLISH reply, and that lease ends before the writer stops waiting.
+ *
+ * Anything that may lose a message (either connection dropping, a beat not coming back in
+ * time) ends the session: copies are flushed, and bypassed until the next beat returns.
+ */
+import type { Coherence, CoherenceListener, CoherenceOptions } from '../types.ts';
+import { ackMessage, ALL_CHANNEL, BEAT_MS, beatMessage, decodeMessage, invalidationMessage, keyChannel, LEASE_MARGIN_MS, LEASE_MS, messagesFor, ownChannel } from './format.ts';
+
+/** What the bus needs from a store's pub/sub: its connection, and a subscriber connection beside it. */
+export interface BusTransport {
+  /** True while both connections are up. */
+  readonly up: boolean;
+  /**
+   * True when a publish issued after a store call of the same store executes after that call
+   * (one connection keeps their order); otherwise the bus publishes once the write answered.
+   */
+  readonly ordered: boolean;
+  /** Calls `listener` each time {@link up} changes. Each change to true is a new subscriber connection: nothing is subscribed on it yet. */
+  onState(listener: (up: boolean) => void): void;
+  /** Calls `listener` with each message of a subscribed channel. */
+  onMessage(listener: (channel: string, message: string) => void): void;
+  /** Subscribes the subscriber connection to `channel`; resolves once the server confirmed it. */
+  subscribe(channel: string): Promise<void>;
+  /** Publishes on the store's connection, after every call issued on it so far; resolves how many subscribers received it. */
+  publish(channel: string, message: string): Promise<number>;
+  /** Closes the subscriber connection. */
+  close(): Promise<void>;
+}
+
+/** A subscription of the current session: confirmed at mark `at`, or still pending. */
+interface Watch {
+  at: number | undefined;
+}
+
+/** An invalidation this process published and waits on. */
+interface Pending {
+  /** Acknowledgements to wait for: the PUBLISH reply's count, once known. */
+  needed: number | undefined;
+  got: number;
+  done(): void;
+}
+
+const monotonic = (): number => performance.now();
+
+/** A random id for this process on the bus (16 hex digits). */
+function newId(): string {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return words[0]!.toString(16).padStart(8, '0') + words[1]!.toString(16).padStart(8, '0');
+}
+
+/** The bus of one store; {@link register} gives each cache its {@link Coherence}. */
+export class PubSubBus {
+  readonly #transport: BusTransport;
+  readonly #id = newId();
+  readonly #own: string;
+  readonly #listeners = new Set<CoherenceListener>();
+  #session = 0;
+  /** Subscriptions of the current session, by channel. */
+  #watches = new Map<string, Watch>();
+  /** Counts confirmations: a watch confirmed at mark m covers reads issued at marks ≥ m. */
+  #marks = 0;
+  /** Until when copies may be served (monotonic ms); 0: not now. */
+  #validUntil = 0;
+  #live = false;
+  #beats = 0;
+  /** When each beat in flight was sent, by number. */
+  readonly #beatSent = new Map<number, number>();
+  /** Barriers waiting for a beat: the beat's number, and who waits. */
+  #barrierBeat: number | undefined;
+  #barrierWaiters: Array<(confirmed: boolean) => void> = [];
+  #barrierQueued: Array<(confirmed: boolean) => void> = [];
+  #seq = 0;
+  readonly #pending = new Map<number, Pending>();
+  /** Acknowledgements to send at the end of the tick, by writer. */
+  #acks = new Map<string, number[]>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(transport: BusTransport) {
+    this.#transport = transport;
+    this.#own = ownChannel(this.#id);
+    transport.onState((up) => (up ? this.#begin() : this.#end()));
+    transport.onMessage((channel, message) => this.#received(channel, message));
+  }
+
+  /** This process's id on the bus. */
+  get id(): string {
+    return this.#id;
+  }
+
+  /** Registers one cache; the first one starts the bus. */
+  register(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    this.#listeners.add(listener);
+    if (this.#timer === undefined) this.#start();
+    const bus = this;
+    return {
+      serving: () => this.#serving(),
+      get session() {
+        return bus.#session;
+      },
+      get mark() {
+        return bus.#marks;
+      },
+      covered: (keys, mark) => this.#covered(keys, mark),
+      barrier: () => this.#barrier(),
+      invalidate: (keys, written) => this.#invalidate(listener, options, keys, written),
+      close: async () => {
+        if (!this.#listeners.delete(listener) || this.#listeners.size > 0) return;
+        await this.close();
+      },
+    };
+  }
+
+  /** Stops the bus and closes the subscriber connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#end();
+    for (const pending of this.#pending.values()) pending.done();
+    this.#pending.clear();
+    await this.#transport.close();
+  }
+
+  #start(): void {
+    this.#timer = setInterval(() => this.#tick(), BEAT_MS);
+    (this.#timer as { unref?: () => void }).unref?.();
+    if (this.#transport.up) this.#begin();
+  }
+
+  /** Both connections are up (again): a new session, listening to its own channel and to `all` first. */
+  #begin(): void {
+    if (this.#closed) return;
+    this.#end();
+    this.#watch(this.#own);
+    this.#watch(ALL_CHANNEL);
+  }
+
+  /** The session ends: nothing subscribed, nothing served, everything held flushed. */
+  #end(): void {
+    this.#session++;
+    this.#watches = new Map();
+    this.#validUntil = 0;
+    this.#beatSent.clear();
+    this.#settleBarriers(false);
+    if (!this.#live) return;
+    this.#live = false;
+    for (const listener of this.#listeners) {
+      listener.flushed();
+      listener.liveChanged(false);
+    }
+  }
+
+  #serving(): boolean {
+    if (!this.#live) return false;
+    if (monotonic() < this.#validUntil) return true;
+    // The lease ran out before a beat renewed it: stop serving now, until a beat comes back.
+    this.#lapse();
+    return false;
+  }
+
+  #lapse(): void {
+    if (!this.#live) return;
+    this.#live = false;
+    for (const listener of this.#listeners) {
+      listener.flushed();
+      listener.liveChanged(false);
+    }
+  }
+
+  /** Every beat interval: a beat, and a lapse noticed even while nobody reads. */
+  #tick(): void {
+    if (this.#live && monotonic() >= this.#validUntil) this.#lapse();
+    this.#beat();
+  }
+
+  #beat(): number | undefined {
+    if (!this.#transport.up || this.#watches.get(this.#own)?.at === undefined) return undefined;
+    const beat = ++this.#beats;
+    this.#beatSent.set(beat, monotonic());
+    // A beat whose PUBLISH fails is lost with its connection: the session ends there.
+    this.#transport.publish(this.#own, beatMessage(beat)).catch(() => this.#beatSent.delete(beat));
+    return beat;
+  }
+
+  #watch(channel: string): void {
+    if (this.#watches.has(channel)) return;
+    const watch: Watch = { at: undefined };
+    const watches = this.#watches;
+    watches.set(channel, watch);
+    this.#transport.subscribe(channel).then(
+      () => {
+        if (this.#watches !== watches) return;
+        watch.at = ++this.#marks;
+        if (channel === this.#own) this.#beat();
+      },
+      // Refused or lost with the connection: forgotten, so a later read asks again.
+      () => {
+        if (this.#watches.get(channel) === watch) this.#watches.delete(channel);
+      },
+    );
+  }
+
+  #covered(keys: readonly string[], mark: number): boolean {
+    let covered = this.#confirmedBy(ALL_CHANNEL, mark);
+    for (const key of keys) if (!this.#confirmedBy(keyChannel(key), mark)) covered = false;
+    return covered;
+  }
+
+  #confirmedBy(channel: string, mark: number): boolean {
+    const watch = this.#watches.get(channel);
+    if (watch === undefined) {
+      if (this.#transport.up) this.#watch(channel);
+      return false;
+    }
+    return watch.at !== undefined && watch.at <= mark;
+  }
+
+  /** One beat for every barrier asked for in this tick, sent at its end. */
+  #barrier(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      if (this.#barrierQueued.length === 0) queueMicrotask(() => this.#sendBarrier());
+      this.#barrierQueued.push(resolve);
+    });
+  }
+
+  #sendBarrier(): void {
+    const waiters = this.#barrierQueued;
+    this.#barrierQueued = [];
+    const beat = this.#beat();
+    if (beat === undefined) {
+      for (const resolve of waiters) resolve(false);
+      return;
+    }
+    // A barrier already in flight was sent before these were asked for: they wait for this beat.
+    this.#barrierWaiters.push(...waiters);
+    this.#barrierBeat = beat;
+  }
+
+  #settleBarriers(confirmed: boolean): void {
+    const waiters = this.#barrierWaiters;
+    this.#barrierWaiters = [];
+    this.#barrierBeat = undefined;
+    for (const resolve of waiters) resolve(confirmed);
+  }
+
+  #received(channel: string, text: string): void {
+    if (!this.#watches.has(channel)) return;
+    const message = decodeMessage(text);
+    switch (message.kind) {
+      case 'beat':
+        if (channel === this.#own) this.#beatBack(message.beat);
+        return;
+      case 'ack':
+        if (channel === this.#own) for (const seq of message.seqs) this.#acknowledged(seq);
+        return;
+      case 'invalidate':
+        if (channel === this.#own) return;
+        this.#apply(message.keys);
+        if (message.writer === this.#id) this.#acknowledged(message.seq);
+        else this.#queueAck(message.writer, message.seq);
+        return;
+      case 'unknown':
+        // Not a message of this bus: nothing it says can be trusted, so everything goes.
+        if (channel !== this.#own) this.#apply(undefined);
+    }
+  }
+
+  #apply(keys: readonly string[] | undefined): void {
+    for (const listener of this.#listeners) {
+      if (keys === undefined) listener.flushed();
+      else listener.invalidated(keys);
+    }
+  }
+
+  #beatBack(beat: number): void {
+    const sent = this.#beatSent.get(beat);
+    if (sent === undefined) return;
+    for (const older of this.#beatSent.keys()) {
+      if (older > beat) break;
+      this.#beatSent.delete(older);
+    }
+    if (this.#barrierBeat !== undefined && beat >= this.#barrierBeat) this.#settleBarriers(true);
+    const until = sent + LEASE_MS - LEASE_MARGIN_MS;
+    if (until <= monotonic() || until <= this.#validUntil) return;
+    this.#validUntil = until;
+    if (this.#live) return;
+    this.#live = true;
+    for (const listener of this.#listeners) listener.liveChanged(true);
+  }
+
+  #queueAck(writer: string, seq: number): void {
+    if (this.#acks.size === 0) queueMicrotask(() => this.#sendAcks());
+    const seqs = this.#acks.get(writer);
+    if (seqs) seqs.push(seq);
+    else this.#acks.set(writer, [seq]);
+  }
+
+  #sendAcks(): void {
+    const acks = this.#acks;
+    this.#acks = new Map();
+    // A lost acknowledgement only makes its writer wait for this holder's lease.
+    for (const [writer, seqs] of acks) this.#transport.publish(ownChannel(writer), ackMessage(this.#id, seqs)).catch(() => undefined);
+  }
+
+  #acknowledged(seq: number): void {
+    const pending = this.#pending.get(seq);
+    if (pending === undefined) return;
+    pending.got++;
+    if (pending.needed !== undefined && pending.got >= pending.needed) pending.done();
+  }
+
+  async #invalidate(from: CoherenceListener, options: CoherenceOptions, keys: readonly string[] | undefined, written: Promise<unknown>): Promise<void> {
+    // The other caches of this process over the same store hear of it at once.
+    for (const listener of this.#listeners) {
+      if (listener === from) continue;
+      if (keys === undefined) listener.flushed();
+      else listener.invalidated(keys);
+    }
+    if (!this.#transport.ordered) await written.catch(() => undefined);
+    const messages = messagesFor(keys);
+    await Promise.all(messages.map((message) => this.#publish(message.channel, message.keys, options.confirm === 'lease')));
+  }
+
+  /** Publishes one invalidation; with `acknowledged`, resolves once every receiver answered or a lease went by. */
+  #publish(channel: string, keys: readonly string[] | undefined, acknowledged: boolean): Promise<void> {
+    const seq = ++this.#seq;
+    const published = this.#transport.publish(channel, invalidationMessage(this.#id, seq, keys));
+    if (!acknowledged) return published.then(() => undefined);
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const pending: Pending = {
+        needed: undefined,
+        got: 0,
+        done: () => {
+          if (timer !== undefined) clearTimeout(timer);
+          this.#pending.delete(seq);
+          resolve();
+        },
+      };
+      this.#pending.set(seq, pending);
+      published.then(
+        (receivers) => {
+          if (!this.#pending.has(seq)) return;
+          pending.needed = receivers;
+          if (pending.got >= receivers) {
+            pending.done();
+            return;
+          }
+          // A receiver that does not answer within a lease has stopped serving (module comment).
+          timer = setTimeout(pending.done, LEASE_MS);
+        },
+        (error: unknown) => {
+          this.#pending.delete(seq);
+          reject(error);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { createCache, MissingCapabilityError, type Cache } from '../../src/index.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { uniqueNamespace } from './targets.ts';
+
+/** Runs `check` until it holds, a bounded number of times: for what travels on another connection. */
+async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+/** Reads `key` until a read is answered from memory (no bytes read from the store). */
+async function untilFromMemory(cache: Cache, key: string): Promise<unknown> {
+  let value: unknown;
+  await eventually(async () => {
+    const before = cache.stats().bytesRead;
+    value = await cache.get(key);
+    return value !== undefined && cache.stats().bytesRead === before;
+  }, `${key} served from memory`);
+  return value;
+}
+
+describe('coherent l1 option checks', () => {
+  it('refuses consistency "coherent" on a store without an invalidation bus, and confirm without it', () => {
+    expect(() => createCache({ store: memoryStore(), l1: { consistency: 'coherent' } })).toThrow(MissingCapabilityError);
+    expect(() => createCache({ store: memoryStore(), l1: { consistency: 'coherent' } })).toThrow(/"memory" store has no "coherence" capability.*use consistency: "strict"/);
+    expect(() => createCache({ store: memoryStore(), l1: { confirm: 'barrier' } })).toThrow(/confirm applies to consistency: "coherent" only/);
+    expect(() => createCache({ store: memoryStore(), l1: { consistency: 'coherent', confirm: 'soon' as 'lease' } })).toThrow(/"lease" or "barrier"/);
+  });
+});
+
+describe.runIf(requireRedis()).each(['lease', 'barrier'] as const)('coherent L1 (%s) on valkey, two processes', (confirm) => {
+  let reader: Cache;
+  let writer: Cache;
+  beforeAll(() => {
+    const namespace = uniqueNamespace(`l1c-${confirm}`);
+    // Two stores: two connections pairs, as two processes would have.
+    reader = createCache({ store: valkeyStore(redisUrl!), namespace, l1: { consistency: 'coherent', confirm } });
+    writer = createCache({ store: valkeyStore(redisUrl!), namespace, l1: { consistency: 'coherent', confirm } });
+  });
+  afterAll(async () => {
+    await writer.clear();
+    await reader.close();
+    await writer.close();
+  });
+
+  it('serves from memory, and a read after another process’s set returned gets the new value', async () => {
+    await writer.set('k', 'v1');
+    expect(await untilFromMemory(reader, 'k')).toBe('v1');
+    for (let i = 2; i <= 20; i++) {
+      await writer.set('k', `v${i}`);
+      expect(await reader.get('k')).toBe(`v${i}`);
+    }
+    await writer.delete('k');
+    expect(await reader.get('k')).toBeUndefined();
+  });
+
+  it('tags: a read after commit() returned never gets the value from before the write', async () => {
+    let version = 0;
+    const load = () => reader.getOrSet('row', () => version, { tags: ['rows'] });
+    expect(await load()).toBe(0);
+    await untilFromMemory(reader, 'row');
+    for (let i = 1; i <= 10; i++) {
+      const fence = await writer.beginWrite(['rows']);
+      version = i;
+      await fence.commit();
+      expect(await load()).toBe(i);
+      await writer.invalidateTags(['rows']);
+      expect(await load()).toBe(i);
+    }
+  });
+
+  it('expire and clear reach the other process before they return', async () => {
+    await writer.set('e', 'fresh', { ttl: '1m', grace: '1m' });
+    await untilFromMemory(reader, 'e');
+    await writer.expire('e');
+    expect(await reader.get('e')).toBeUndefined();
+    await writer.set('c', 'there');
+    await untilFromMemory(reader, 'c');
+    await writer.clear();
+    expect(await reader.get('c')).toBeUndefined();
+  });
+});
