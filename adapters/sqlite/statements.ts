@@ -63,6 +63,8 @@ export class Statements {
   readonly totals: SqliteStatement;
   /** (after) → { id, key } of up to CLEAR_BATCH rows after id `after`, in id order. */
   readonly keysAfter: SqliteStatement;
+  /** () → the connection's data version: it moves whenever another connection committed (the coherent L1's bus). */
+  readonly dataVersion: () => unknown;
   readonly begin: SqliteStatement;
   readonly beginImmediate: SqliteStatement;
   readonly commit: SqliteStatement;
@@ -92,6 +94,7 @@ export class Statements {
     this.collectPending = prepare('DELETE FROM cachette_pending WHERE file IN (SELECT file FROM cachette_pending WHERE until <= ? LIMIT ?) RETURNING file');
     this.totals = prepare('SELECT entries, bytes FROM cachette_totals WHERE id = 0');
     this.keysAfter = prepare(`SELECT id, key FROM cachette_entries WHERE id > ? ORDER BY id LIMIT ${CLEAR_BATCH}`);
+    this.dataVersion = db.prepareValue('PRAGMA data_version');
     this.begin = prepare('BEGIN');
     this.beginImmediate = prepare('BEGIN IMMEDIATE');
     this.commit = prepare('COMMIT');

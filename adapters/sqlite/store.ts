@@ -1,9 +1,10 @@
 import { StoreBusyError, StoreClosedError } from '../../src/store/errors.ts';
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { openConnection, type SqliteBindingName, type SqliteConnection, type SqliteRow } from './binding.ts';
+import { DataVersionBus } from './coherence.ts';
 import { checkDatabaseFile, prepareDatabaseFile, tightenDatabaseFiles } from './database-file.ts';
 import { isBusy, SqliteStoreError, sqliteErrorCode, type SqliteErrorCode } from './errors.ts';
 import { Hand, isOver, type Bounds, type Totals } from './hand.ts';
@@ -83,6 +84,8 @@ export class SqliteStore implements Store {
   readonly #ownFiles = new Set<number>();
   #db: SqliteConnection | undefined;
   #s: Statements | undefined;
+  /** The coherence bus of coherent L1 tiers (adapters/sqlite/coherence.ts), made by the first {@link coherence}. */
+  #bus: DataVersionBus | undefined;
   #seed: KeySeed = { high: 0, low: 0 };
   #openError: unknown;
   #nextOpenAt = 0;
@@ -334,6 +337,19 @@ export class SqliteStore implements Store {
   /** Rewrites the fresh entries in one write transaction (several processes may share the file), in order with the writes issued before it. */
   expireEntries(request: ExpireRequest): Promise<number> {
     return this.#writes.submit({ alone: () => this.#writeTransaction((now) => expireEntriesIn(this.#cells(now), request)) });
+  }
+
+  /** The database's change counter as the bus of coherent L1 tiers (adapters/sqlite/coherence.ts). */
+  coherence(listener: CoherenceListener): Coherence {
+    this.#bus ??= new DataVersionBus(() => {
+      try {
+        const s = this.#statements();
+        return { connection: this.#db, version: s.dataVersion() };
+      } catch {
+        return undefined;
+      }
+    });
+    return this.#bus.register(listener);
   }
 
   /** Entries and bytes held by the file, expired and deleted entries the sweep has not removed yet included. */

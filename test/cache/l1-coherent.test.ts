@@ -1,9 +1,30 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, MissingCapabilityError, type Cache } from '../../src/index.ts';
+import { createCache, MissingCapabilityError, type Cache, type Store } from '../../src/index.ts';
+import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { uniqueNamespace } from './targets.ts';
+
+/** Two stores on one shared backend, as two processes would each open: their own connections, nothing shared in memory. */
+interface Pair {
+  name: string;
+  open(): { stores: [Store, Store]; cleanup(): void };
+}
+
+const pairs: Pair[] = [
+  {
+    name: 'sqlite',
+    open: () => {
+      const dir = tempDir('coherent');
+      const path = join(dir, 'cache.db');
+      return { stores: [sqliteStore(path), sqliteStore(path)], cleanup: () => removeDir(dir) };
+    },
+  },
+  ...(requireRedis() ? [{ name: 'valkey', open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }] : []),
+];
 
 /** Runs `check` until it holds, a bounded number of times: for what travels on another connection. */
 async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -34,19 +55,24 @@ describe('coherent l1 option checks', () => {
   });
 });
 
-describe.runIf(requireRedis()).each(['lease', 'barrier'] as const)('coherent L1 (%s) on valkey, two processes', (confirm) => {
+const cases = pairs.flatMap((pair) => (['lease', 'barrier'] as const).map((confirm) => ({ ...pair, confirm })));
+
+describe.each(cases)('coherent L1 ($confirm) on $name, two processes', ({ open, confirm }) => {
   let reader: Cache;
   let writer: Cache;
+  let cleanup: () => void;
   beforeAll(() => {
     const namespace = uniqueNamespace(`l1c-${confirm}`);
-    // Two stores: two connections pairs, as two processes would have.
-    reader = createCache({ store: valkeyStore(redisUrl!), namespace, l1: { consistency: 'coherent', confirm } });
-    writer = createCache({ store: valkeyStore(redisUrl!), namespace, l1: { consistency: 'coherent', confirm } });
+    const opened = open();
+    cleanup = opened.cleanup;
+    reader = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent', confirm } });
+    writer = createCache({ store: opened.stores[1], namespace, l1: { consistency: 'coherent', confirm } });
   });
   afterAll(async () => {
     await writer.clear();
     await reader.close();
     await writer.close();
+    cleanup();
   });
 
   it('serves from memory, and a read after another process’s set returned gets the new value', async () => {
