@@ -31,6 +31,13 @@ export interface ValkeyClusterStoreOptions<Client extends IovalkeyCluster = Iova
    * reports those and the store going down, once; by default connection errors are not printed.
    */
   onConnectionError?: (error: Error) => void;
+  /**
+   * The node that carries the coherence bus of coherent L1 tiers (`l1: { consistency:
+   * 'coherent' }`): pub/sub on one node, which every process sharing the cluster must name
+   * alike. Default: the startup node that sorts first (`host:port`), so that processes given the
+   * same startup nodes in any order agree. While it is unreachable, L1 is bypassed.
+   */
+  busNode?: string;
 }
 
 /** Startup nodes as iovalkey takes them, and what their URLs said about every node connection. */

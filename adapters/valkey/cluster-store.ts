@@ -3,7 +3,10 @@ import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { DeleteOp } from '../../src/store/op-runs.ts';
-import type { StoreOp } from '../../src/store/types.ts';
+import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, StoreOp } from '../../src/store/types.ts';
+import { busNodeLink } from './cluster-bus.ts';
+import { ValkeyBusTransport } from './coherence-bus.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { expectOn, type Route } from './channel.ts';
 import { ClientChannel } from './client-channel.ts';
@@ -75,12 +78,16 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
   readonly #clusterChannel: ClientChannel;
   /** Whether the whole cluster is known to be unreachable (every startup node refused). */
   readonly #availability: ClientAvailability;
+  /** Where the coherence bus lives (adapters/valkey/cluster-bus.ts), if one was named. */
+  readonly #busNode: string | undefined;
+  /** The coherence bus for coherent L1 tiers, started by the first {@link coherence}. */
+  #bus: PubSubBus | undefined;
 
   constructor(options: ValkeyClusterStoreOptions<Client>) {
     super();
-    const o = options as { cluster?: unknown; clientOptions?: ClusterOptions; onConnectionError?: (error: Error) => void };
+    const o = options as { cluster?: unknown; clientOptions?: ClusterOptions; onConnectionError?: (error: Error) => void; busNode?: unknown };
     if (typeof o === 'object' && o !== null)
-      checkKnownOptions(o, ['cluster', 'clientOptions', 'onConnectionError'] satisfies ReadonlyArray<keyof ValkeyClusterStoreOptions>, 'valkeyStore({ cluster })');
+      checkKnownOptions(o, ['cluster', 'clientOptions', 'onConnectionError', 'busNode'] satisfies ReadonlyArray<keyof ValkeyClusterStoreOptions>, 'valkeyStore({ cluster })');
     let owned = false;
     // A Cluster passed in is iovalkey's, whatever type the caller knows it by.
     if (isCluster(o?.cluster)) this.#cluster = o.cluster as unknown as Cluster;
@@ -118,6 +125,20 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
     this.#cluster.on('+node', this.#onNode);
     this.#cluster.on('-node', this.#onNodeGone);
     this.#availability = new ClientAvailability(this.#cluster, owned);
+    if (o.busNode !== undefined && typeof o.busNode !== 'string') throw new TypeError(`valkeyStore({ cluster }): "busNode" must be "host:port", got ${describe(o.busNode)}`);
+    this.#busNode = o.busNode;
+  }
+
+  /**
+   * Pub/sub with leased holders on one node of the cluster (adapters/valkey/cluster-bus.ts):
+   * an invalidation is published there once its write answered.
+   */
+  coherence(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    if (this.#bus === undefined) {
+      const link = busNodeLink(this.#cluster, this.#busNode);
+      this.#bus = new PubSubBus(new ValkeyBusTransport(link, false, () => link.close()));
+    }
+    return this.#bus.register(listener, options);
   }
 
   readonly #onNode = (node: Redis): void => {
@@ -281,6 +302,7 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
   }
 
   protected async closeConnections(): Promise<void> {
+    await this.#bus?.close();
     this.#health.close();
     this.#cluster.removeListener('+node', this.#onNode);
     this.#cluster.removeListener('-node', this.#onNodeGone);

@@ -29,10 +29,16 @@ export class ValkeyBusTransport implements BusTransport {
     if (this.#subReady) this.#sub?.reconnect();
   };
 
-  /** `ordered`: whether PUBLISH on `main` executes after the store's writes issued before it (one server: yes). */
-  constructor(main: TrackedConnection, ordered: boolean) {
+  readonly #closeMain: (() => Promise<void>) | undefined;
+
+  /**
+   * `ordered`: whether PUBLISH on `main` executes after the store's writes issued before it (one
+   * server: yes). `closeMain`: given when `main` belongs to the bus (a cluster's bus node), to close it with the bus.
+   */
+  constructor(main: TrackedConnection, ordered: boolean, closeMain?: () => Promise<void>) {
     this.#main = main;
     this.ordered = ordered;
+    this.#closeMain = closeMain;
     main.on('ready', this.#onMainReady);
     main.on('close', this.#onMainClose);
     const sub = main.openSubscriber();
@@ -84,6 +90,7 @@ export class ValkeyBusTransport implements BusTransport {
     this.#subReady = false;
     this.#update();
     sub?.close();
+    await this.#closeMain?.();
   }
 
   #update(): void {

@@ -13,6 +13,8 @@ export interface RaceFigures {
   /** 1 − source loads / reads. */
   hitRatio: number;
   readsPerSecond: number;
+  /** The median read's duration, µs (mostly hits: see hitRatio). */
+  readP50Us: number;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface RaceFigures {
  * `reads` are flat pairs (began at, version returned) from every reader; `loads` how many
  * reads went to the source; `durationMs` the run's length.
  */
-export function analyse(commits: readonly number[], reads: readonly number[], loads: number, durationMs: number): RaceFigures {
+export function analyse(commits: readonly number[], reads: readonly number[], loads: number, durationMs: number, tookUs: readonly number[] = []): RaceFigures {
   const count = reads.length / 2;
   let stale = 0;
   const staleVersions = new Set<number>();
@@ -38,6 +40,7 @@ export function analyse(commits: readonly number[], reads: readonly number[], lo
     episodes: staleVersions.size,
     hitRatio: count === 0 ? 0 : 1 - loads / count,
     readsPerSecond: durationMs > 0 ? (count * 1000) / durationMs : 0,
+    readP50Us: tookUs.length === 0 ? 0 : [...tookUs].sort((a, b) => a - b)[Math.floor(tookUs.length / 2)]!,
   };
 }
 

@@ -7,22 +7,39 @@ import { BentoCache, bentostore } from 'bentocache';
 import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
+import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { createCache, type Cache, type CacheOptions, type SetOptions, type WriteFence } from '../../src/index.ts';
+import { createCache, type Cache, type CacheOptions, type SetOptions, type Store, type WriteFence } from '../../src/index.ts';
 import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
-import type { RaceClient, RaceContender } from './race-contender.ts';
+import type { RaceClient, RaceContender, RaceStores } from './race-contender.ts';
+
+/** Which store a cachette contender reads through. */
+type StoreKind = 'valkey' | 'cluster' | 'sqlite';
+
+function openStore(kind: StoreKind, redisUrl: string, stores: RaceStores): Store {
+  if (kind === 'sqlite') return sqliteStore(stores.sqlitePath);
+  if (kind === 'cluster') return valkeyStore({ cluster: stores.clusterNodes!.split(',') });
+  return valkeyStore(redisUrl);
+}
 
 const KEY = 'row:1';
 const TAGS = ['rows'];
 /** A tag the row also carries whose invalidations guard no write: soft ones (issue 21). */
 const SOFT_TAG = 'catalog';
 
-function cachette(id: string, label: string, options: Partial<CacheOptions>, write: 'delete-after' | 'delete-before' | 'fence' | 'fence-and-soft' | 'never'): RaceContender {
+function cachette(
+  id: string,
+  label: string,
+  options: Partial<CacheOptions>,
+  write: 'delete-after' | 'delete-before' | 'fence' | 'fence-and-soft' | 'never',
+  kind: StoreKind = 'valkey',
+): RaceContender {
   return {
     id,
     label,
-    open(redisUrl, namespace) {
-      const cache: Cache = createCache({ store: valkeyStore(redisUrl), namespace, ...options });
+    needsCluster: kind === 'cluster',
+    open(redisUrl, namespace, _pgUrl, stores) {
+      const cache: Cache = createCache({ store: openStore(kind, redisUrl, stores), namespace, ...options });
       const fenced = write === 'fence' || write === 'fence-and-soft';
       // With soft invalidations the row carries a second tag, softly invalidated around every
       // write (before it begins and after it commits) without guarding it: readers may then be
@@ -91,6 +108,12 @@ export const CONTENDERS: RaceContender[] = [
   cachette('tags-soft', 'tags + `beginWrite`/`commit`, another tag invalidated `soft` around each write', {}, 'fence-and-soft'),
   cachette('l1-strict', 'L1 strict + tags + `beginWrite`/`commit`', { l1: { consistency: 'strict' } }, 'fence'),
   cachette('l1-tracking', 'L1 tracking + tags + `beginWrite`/`commit`', { l1: { consistency: 'tracking' } }, 'fence'),
+  cachette('l1-coherent', 'L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence'),
+  cachette('l1-coherent-barrier', 'L1 coherent, `confirm: barrier` + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent', confirm: 'barrier' } }, 'fence'),
+  cachette('cluster-tags', 'cluster store: tags + `beginWrite`/`commit`', {}, 'fence', 'cluster'),
+  cachette('cluster-l1-coherent', 'cluster store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'cluster'),
+  cachette('sqlite-tags', 'SQLite store: tags + `beginWrite`/`commit`', {}, 'fence', 'sqlite'),
+  cachette('sqlite-l1-coherent', 'SQLite store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'sqlite'),
   bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),
   bentocache('bento-tiered', 'bentocache 1.6 L1 + L2 + bus, delete after COMMIT', true),
   ...DRIZZLE_CONTENDERS,

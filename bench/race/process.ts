@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { CONTENDERS } from './contenders.ts';
+import type { RaceStores } from './race-contender.ts';
 
 /** What run.ts asks of one process. */
 export interface RaceTask {
@@ -23,6 +24,8 @@ export interface RaceTask {
   meanGapMs: number;
   /** Reader: reads in flight. */
   inFlight: number;
+  /** Where the SQLite and cluster contenders' stores live. */
+  stores: RaceStores;
 }
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
@@ -33,7 +36,7 @@ const contender = CONTENDERS.find((c) => c.id === task.contender);
 if (!contender) throw new Error(`unknown contender ${task.contender}`);
 const db = new pg.Client({ connectionString: task.pgUrl });
 await db.connect();
-const client = await contender.open(task.redisUrl, task.namespace, task.pgUrl);
+const client = await contender.open(task.redisUrl, task.namespace, task.pgUrl, task.stores);
 const lines = createInterface({ input: process.stdin });
 const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
 process.stdout.write('ready\n');
@@ -44,6 +47,7 @@ if (task.role === 'reader') {
   void next().then(() => (stopped = true));
   let loads = 0;
   const reads: number[] = []; // flat pairs: began at, version returned
+  const took: number[] = []; // each read's duration, µs
   const load = async () => {
     loads++;
     const { rows } = await db.query<{ version: number }>('SELECT version FROM race WHERE id = 1');
@@ -53,6 +57,7 @@ if (task.role === 'reader') {
     while (!stopped) {
       const began = now();
       const version = await client.read(load);
+      took.push((now() - began) * 1000);
       reads.push(began, version);
       // As a server's request handler would: let I/O run between reads (a read served from
       // memory resolves in microtasks, and a loop of those would starve every socket).
@@ -61,7 +66,7 @@ if (task.role === 'reader') {
   };
   // One pg connection serves the loops: pg queues their queries, as a small pool would.
   await Promise.all(Array.from({ length: task.inFlight }, loop));
-  process.stdout.write(`${JSON.stringify({ reads, loads: client.loads?.() ?? loads })}\n`);
+  process.stdout.write(`${JSON.stringify({ reads, took, loads: client.loads?.() ?? loads })}\n`);
 } else {
   const commits: number[] = []; // commit returned at, per version 1..writes
   for (let version = 1; version <= task.writes; version++) {

@@ -17,9 +17,19 @@ export interface RaceClient {
   loads?(): number;
 }
 
+/** Where the stores of a run live besides the redis-server: the SQLite file, the cluster's nodes. */
+export interface RaceStores {
+  /** The database file every process of a SQLite contender opens. */
+  sqlitePath: string;
+  /** `host:port,…` of a Redis Cluster, when the run has one. */
+  clusterNodes: string | undefined;
+}
+
 /** A contender: its id (argv), label (table) and how a process opens it. */
 export interface RaceContender {
   id: string;
   label: string;
-  open(redisUrl: string, namespace: string, pgUrl: string): RaceClient | Promise<RaceClient>;
+  /** Runs only when the run has a cluster. */
+  needsCluster?: boolean;
+  open(redisUrl: string, namespace: string, pgUrl: string, stores: RaceStores): RaceClient | Promise<RaceClient>;
 }

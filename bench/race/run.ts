@@ -8,18 +8,22 @@
  *
  * `--quick`: 40 writes, two scenarios, results/race-quick.json only (the page is left alone).
  * `RACE_ONLY=tags,l1-strict` runs those contenders only (plus the two self-checks).
+ * `RACE_IN_FLIGHT=1`: one read in flight per reader instead of two. The cluster rows start a
+ * throwaway Redis Cluster (3 masters, no replicas) when redis-cli is there, and are left out
+ * otherwise. The SQLite rows share one database file per run in a temporary directory.
  * `--report-only`: RACE.md and its chart from results/race.json. `--allow-dirty`: a full run on a
  * tree with uncommitted changes (refused otherwise: the page would name a commit it did not measure).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { commitForPage, gitCommit } from '../support/environment.ts';
 import { spawnProxy, type ProxyProcess } from '../network/proxy-process.ts';
 import { startOwnedRedis } from '../support/owned-redis.ts';
+import { findRedisCli, startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { analyse, type RaceFigures } from './analyse.ts';
 import { CONTENDERS } from './contenders.ts';
 import { startPostgres } from './postgres.ts';
@@ -32,10 +36,12 @@ const loadAtStart = loadavg()[0]!;
 const here = dirname(fileURLToPath(import.meta.url));
 const READERS = 4;
 const WRITES = quick ? 40 : Number(process.env.RACE_WRITES ?? 500);
-const IN_FLIGHT = 2;
+const IN_FLIGHT = Number(process.env.RACE_IN_FLIGHT ?? 2);
 const ONLY = process.env.RACE_ONLY?.split(',');
+/** A cluster for the cluster rows, when they run and redis-cli is there. */
+const WITH_CLUSTER = findRedisCli() !== undefined;
 /** The contenders of this run: the two self-checks always run. */
-const RUN = CONTENDERS.filter((c) => !ONLY || ONLY.includes(c.id) || c.id === 'no-cache' || c.id === 'never');
+const RUN = CONTENDERS.filter((c) => (!ONLY || ONLY.includes(c.id) || c.id === 'no-cache' || c.id === 'never') && (WITH_CLUSTER || !c.needsCluster));
 
 const SCENARIOS: RaceScenario[] = [
   { id: 'autocommit', label: 'autocommit', delayUs: 0, slowCommitMs: 0 },
@@ -77,9 +83,11 @@ function start(task: RaceTask): Child {
   };
 }
 
-async function runOne(scenario: RaceScenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client): Promise<RaceFigures> {
+async function runOne(scenario: RaceScenario, contenderId: string, redisUrl: string, pgUrl: string, db: pg.Client, clusterNodes: string | undefined): Promise<RaceFigures> {
   await db.query('UPDATE race SET version = 0 WHERE id = 1');
+  const sqliteDir = mkdtempSync(join(tmpdir(), 'cachette-race-sqlite-'));
   const base = {
+    stores: { sqlitePath: join(sqliteDir, 'race.db'), clusterNodes },
     contender: contenderId,
     redisUrl,
     pgUrl,
@@ -100,15 +108,17 @@ async function runOne(scenario: RaceScenario, contenderId: string, redisUrl: str
   writer.send('go');
   const { commits } = JSON.parse(await writer.line()) as { commits: number[] };
   for (const r of readers) r.send('stop');
-  const results = await Promise.all(readers.map(async (r) => JSON.parse(await r.line()) as { reads: number[]; loads: number }));
+  const results = await Promise.all(readers.map(async (r) => JSON.parse(await r.line()) as { reads: number[]; took: number[]; loads: number }));
   const ended = Number(process.hrtime.bigint()) / 1e6;
   await Promise.all(all.map((c) => new Promise((resolve) => (c.process.exitCode === null ? c.process.once('exit', resolve) : resolve(undefined)))));
+  rmSync(sqliteDir, { recursive: true, force: true });
   const reads = results.flatMap((r) => r.reads);
   return analyse(
     commits,
     reads,
     results.reduce((n, r) => n + r.loads, 0),
     ended - began,
+    results.flatMap((r) => r.took),
   );
 }
 
@@ -127,7 +137,9 @@ async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: postgres.url });
   const table: Record<string, Record<string, RaceFigures>> = {};
   let proxy: ProxyProcess | undefined;
+  let cluster: RedisCluster | undefined;
   try {
+    if (RUN.some((c) => c.needsCluster)) cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
     await db.connect();
     await db.query('CREATE TABLE race (id int PRIMARY KEY, version int NOT NULL)');
     await db.query('INSERT INTO race VALUES (1, 0)');
@@ -136,10 +148,11 @@ async function main(): Promise<void> {
       const url = proxy?.url ?? redis.url;
       table[scenario.id] = {};
       for (const contender of RUN) {
-        const figures = await runOne(scenario, contender.id, url, postgres.url, db);
+        // The delay scenarios slow the redis-server's round trips only; the cluster's stay as they are.
+        const figures = await runOne(scenario, contender.id, url, postgres.url, db, cluster?.seedList);
         table[scenario.id]![contender.id] = figures;
         console.error(
-          `${scenario.label} · ${contender.label}: ${fmt(figures.stalePerThousand, 1)} stale/1000, ${figures.episodes} episodes, hit ${fmt(figures.hitRatio * 100, 1)} %, ${fmt(figures.readsPerSecond)} reads/s`,
+          `${scenario.label} · ${contender.label}: ${fmt(figures.stalePerThousand, 1)} stale/1000, ${figures.episodes} episodes, hit ${fmt(figures.hitRatio * 100, 1)} %, ${fmt(figures.readsPerSecond)} reads/s, read p50 ${fmt(figures.readP50Us, 1)} µs`,
         );
       }
       await proxy?.stop();
@@ -147,6 +160,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await proxy?.stop();
+    await cluster?.stop();
     await db.end().catch(() => undefined);
     await postgres.stop();
     await redis.stop();

@@ -93,7 +93,7 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost, Co
       cooldownMs: options.breaker.cooldownMs,
       clock: options.clock,
       reporter: this,
-      coherence: bus?.coherence,
+      coherence: bus && { bus: bus.coherence, keyPrefix: options.keyPrefix },
     });
     this.#path = path.top;
     this.#guard = path.guard;

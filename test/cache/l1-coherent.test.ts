@@ -5,7 +5,7 @@ import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, MissingCapabilityError, type Cache, type Store } from '../../src/index.ts';
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { uniqueNamespace } from './targets.ts';
 
 /** Two stores on one shared backend, as two processes would each open: their own connections, nothing shared in memory. */
@@ -24,6 +24,15 @@ const pairs: Pair[] = [
     },
   },
   ...(requireRedis() ? [{ name: 'valkey', open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }] : []),
+  ...(requireCluster()
+    ? [
+        {
+          name: 'the cluster store',
+          // The same nodes in another order: both processes must still agree on the bus node.
+          open: () => ({ stores: [valkeyStore({ cluster: clusterNodes!.split(',') }), valkeyStore({ cluster: clusterNodes!.split(',').reverse() })] as [Store, Store], cleanup: () => {} }),
+        },
+      ]
+    : []),
 ];
 
 /** Runs `check` until it holds, a bounded number of times: for what travels on another connection. */

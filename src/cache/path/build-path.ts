@@ -16,8 +16,11 @@ export interface PathOptions {
   cooldownMs: number;
   clock: Clock;
   reporter: GuardReporter;
-  /** The cache's registration with the store's coherence bus (a coherent L1): its writes publish their invalidations. */
-  coherence?: Coherence | undefined;
+  /**
+   * A coherent L1's registration with the store's coherence bus, and the cache's key prefix
+   * (which tells its tag generations from other counters): writes publish their invalidations.
+   */
+  coherence?: { bus: Coherence; keyPrefix: string } | undefined;
 }
 
 /** The built path: its top (what the engine calls) and the guard (asked about health). */
@@ -40,6 +43,7 @@ export function buildPath(options: PathOptions): StorePath {
   const guard = new GuardLayer(handle, { timeoutMs: options.timeoutMs, threshold: options.threshold, cooldownMs: options.cooldownMs, clock: options.clock, reporter: options.reporter });
   const batch = options.batch ? new BatchLayer(guard) : undefined;
   const below = batch ?? guard;
-  const coherent = options.coherence && new CoherenceLayer(below, options.coherence, batch ? (run) => batch.inOrder(run) : (run) => run());
+  const { coherence } = options;
+  const coherent = coherence && new CoherenceLayer(below, coherence.bus, batch ? (run) => batch.inOrder(run) : (run) => run(), coherence.keyPrefix);
   return { top: new GenerationLayer(coherent ?? below), guard };
 }

@@ -1,4 +1,5 @@
 import type { Coherence, ExpireRequest, GenerationWrite, Store, StoreEntry } from '../../store/types.ts';
+import { tagOfGenerationKey } from '../key-space.ts';
 import { StoreLayer } from './layer.ts';
 
 /** Runs a call once every call issued before it was handed to the store (the batcher's order), or at once without a batcher. */
@@ -10,13 +11,16 @@ export type InOrder = <T>(run: () => Promise<T>) => Promise<T>;
  * invalidation on the store's coherence bus, and resolves (or rejects, with the write's own
  * error) only once that invalidation was acknowledged by every other process that may hold
  * what the write changed, or their leases ran out. Reads pass through untouched; so do the
- * writes that no copy depends on (counters, fill leases, a fence's release).
+ * writes that no copy depends on (the caller's counters, fill leases, a fence's release). An
+ * increment of one of the cache's tag generations (a store without writeGenerations bumps them
+ * so) is invalidated like any write.
  */
 export class CoherenceLayer extends StoreLayer {
   constructor(
     next: Store,
     private readonly bus: Coherence,
     private readonly inOrder: InOrder,
+    private readonly prefix: string,
   ) {
     super(next);
     this.forwardSyncReads();
@@ -35,6 +39,11 @@ export class CoherenceLayer extends StoreLayer {
 
   override delete(keys: readonly string[]): Promise<number> {
     return this.#written(keys, this.next.delete(keys));
+  }
+
+  override incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    const done = this.next.incr(key, by, ttlMs);
+    return tagOfGenerationKey(this.prefix, key) === undefined ? done : this.#written([key], done);
   }
 
   override writeGenerations(write: GenerationWrite): Promise<void> {
