@@ -101,6 +101,7 @@ export const TARGETS: readonly Target[] = [
     work: [
       { contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' },
       { contender: 'cachette-l1', label: "cachette, `l1: { consistency: 'tracking' }` (process memory in front, CLIENT TRACKING)", role: 'cachette-variant', connectionsPerProcess: 2 },
+      { contender: 'cachette-coherent', label: "cachette, `l1: { consistency: 'coherent' }` (process memory in front, never stale; valkey store)", role: 'cachette-variant', connectionsPerProcess: 2 },
       { contender: 'cachette-compressed', label: 'cachette, `compression: true` (deflate from 1 KiB: the document too)', role: 'cachette-variant' },
       ...RAW_TCP,
       ...PEERS,
@@ -136,6 +137,7 @@ export const TARGETS: readonly Target[] = [
       VALKEY_CLIENT_ON_BUN === 'bun-redis'
         ? { contender: 'cachette-valkey', label: 'cachette over the valkey store', role: 'cachette-variant' }
         : { contender: 'cachette-bun-redis', label: "cachette over Bun's RedisClient (bun-redis store)", role: 'cachette-variant' },
+      { contender: 'cachette-coherent', label: "cachette, `l1: { consistency: 'coherent' }` (process memory in front, never stale; valkey store)", role: 'cachette-variant', connectionsPerProcess: 2 },
       { contender: 'bun-redis', label: 'Bun RedisClient (raw, JSON)', role: 'raw' },
       ...RAW_TCP,
       ...PEERS,
@@ -151,7 +153,12 @@ export const TARGETS: readonly Target[] = [
     server: 'deno',
     store: 'redis',
     pinServer: true,
-    work: [{ contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' }, ...RAW_TCP, ...PEERS],
+    work: [
+      { contender: 'cachette', label: 'cachette, defaults (valkey store)', role: 'cachette' },
+      { contender: 'cachette-coherent', label: "cachette, `l1: { consistency: 'coherent' }` (process memory in front, never stale; valkey store)", role: 'cachette-variant', connectionsPerProcess: 2 },
+      ...RAW_TCP,
+      ...PEERS,
+    ],
     pages: pageRows(true),
     notes: [],
   },

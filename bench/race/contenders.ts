@@ -39,7 +39,8 @@ function cachette(
     label,
     needsCluster: kind === 'cluster',
     open(redisUrl, namespace, _pgUrl, stores) {
-      const cache: Cache = createCache({ store: openStore(kind, redisUrl, stores), namespace, ...options });
+      // No logger: a reader's stdout carries its figures, and a loaded machine makes the store slow enough to be reported.
+      const cache: Cache = createCache({ store: openStore(kind, redisUrl, stores), namespace, logger: false, ...options });
       const fenced = write === 'fence' || write === 'fence-and-soft';
       // With soft invalidations the row carries a second tag, softly invalidated around every
       // write (before it begins and after it commits) without guarding it: readers may then be
@@ -111,6 +112,7 @@ export const CONTENDERS: RaceContender[] = [
   cachette('l1-coherent', 'L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence'),
   cachette('l1-coherent-barrier', 'L1 coherent, `confirm: barrier` + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent', confirm: 'barrier' } }, 'fence'),
   cachette('cluster-tags', 'cluster store: tags + `beginWrite`/`commit`', {}, 'fence', 'cluster'),
+  cachette('cluster-l1-strict', 'cluster store: L1 strict + tags + `beginWrite`/`commit`', { l1: { consistency: 'strict' } }, 'fence', 'cluster'),
   cachette('cluster-l1-coherent', 'cluster store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'cluster'),
   cachette('sqlite-tags', 'SQLite store: tags + `beginWrite`/`commit`', {}, 'fence', 'sqlite'),
   cachette('sqlite-l1-coherent', 'SQLite store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'sqlite'),

@@ -10,6 +10,9 @@
  * ```
  */
 export type {
+  Coherence,
+  CoherenceListener,
+  CoherenceOptions,
   GenerationRead,
   GenerationReadResult,
   ExpireRequest,
@@ -25,5 +28,6 @@ export type {
   Tracking,
 } from './types.ts';
 export { CacheClosedError, CircuitOpenError, StoreBusyError, StoreClosedError, StoreError, StoreRefusedError, StoreTimeoutError, StoreUnavailableError } from './errors.ts';
+export { PubSubBus, type BusTransport } from './bus/pubsub-bus.ts';
 export { readKeyCount, readKeys, runEnd, runKind, spreadReads, writeEntries } from './op-runs.ts';
 export type { DeleteOp, IncrOp, RunEntries, RunKind } from './op-runs.ts';

@@ -182,6 +182,12 @@ export function targetChecks(targets: readonly TargetResult[]): TargetCheck[] {
     node && bestPeer(node),
     2,
   );
+  for (const id of ['node', 'bun', 'deno']) {
+    const t = targets.find((x) => x.id === id);
+    const coherent = t?.work.find((r) => r.id === 'cachette-coherent');
+    ratioCheck(`${t?.label ?? id}: cachette with \`l1: { consistency: 'coherent' }\` ≥ 1.0× the row without L1`, t, coherent, t && cachetteRow(t), 1);
+    ratioCheck(`${t?.label ?? id}: cachette with \`l1: { consistency: 'coherent' }\` ≥ 2× the best peer`, t, coherent, t && bestPeer(t), 2);
+  }
   const upstash = targets.find((t) => t.id === 'workerd-upstash');
   ratioCheck('workerd over Upstash: cachette ≥ 1.0× raw @upstash/redis', upstash, upstash && cachetteRow(upstash), upstash && fastestRaw(upstash), 1);
   const bun = targets.find((t) => t.id === 'bun');

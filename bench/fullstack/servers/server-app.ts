@@ -40,6 +40,8 @@ export const SERVER_CONTENDERS: Record<string, (runtime: ServerRuntime, namespac
     const store = await defaultStore(runtime);
     return cachetteRow({ id: namespace, label: "cachette, l1: { consistency: 'tracking' }", store: () => store, options: { l1: { consistency: 'tracking' } } });
   },
+  // Memory in front that is never stale (issue 28), over the valkey store on every runtime (bun-redis has no coherence bus).
+  'cachette-coherent': (_, namespace) => cachetteRow({ id: namespace, label: "cachette, l1: { consistency: 'coherent' }", store: 'valkey', options: { l1: { consistency: 'coherent' } } }),
   'cachette-valkey': (_, namespace) => cachetteRow({ id: namespace, label: 'cachette over the valkey store', store: 'valkey' }),
   async 'cachette-bun-redis'(_, namespace) {
     const { bunRedisStore } = await import('../../../adapters/bun-redis/index.ts');
