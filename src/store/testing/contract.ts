@@ -391,6 +391,28 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       await rejects(store.readWithGenerations({ keys: [], tags: [tag], epoch: EPOCH }));
     });
 
+    runner.it('coherence: serves once confirmed, tells the other caches of the process of a write before it settles, and closes', async () => {
+      if (!store.coherence) return assertNoCapability(store, 'coherence');
+      const heard: string[] = [];
+      const quiet = { invalidated: () => {}, flushed: () => {}, liveChanged: () => {} };
+      const writer = store.coherence(quiet, { confirm: 'lease' });
+      const other = store.coherence({ invalidated: (keys) => heard.push(...keys), flushed: () => heard.push('*'), liveChanged: () => {} }, { confirm: 'lease' });
+      // Confirmed within a few beats on a bus that needs one (bounded: a store that never confirms fails here).
+      for (let i = 0; i < 500 && !writer.serving(); i++) await sleep(10);
+      equal(writer.serving(), true, 'coherence confirmed');
+      equal(typeof writer.session, 'number');
+      equal(typeof writer.covered([k('coh')], writer.mark), 'boolean');
+      const written = store.set(k('coh'), bytes('v'));
+      await writer.invalidate([k('coh')], written);
+      ok(heard.includes(k('coh')), 'the other cache of the process heard of the write');
+      await writer.invalidate(undefined, Promise.resolve());
+      ok(heard.includes('*'), 'an invalidation of everything flushes the other cache');
+      // A failed write is still invalidated (it may have happened), and its failure is not the bus's.
+      await writer.invalidate([k('coh')], Promise.reject(new Error('the write failed')));
+      await other.close();
+      await writer.close();
+    });
+
     target.additionalTests?.({
       get store() {
         if (store === undefined) throw new Error(`store contract: ${target.name}: context.store is read before the suite opened the store (read it inside a test)`);
