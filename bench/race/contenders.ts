@@ -11,7 +11,7 @@ import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type CacheOptions, type SetOptions, type Store, type WriteFence } from '../../src/index.ts';
 import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
-import type { RaceClient, RaceContender, RaceStores } from './race-contender.ts';
+import type { RaceContender, RaceStores } from './race-contender.ts';
 
 /** Which store a cachette contender reads through. */
 type StoreKind = 'valkey' | 'cluster' | 'sqlite';

@@ -162,12 +162,7 @@ export class PubSubBus {
     this.#validUntil = 0;
     this.#beatSent.clear();
     this.#settleBarriers(false);
-    if (!this.#live) return;
-    this.#live = false;
-    for (const listener of this.#listeners) {
-      listener.flushed();
-      listener.liveChanged(false);
-    }
+    this.#lapse();
   }
 
   #serving(): boolean {
@@ -178,6 +173,7 @@ export class PubSubBus {
     return false;
   }
 
+  /** Stops serving (when it was): every listener flushes first. */
   #lapse(): void {
     if (!this.#live) return;
     this.#live = false;
