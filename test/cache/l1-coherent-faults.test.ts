@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type Valkey from 'iovalkey';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { LEASE_MS } from '../../src/store/bus/format.ts';
@@ -111,7 +112,7 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     const seen = watched(reader);
     await writer.set('k', 'v1');
     await untilFromMemory(reader, 'k');
-    const admin = valkeyStore(server.url).client;
+    const admin = valkeyStore<Valkey>(server.url).client;
     await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     await eventually(() => seen.live.includes(false), 'coherence lost');
     const bypassed = reader.stats().l1Bypassed;
