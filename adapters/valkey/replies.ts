@@ -36,7 +36,7 @@ export function isOkOrNil(value: RespValue): boolean {
   return value === null || isSimple(value, 'OK');
 }
 
-/** An integer: DEL, UNLINK, INCRBY, CLIENT ID, and every script of the stores but the tagged read. */
+/** An integer: DEL, UNLINK, INCRBY, CLIENT ID, PUBLISH, and every script of the stores but the tagged read. */
 export function isInteger(value: RespValue): value is number {
   return typeof value === 'number';
 }
@@ -77,6 +77,7 @@ const OFF_PATH: Readonly<Record<string, ReplyCheck>> = {
   UNLINK: isInteger,
   PING: isPong,
   SUBSCRIBE: isSubscribed,
+  PUBLISH: isInteger,
   'CLIENT ID': isInteger,
   'CLIENT TRACKING': isOk,
 };
