@@ -182,6 +182,11 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
     return [...bySlot(keys, (key) => key).values()].flatMap(pieces);
   }
 
+  /** A script may only name keys of one slot. */
+  protected override scriptSlot(key: string): number {
+    return hashSlot(key);
+  }
+
   protected flush(): void {
     for (const node of this.#nodes.values()) node.channel.flush();
     this.#clusterChannel.flush();

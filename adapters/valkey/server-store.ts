@@ -13,11 +13,10 @@ import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { readKeyCount, readKeys, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
 import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
-import type { Coherence, CoherenceListener, CoherenceOptions, GenerationRead, GenerationReadResult, GenerationWrite, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { call, type Route } from './channel.ts';
 import { encodeDel, encodeGet, encodeMget, encodeMset, encodeReadRun, encodeSet, MAX_KEYS_PER_COMMAND } from './commands.ts';
-import { sendReadWithGenerations, sendWriteGenerations } from './generations.ts';
 import { classify, CountSink, type Round, ValueSink, ValuesSink, WriteSink } from './round.ts';
 import { ClientLink, OwnLink, type ServerLink } from './server-links.ts';
 import { ValkeyStoreBase } from './store-base.ts';
@@ -239,17 +238,6 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
       if (keys.length > 0) await this.#call(['UNLINK', ...keys]);
       cursor = next.toString();
     } while (cursor !== '0');
-  }
-
-  /** One script: the entries and each tag's generation and fence (adapters/valkey/generations.ts). */
-  readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
-    return this.lone(this.#route, (route, round) => sendReadWithGenerations(route, round, this.scripts, read));
-  }
-
-  /** One script: bumps, holds or releases, atomically per tag. */
-  writeGenerations(write: GenerationWrite): Promise<void> {
-    if (write.tags.length === 0) return Promise.resolve();
-    return this.lone(this.#route, (route, round) => sendWriteGenerations(route, round, this.scripts, write));
   }
 
   /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */

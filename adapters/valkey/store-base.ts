@@ -11,12 +11,13 @@
  */
 import { StoreClosedError, type StoreError, type StoreUnavailableError } from '../../src/store/errors.ts';
 import { runEnd, runKind, type DeleteOp, type IncrOp } from '../../src/store/op-runs.ts';
-import type { ExpireRequest, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
 import type { RespValue } from './resp/parser.ts';
 import { expectOn, type Route } from './channel.ts';
 import { encodeIncrBy, encodeSetIfAbsent, pieces } from './commands.ts';
 import { COMPRESSION_THRESHOLD } from './compression.ts';
+import { joinRead, routeKeyOf, sendReadWithGenerations, sendWriteGenerations, splitRead, splitWrite, type ReadPart } from './generations.ts';
 import { CANNOT_ANSWER, createdReply, integerReply, isOkOrNil } from './replies.ts';
 import { CountSink, DecodeSink, Round, WriteSink } from './round.ts';
 import { COMPARE_AND_DELETE, EXPIRE_ENTRIES, INCR_WITH_TTL, ScriptSupport, sendScript } from './scripts.ts';
@@ -125,28 +126,41 @@ export abstract class ValkeyStoreBase implements Store {
    * write: each fresh entry's header rewritten in place (SETRANGE keeps the rest and the TTL,
    * which PEXPIRE then sets to the grace), atomically per key (see EXPIRE_ENTRIES_LUA).
    */
-  expireEntries(request: ExpireRequest): Promise<number> {
-    if (request.keys.length === 0) return Promise.resolve(0);
-    const down = this.down();
-    if (down) return Promise.reject(down);
-    const groups = this.scriptGroups(request.keys);
-    const round = new Round(groups.length, false, this.where);
+  async expireEntries(request: ExpireRequest): Promise<number> {
+    if (request.keys.length === 0) return 0;
     const now = String(request.now);
-    for (let at = 0; at < groups.length; at++) {
-      const route = this.route(groups[at]![0]!);
-      if (route instanceof Error) round.fail(at, at + 1, route);
-      else sendScript(route, round, at, this.scripts, EXPIRE_ENTRIES, groups[at]!, [now], integerReply);
-    }
-    this.flush();
-    round.seal();
-    return (round.promise as Promise<unknown[]>).then((results) => {
-      let marked = 0;
-      for (const result of results) {
-        if (result instanceof Error) throw result;
-        marked += result as number;
-      }
-      return marked;
-    });
+    const groups = this.scriptGroups(request.keys);
+    const counts = await this.#perScript(
+      groups,
+      (group) => group[0]!,
+      (route, round, at, group) => sendScript(route, round, at, this.scripts, EXPIRE_ENTRIES, group, [now], integerReply),
+    );
+    return (counts as number[]).reduce((sum, count) => sum + count, 0);
+  }
+
+  /**
+   * One script per slot its keys and tags fall in (one on a server: the tagged read is one
+   * command), all sent in one write: see generations.ts.
+   */
+  readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {
+    const parts = splitRead(read, (key) => this.scriptSlot(key));
+    const send = (route: Route, round: Round, at: number, part: ReadPart) => sendReadWithGenerations(route, round, at, this.scripts, part.read);
+    if (parts.length === 1) return this.lone(this.route(routeKeyOf(read)), (route, round) => send(route, round, 0, parts[0]!));
+    return this.#perScript(parts, (part) => routeKeyOf(part.read), send).then((answers) => joinRead(read, parts, answers as GenerationReadResult[]));
+  }
+
+  /** One script per slot of the tags (one on a server): bumps, holds or releases, atomically per tag. */
+  writeGenerations(write: GenerationWrite): Promise<void> {
+    if (write.tags.length === 0) return Promise.resolve();
+    const writes = splitWrite(write, (key) => this.scriptSlot(key));
+    const send = (route: Route, round: Round, at: number, part: GenerationWrite) => sendWriteGenerations(route, round, at, this.scripts, part);
+    if (writes.length === 1) return this.lone(this.route(write.tags[0]!.generation), (route, round) => send(route, round, 0, write));
+    return this.#perScript(writes, (part) => part.tags[0]!.generation, send).then(() => undefined);
+  }
+
+  /** The slot that decides which keys one script may name together: every key has the same one on a server. */
+  protected scriptSlot(_key: string): number {
+    return 0;
   }
 
   /** Keys that one script may name together: up to MAX_KEYS_PER_COMMAND of them on one server; on a cluster, of one slot. */
@@ -199,6 +213,26 @@ export abstract class ValkeyStoreBase implements Store {
     this.flush();
     round.seal();
     return round.promise;
+  }
+
+  /**
+   * One script per item of `items`, each on the route of its `keyOf`, all in one round (one
+   * write per server): resolves with their results in order, or rejects with the first failure.
+   */
+  async #perScript<T>(items: readonly T[], keyOf: (item: T) => string, send: (route: Route, round: Round, at: number, item: T) => void): Promise<unknown[]> {
+    const down = this.down();
+    if (down) throw down;
+    const round = new Round(items.length, false, this.where);
+    for (let at = 0; at < items.length; at++) {
+      const route = this.route(keyOf(items[at]!));
+      if (route instanceof Error) round.fail(at, at + 1, route);
+      else send(route, round, at, items[at]!);
+    }
+    this.flush();
+    round.seal();
+    const results = (await round.promise) as unknown[];
+    for (const result of results) if (result instanceof Error) throw result;
+    return results;
   }
 
   /**

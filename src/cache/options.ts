@@ -347,7 +347,7 @@ function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
     throw new MissingCapabilityError(
       store.name,
       'coherence',
-      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store (Valkey/Redis, the cluster store, bun-redis, SQLite), and this store has none; use consistency: "strict"',
+      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno) and the sqlite store have and this store has not; use consistency: "strict" (docs/l1.md)',
     );
   }
   return { maxEntries, maxBytes, consistency, confirm };

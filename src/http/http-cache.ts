@@ -97,6 +97,10 @@ export function withCache<C extends WaitUntilContext>(handler: FetchHandler<C>, 
   return wrapHandler(handler, options, 'withCache() from cachette/http');
 }
 
+/** Cache-Status detail of a hit read from the store while the coherent L1 is bypassed (docs/l1.md). */
+const L1_BYPASSED = Object.freeze({ detail: 'l1-bypassed' });
+const NONE = Object.freeze({});
+
 /**
  * @deprecated Renamed {@link withCache}, the same function: `httpCache` is removed in the next
  * release. Its first call says so once on the console.
@@ -245,6 +249,11 @@ class SharedHttpCache implements HttpCache {
     if (this.#options.ownsCache) await this.cache.close();
   }
 
+  /** A hit's Cache-Status detail while a coherent L1 is bypassed: it was read from the store, not from memory. */
+  #bypassed(): { detail?: string } {
+    return this.#health.l1Bypassed ? L1_BYPASSED : NONE;
+  }
+
   /** A stored response was found: serve it, serve it stale, or forward. */
   #fromEntry(found: Extract<Lookup, { kind: 'found' }>, job: ForwardJob, bytes: boolean): Promise<Response> | Response | BytesAnswer {
     const entry = found.entry;
@@ -258,7 +267,7 @@ class SharedHttpCache implements HttpCache {
       // falls through: the stale copy is served meanwhile
       case 'hit':
       case 'stale-hit': {
-        const reply = { outcome: { hit: true, ttl: decision.remaining, stale: decision.action !== 'hit' }, age: decision.age, key: job.key, body: entry.body, range: job.range };
+        const reply = { outcome: { hit: true, ttl: decision.remaining, stale: decision.action !== 'hit', ...this.#bypassed() }, age: decision.age, key: job.key, body: entry.body, range: job.range };
         return (bytes && this.#responder.storedBytes(entry, job.request, reply)) || this.#responder.stored(entry, job.request, reply);
       }
       default:
@@ -277,7 +286,7 @@ class SharedHttpCache implements HttpCache {
     const partial = entry.partial!;
     const servable = decision.action === 'hit' || decision.action === 'stale-hit';
     if (job.range !== undefined && servable && this.#responder.rangeApplies(job.request, entry)) {
-      const outcome = { hit: true, ttl: decision.remaining, stale: decision.action === 'stale-hit' };
+      const outcome = { hit: true, ttl: decision.remaining, stale: decision.action === 'stale-hit', ...this.#bypassed() };
       const span = resolveRange(job.range, partial.length);
       if (span === undefined) return this.#responder.unsatisfiable(entry, outcome, decision.age, job.key, partial.length);
       const offset = offsetInPartial(partial, span);

@@ -104,6 +104,35 @@ describe.runIf(requireCluster())('valkey cluster store', () => {
     expect(tally()).toEqual({ mget: 2, ...(looseSlots > 0 ? { get: looseSlots } : {}) });
   });
 
+  it('tag generations and write fences: one script per slot of the keys and tags, each tag read and moved atomically in its own', async () => {
+    const tag = (name: string) => ({ generation: `${ns}:#{tag:${name}}:gen`, fence: `${ns}:#{tag:${name}}:fence`, soft: `${ns}:#{tag:${name}}:soft` });
+    const tags = ['ga', 'gb', 'gc', 'gd'].map(tag);
+    const keys = [`${ns}:{ea}k`, `${ns}:{eb}k`, `${ns}:{ea}none`];
+    await store.setMany([keys[0]!, keys[1]!].map((key) => ({ key, value: bytes(`v:${key}`) })));
+    const slots = new Set([...keys, ...tags.map((t) => t.generation)].map(hashSlot));
+    expect(slots.size).toBeGreaterThan(3);
+    reset();
+    const first = await store.readWithGenerations({ keys, tags, epoch: 1000 });
+    expect(scripts(tally())).toBe(slots.size);
+    expect(first.values.map((v) => (v instanceof Uint8Array ? text(v) : v))).toEqual([`v:${keys[0]}`, `v:${keys[1]}`, undefined]);
+    expect(first.tags).toEqual(tags.map(() => ({ generation: 1000, fenced: false })));
+
+    reset();
+    await store.writeGenerations({ action: 'hold', tags, epoch: 2000, token: 'w1', ttlMs: 60_000 });
+    expect(scripts(tally())).toBe(new Set(tags.map((t) => hashSlot(t.generation))).size);
+    const held = await store.readWithGenerations({ keys: [], tags, epoch: 3000 });
+    expect(held.tags).toEqual(tags.map(() => ({ generation: 1001, fenced: true })));
+    await store.writeGenerations({ action: 'commit', tags, epoch: 2000, token: 'w1' });
+    const committed = await store.readWithGenerations({ keys: [keys[1]!], knownPrefixes: [bytes(`v:${keys[1]}`)], tags: [tags[2]!, tags[0]!], epoch: 3000 });
+    expect(committed).toEqual({
+      values: ['unchanged'],
+      tags: [
+        { generation: 1002, fenced: false },
+        { generation: 1002, fenced: false },
+      ],
+    });
+  });
+
   it('writes a tick as one MSET per slot, and a SET PX per entry that expires', async () => {
     const keys = ['wa', 'wb', 'wc'].flatMap((tag) => Array.from({ length: 5 }, (_, i) => `${ns}:{${tag}}${i}`));
     reset();

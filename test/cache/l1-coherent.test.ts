@@ -11,23 +11,27 @@ import { uniqueNamespace } from './targets.ts';
 /** Two stores on one shared backend, as two processes would each open: their own connections, nothing shared in memory. */
 interface Pair {
   name: string;
+  /** Whether a write made on the store without cachette reaches the copies (docs/l1.md, "Writes made without cachette"). */
+  seesForeignWrites: boolean;
   open(): { stores: [Store, Store]; cleanup(): void };
 }
 
 const pairs: Pair[] = [
   {
     name: 'sqlite',
+    seesForeignWrites: true,
     open: () => {
       const dir = tempDir('coherent');
       const path = join(dir, 'cache.db');
       return { stores: [sqliteStore(path), sqliteStore(path)], cleanup: () => removeDir(dir) };
     },
   },
-  ...(requireRedis() ? [{ name: 'valkey', open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }] : []),
+  ...(requireRedis() ? [{ name: 'valkey', seesForeignWrites: false, open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }] : []),
   ...(requireCluster()
     ? [
         {
           name: 'the cluster store',
+          seesForeignWrites: false,
           // The same nodes in another order: both processes must still agree on the bus node.
           open: () => ({ stores: [valkeyStore({ cluster: clusterNodes!.split(',') }), valkeyStore({ cluster: clusterNodes!.split(',').reverse() })] as [Store, Store], cleanup: () => {} }),
         },
@@ -66,13 +70,17 @@ describe('coherent l1 option checks', () => {
 
 const cases = pairs.flatMap((pair) => (['lease', 'barrier'] as const).map((confirm) => ({ ...pair, confirm })));
 
-describe.each(cases)('coherent L1 ($confirm) on $name, two processes', ({ open, confirm }) => {
+describe.each(cases)('coherent L1 ($confirm) on $name, two processes', ({ open, confirm, seesForeignWrites }) => {
   let reader: Cache;
   let writer: Cache;
+  /** The writer's store, written to directly: another client of the server, not through cachette. */
+  let foreign: Store;
+  let namespace: string;
   let cleanup: () => void;
   beforeAll(() => {
-    const namespace = uniqueNamespace(`l1c-${confirm}`);
+    namespace = uniqueNamespace(`l1c-${confirm}`);
     const opened = open();
+    foreign = opened.stores[1];
     cleanup = opened.cleanup;
     reader = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent', confirm } });
     writer = createCache({ store: opened.stores[1], namespace, l1: { consistency: 'coherent', confirm } });
@@ -107,6 +115,35 @@ describe.each(cases)('coherent L1 ($confirm) on $name, two processes', ({ open, 
       expect(await load()).toBe(i);
       await writer.invalidateTags(['rows']);
       expect(await load()).toBe(i);
+    }
+  });
+
+  it('a value read from the source during a fenced write is never served once the source committed (write fences on every store with a bus)', async () => {
+    let source = 'before';
+    const load = () => reader.getOrSet('fenced-row', () => source, { tags: ['fenced', 'fenced-other'] });
+    const fence = await writer.beginWrite(['fenced', 'fenced-other']);
+    // The source has not committed yet: the old value is what a reader finds there, and must not be kept.
+    expect(await load()).toBe('before');
+    source = 'after';
+    // The source committed; the cache's commit() has not run yet.
+    expect(await load()).toBe('after');
+    await fence.commit();
+    expect(await load()).toBe('after');
+    await untilFromMemory(reader, 'fenced-row');
+    expect(await load()).toBe('after');
+  });
+
+  it(`a write made without cachette (another client's DEL) ${seesForeignWrites ? 'is seen at once' : 'is not seen until a write through a cache'}, as docs/l1.md says`, async () => {
+    await writer.set('foreign', 'kept');
+    await untilFromMemory(reader, 'foreign');
+    await foreign.delete([`cachette:${namespace}:foreign`]);
+    expect(await foreign.get(`cachette:${namespace}:foreign`)).toBeUndefined();
+    if (seesForeignWrites) expect(await reader.get('foreign')).toBeUndefined();
+    else {
+      // The server holds nothing any more; the copy lives on: no invalidation was published.
+      expect(await reader.get('foreign')).toBe('kept');
+      await writer.delete('foreign');
+      expect(await reader.get('foreign')).toBeUndefined();
     }
   });
 

@@ -41,7 +41,7 @@ const targets: Array<{ name: string; open: () => Store | Promise<Store>; fences:
         },
       ]
     : []),
-  ...(requireCluster() ? [{ name: 'valkey cluster', open: () => valkeyStore({ cluster: clusterNodes!.split(',') }), fences: false }] : []),
+  ...(requireCluster() ? [{ name: 'valkey cluster', open: () => valkeyStore({ cluster: clusterNodes!.split(',') }), fences: true }] : []),
 ];
 
 describe.each(targets)('soft invalidation and inspect on $name', ({ open, fences }) => {
@@ -242,7 +242,7 @@ describe.each(targets)('soft invalidation and inspect on $name', ({ open, fences
     await expect(cache.invalidateTags(['t'], { sotf: true } as unknown as { soft: boolean })).rejects.toThrow(/unknown option "sotf"/);
   });
 
-  // Stores without write fences (KV, the cluster) cannot show this: not registered there, rather than skipped.
+  // Stores without write fences (KV) cannot show this: not registered there, rather than skipped.
   if (fences)
     describe('write fences keep their guarantee with soft invalidations', () => {
       /** A fill whose factory read the source before a write began, and returns once released. */

@@ -1,7 +1,7 @@
 import type { Coherence, CoherenceListener, CoherenceOptions, Store } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
-import { tagOfGenerationKey } from '../key-space.ts';
 import type { L1Copies } from './l1-copies.ts';
+import { ReadsInFlight } from './reads-in-flight.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
 import type { TagSnapshot, Tier, TierRead } from './tier.ts';
 
@@ -47,13 +47,7 @@ export function openCoherence(store: Store, options: CoherenceOptions): { cohere
 export class CoherentTier implements Tier, CoherenceListener {
   readonly #coherence: Coherence;
   readonly #barrier: boolean;
-  readonly #prefix: string;
-  /** Counts invalidations; a read notes it when issued. */
-  #seq = 0;
-  #flushedAt = 0;
-  /** While reads are in flight: the last invalidation of each key they might depend on. */
-  readonly #invalidatedAt = new Map<string, number>();
-  #inFlight = 0;
+  readonly #reads: ReadsInFlight;
 
   constructor(
     private readonly remote: RemoteReads,
@@ -65,11 +59,16 @@ export class CoherentTier implements Tier, CoherenceListener {
   ) {
     this.#coherence = coherence;
     this.#barrier = confirm === 'barrier';
-    this.#prefix = prefix;
+    this.#reads = new ReadsInFlight(copies, prefix);
     if (!remote.synchronous || this.#barrier) {
       this.readNow = undefined;
       this.readManyNow = undefined;
     }
+  }
+
+  /** Invalidations remembered for the reads in flight (bounded: see reads-in-flight.ts). */
+  get remembered(): number {
+    return this.#reads.remembered;
   }
 
   read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
@@ -77,10 +76,10 @@ export class CoherentTier implements Tier, CoherenceListener {
     if (copy !== undefined) {
       if (!this.#barrier) return Promise.resolve({ entry: copy, snapshot: undefined });
       const session = this.#coherence.session;
-      const issued = this.#seq;
+      const issued = this.#reads.issued;
       return this.#coherence.barrier().then((confirmed) => {
         // Served only when nothing dropped it while the barrier travelled.
-        if (confirmed && this.#coherence.session === session && this.#flushedAt <= issued && this.copies.get(full)?.entry === copy) return { entry: copy, snapshot: undefined };
+        if (confirmed && this.#coherence.session === session && !this.#reads.changedSince(issued, full, []) && this.copies.get(full)?.entry === copy) return { entry: copy, snapshot: undefined };
         return this.#fetch(key, full, tags);
       });
     }
@@ -92,7 +91,7 @@ export class CoherentTier implements Tier, CoherenceListener {
     if (copy !== undefined) return { entry: copy, snapshot: undefined };
     const session = this.#coherence.session;
     const mark = this.#coherence.mark;
-    const issued = this.#seq;
+    const issued = this.#reads.issued;
     const found = this.remote.readNow(key, full, tags);
     this.#keep(full, found, session, mark, issued);
     return found;
@@ -151,19 +150,11 @@ export class CoherentTier implements Tier, CoherenceListener {
   // CoherenceListener -------------------------------------------------------------------------
 
   invalidated(keys: readonly string[]): void {
-    const seq = ++this.#seq;
-    for (const key of keys) {
-      if (this.#inFlight > 0) this.#invalidatedAt.set(key, seq);
-      this.copies.delete(key);
-      // A generation counter of this cache: every copy recording the tag goes.
-      const tag = tagOfGenerationKey(this.#prefix, key);
-      if (tag !== undefined) this.copies.deleteTagged(tag);
-    }
+    this.#reads.invalidated(keys);
   }
 
   flushed(): void {
-    this.#flushedAt = ++this.#seq;
-    this.copies.clear();
+    this.#reads.flushed();
   }
 
   liveChanged(live: boolean): void {
@@ -180,27 +171,23 @@ export class CoherentTier implements Tier, CoherenceListener {
     return undefined;
   }
 
-  async #fetch(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+  #fetch(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
     const session = this.#coherence.session;
     const mark = this.#coherence.mark;
-    const issued = this.#seq;
-    this.#inFlight++;
-    try {
+    const issued = this.#reads.issued;
+    return this.#reads.during(async () => {
       const found = await this.remote.read(key, full, tags);
       this.#keep(full, found, session, mark, issued);
       return found;
-    } finally {
-      if (--this.#inFlight === 0) this.#invalidatedAt.clear();
-    }
+    });
   }
 
   /** Keeps what a read issued at (`session`, `mark`, `issued`) found, when nothing it depends on can have changed unseen since. */
   #keep(full: string, found: RemoteRead, session: number, mark: number, issued: number): void {
     if (found.entry === undefined || found.bytes === undefined) return;
     const coherence = this.#coherence;
-    if (coherence.session !== session || this.#flushedAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return;
     const counters = found.counters;
-    for (const counter of counters) if ((this.#invalidatedAt.get(counter) ?? 0) > issued) return;
+    if (coherence.session !== session || this.#reads.changedSince(issued, full, counters)) return;
     if (!coherence.covered(counters.length === 0 ? [full] : [full, ...counters], mark)) return;
     this.copies.set(full, found.bytes, found.entry);
   }

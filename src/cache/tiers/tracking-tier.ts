@@ -1,7 +1,7 @@
 import type { InvalidationListener, Store, Tracking } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
-import { tagOfGenerationKey } from '../key-space.ts';
 import type { L1Copies } from './l1-copies.ts';
+import { ReadsInFlight } from './reads-in-flight.ts';
 import type { RemoteReads } from './remote-reads.ts';
 import type { TagSnapshot, Tier, TierRead } from './tier.ts';
 
@@ -21,20 +21,7 @@ import type { TagSnapshot, Tier, TierRead } from './tier.ts';
  */
 export class TrackingTier implements Tier, InvalidationListener {
   readonly #tracking: Tracking;
-  /** Counts invalidations; a read notes it when issued. */
-  #seq = 0;
-  #flushedAt = 0;
-  /**
-   * While reads are in flight: the last invalidation of each key they might depend on. Emptied
-   * when no read is in flight, and bounded for when reads always overlap (a busy process may
-   * never have none in flight): past {@link MAX_REMEMBERED} keys it is emptied too, and the reads
-   * in flight then keep no copy (see {@link #forgottenAt}).
-   */
-  readonly #invalidatedAt = new Map<string, number>();
-  /** The invalidation at which {@link #invalidatedAt} was last emptied while reads were in flight: those reads may have missed one. */
-  #forgottenAt = 0;
-  #inFlight = 0;
-  readonly #prefix: string;
+  readonly #reads: ReadsInFlight;
 
   constructor(
     private readonly remote: RemoteReads,
@@ -42,13 +29,13 @@ export class TrackingTier implements Tier, InvalidationListener {
     store: Store,
     prefix: string,
   ) {
-    this.#prefix = prefix;
+    this.#reads = new ReadsInFlight(copies, prefix);
     this.#tracking = store.track!(this);
   }
 
-  /** Invalidations remembered for the reads in flight (bounded by {@link MAX_REMEMBERED}). */
+  /** Invalidations remembered for the reads in flight (bounded: see reads-in-flight.ts). */
   get remembered(): number {
-    return this.#invalidatedAt.size;
+    return this.#reads.remembered;
   }
 
   /** True while copies may be served (the store delivers invalidations). */
@@ -56,25 +43,23 @@ export class TrackingTier implements Tier, InvalidationListener {
     return this.#tracking.live;
   }
 
-  async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+  read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
     const tracking = this.#tracking;
     const live = tracking.live;
     if (live) {
       const copy = this.copies.get(full);
-      if (copy !== undefined) return { entry: copy.entry, snapshot: undefined };
+      if (copy !== undefined) return Promise.resolve({ entry: copy.entry, snapshot: undefined });
     }
     const session = tracking.session;
-    const issued = this.#seq;
-    this.#inFlight++;
-    try {
+    const reads = this.#reads;
+    const issued = reads.issued;
+    return reads.during(async () => {
       const found = await this.remote.read(key, full, tags);
-      if (live && found.entry !== undefined && found.bytes !== undefined && tracking.live && tracking.session === session && !this.#changedSince(issued, full, found.counters)) {
+      if (live && found.entry !== undefined && found.bytes !== undefined && tracking.live && tracking.session === session && !reads.changedSince(issued, full, found.counters)) {
         this.copies.set(full, found.bytes, found.entry);
       }
       return found;
-    } finally {
-      if (--this.#inFlight === 0) this.#invalidatedAt.clear();
-    }
+    });
   }
 
   /** Copies where live; the rest in one round trip (not kept: a batch is not worth the bookkeeping). */
@@ -116,41 +101,14 @@ export class TrackingTier implements Tier, InvalidationListener {
   // InvalidationListener ----------------------------------------------------------------------
 
   invalidated(keys: readonly string[]): void {
-    const seq = ++this.#seq;
-    for (const key of keys) {
-      if (this.#inFlight > 0) {
-        if (this.#invalidatedAt.size >= MAX_REMEMBERED) {
-          this.#invalidatedAt.clear();
-          this.#forgottenAt = seq;
-        }
-        this.#invalidatedAt.set(key, seq);
-      }
-      this.copies.delete(key);
-      // A generation counter of this cache: every copy recording the tag goes.
-      const tag = tagOfGenerationKey(this.#prefix, key);
-      if (tag !== undefined) this.copies.deleteTagged(tag);
-    }
+    this.#reads.invalidated(keys);
   }
 
   flushed(): void {
-    this.#flushedAt = ++this.#seq;
-    this.copies.clear();
+    this.#reads.flushed();
   }
 
   liveChanged(live: boolean): void {
     if (!live) this.flushed();
   }
-
-  #changedSince(issued: number, full: string, counters: readonly string[]): boolean {
-    if (this.#flushedAt > issued || this.#forgottenAt > issued || (this.#invalidatedAt.get(full) ?? 0) > issued) return true;
-    for (const counter of counters) if ((this.#invalidatedAt.get(counter) ?? 0) > issued) return true;
-    return false;
-  }
 }
-
-/**
- * Keys whose invalidation is remembered for the reads in flight, at most: 10,000 keys is about a
- * megabyte of strings. Past it they are forgotten at once, which costs only copies (the reads in
- * flight then are not kept), never a stale one.
- */
-const MAX_REMEMBERED = 10_000;

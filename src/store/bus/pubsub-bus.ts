@@ -332,7 +332,9 @@ export class PubSubBus {
       if (keys === undefined) listener.flushed();
       else listener.invalidated(keys);
     }
-    if (!this.#transport.ordered) await written.catch(() => undefined);
+    // The write's failure is its caller's to report; the bus waits for it only where the store does not order the two.
+    const settled = written.catch(() => undefined);
+    if (!this.#transport.ordered) await settled;
     const messages = messagesFor(keys);
     await Promise.all(messages.map((message) => this.#publish(message.channel, message.keys, options.confirm === 'lease')));
   }

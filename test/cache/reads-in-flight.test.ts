@@ -1,10 +1,12 @@
 /**
- * The tracking tier's bookkeeping for reads in flight: the invalidations that arrive while a
- * read is in flight are remembered (so that its reply does not become a copy that missed one),
- * and emptied once no read is. A busy process may never have none in flight: the memory is then
- * bounded all the same, and what is forgotten only costs copies, never a stale one. The tier runs
- * on the engine's real path over the memory store; the test holds reads in flight and delivers
- * the invalidations itself (the store's `track`, which only Valkey offers for real).
+ * The bookkeeping for reads in flight of the tiers whose copies are invalidated by messages
+ * (tracking and coherent, src/cache/tiers/reads-in-flight.ts): the invalidations that arrive
+ * while a read is in flight are remembered (so that its reply does not become a copy that missed
+ * one), and emptied once no read is. A busy process may never have none in flight: the memory
+ * is then bounded all the same, and what is forgotten only costs copies, never a stale one. The
+ * tier runs on the engine's real path over the memory store; the test holds reads in flight and
+ * delivers the invalidations itself (the store's `track` or `coherence`, which Valkey and SQLite
+ * offer for real: the coherent suites run on those).
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../adapters/memory/index.ts';
@@ -12,9 +14,10 @@ import { EntryCodec } from '../../src/cache/entry-codec.ts';
 import { buildPath } from '../../src/cache/path/build-path.ts';
 import { L1Copies } from '../../src/cache/tiers/l1-copies.ts';
 import { RemoteReads } from '../../src/cache/tiers/remote-reads.ts';
+import { CoherentTier } from '../../src/cache/tiers/coherent-tier.ts';
 import { TrackingTier } from '../../src/cache/tiers/tracking-tier.ts';
 import { resolveSerializer } from '../../src/codec/serializers.ts';
-import type { InvalidationListener, Tracking } from '../../src/store/types.ts';
+import type { Coherence, InvalidationListener, Tracking } from '../../src/store/types.ts';
 
 /** The memory store, with reads that wait while held and invalidations the test delivers. */
 class HeldMemory extends MemoryStore {
@@ -45,7 +48,20 @@ class HeldMemory extends MemoryStore {
 
 const PREFIX = 'p:';
 
-function setup() {
+/** A coherence bus that always serves and covers everything: the test delivers the invalidations. */
+const alwaysCoherent: Coherence = {
+  serving: () => true,
+  session: 1,
+  mark: 0,
+  covered: () => true,
+  barrier: async () => true,
+  invalidate: async () => {},
+  close: async () => {},
+};
+
+const tiers = ['tracking', 'coherent'] as const;
+
+function setup(kind: (typeof tiers)[number]) {
   const store = new HeldMemory();
   const { top } = buildPath({
     store,
@@ -60,14 +76,15 @@ function setup() {
   const codec = new EntryCodec(resolveSerializer('auto'), undefined, 1 << 20);
   const remote = new RemoteReads(top, PREFIX, { decode: (_, bytes) => codec.decode(bytes), outdated() {} });
   const copies = new L1Copies(1000, 1 << 20);
-  const tier = new TrackingTier(remote, copies, top, PREFIX);
+  const tier = kind === 'tracking' ? new TrackingTier(remote, copies, top, PREFIX) : new CoherentTier(remote, copies, alwaysCoherent, 'lease', PREFIX, { bypassed() {}, coherenceChanged() {} });
+  const listener: InvalidationListener = kind === 'tracking' ? store.listener! : (tier as CoherentTier);
   const write = (key: string, value: unknown) => store.set(PREFIX + key, codec.encode(key, value, Date.now(), 60_000, 0, []));
-  return { store, copies, tier, write, invalidate: (keys: string[]) => store.listener!.invalidated(keys.map((key) => PREFIX + key)) };
+  return { store, copies, tier, write, invalidate: (keys: string[]) => listener.invalidated(keys.map((key) => PREFIX + key)) };
 }
 
-describe('the tracking tier under reads that always overlap', () => {
+describe.each(tiers)('the %s tier under reads that always overlap', (kind) => {
   it('remembers at most 10,000 invalidations while reads are in flight, and keeps no copy of a read that may have missed one', async () => {
-    const { store, copies, tier, write, invalidate } = setup();
+    const { store, copies, tier, write, invalidate } = setup(kind);
     await write('k', 'v1');
     await write('k2', 'v2');
     store.hold();
@@ -93,7 +110,7 @@ describe('the tracking tier under reads that always overlap', () => {
   });
 
   it('still keeps no copy of a read whose own key was invalidated while it was in flight', async () => {
-    const { store, copies, tier, write, invalidate } = setup();
+    const { store, copies, tier, write, invalidate } = setup(kind);
     await write('k', 'v1');
     store.hold();
     const read = tier.read('k', `${PREFIX}k`, []);
