@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Valkey from 'iovalkey';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
+import { createHttpCache } from '../../src/http/index.ts';
 import { LEASE_MS } from '../../src/store/bus/format.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
@@ -125,6 +126,25 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     expect(await reader.get('k')).toBe('v3');
     expect(reader.stats().storeErrors).toBe(0);
     admin.disconnect();
+    await close();
+  });
+
+  it('Cache-Status: a hit read from the store while the coherent L1 is bypassed says detail="l1-bypassed", and no longer once it serves again', async () => {
+    const { reader, close } = pair();
+    const seen = watched(reader);
+    const http = createHttpCache({ cache: reader });
+    const origin = async () => new Response('page', { headers: { 'cache-control': 'max-age=60' } });
+    const status = async () => (await http.handle(new Request('http://cachette.test/page'), origin)).headers.get('cache-status')!;
+    expect(await status()).toMatch(/fwd=uri-miss.*stored/);
+    expect(await status()).toMatch(/^cachette; hit; ttl=\d+$/);
+    const admin = valkeyStore<Valkey>(server.url).client;
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await eventually(() => seen.live.includes(false), 'coherence lost');
+    expect(await status()).toMatch(/^cachette; hit; ttl=\d+; detail="l1-bypassed"$/);
+    await eventually(() => seen.live.at(-1) === true, 'coherence back');
+    expect(await status()).toMatch(/^cachette; hit; ttl=\d+$/);
+    admin.disconnect();
+    await http.close();
     await close();
   });
 
