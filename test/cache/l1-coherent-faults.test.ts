@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childLines } from '../support/child-lines.ts';
 import type Valkey from 'iovalkey';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
@@ -221,21 +222,7 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
 
 function startHolder(url: string, namespace: string): { child: ChildProcess; next(): Promise<string>; ask(key: string): Promise<string> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/coherent-holder.ts', url, namespace], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let at: number;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
-  const next = () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiting.push(resolve)));
+  const next = childLines(child);
   return {
     child,
     next,

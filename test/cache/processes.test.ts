@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childLines } from '../support/child-lines.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
@@ -14,23 +15,10 @@ interface Worker {
 
 function startWorker(task: Record<string, unknown>): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/worker.ts', JSON.stringify({ redisUrl, ...task })], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    let at: number;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(line);
-      else lines.push(line);
-    }
-  });
+  const next = childLines(child);
   return {
     child,
-    next: () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+    next,
     go: () => child.stdin!.write('go\n'),
   };
 }

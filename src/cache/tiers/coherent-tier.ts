@@ -1,9 +1,9 @@
 import type { Coherence, CoherenceListener, CoherenceOptions, Store } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { L1Copies } from './l1-copies.ts';
-import { ReadsInFlight } from './reads-in-flight.ts';
+import { InvalidatedTier } from './reads-in-flight.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
-import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+import type { Tier, TierRead } from './tier.ts';
 
 /** What the coherent tier reports to the engine's front. */
 export interface CoherentHost {
@@ -44,31 +44,25 @@ export function openCoherence(store: Store, options: CoherenceOptions): { cohere
  * coherence is not confirmed (the bus down, the lease lapsed) nothing is served from memory and
  * memory is flushed: every such read is counted as bypassed.
  */
-export class CoherentTier implements Tier, CoherenceListener {
+export class CoherentTier extends InvalidatedTier implements Tier, CoherenceListener {
   readonly #coherence: Coherence;
   readonly #barrier: boolean;
-  readonly #reads: ReadsInFlight;
 
   constructor(
-    private readonly remote: RemoteReads,
-    private readonly copies: L1Copies,
+    remote: RemoteReads,
+    copies: L1Copies,
     coherence: Coherence,
     confirm: CoherenceOptions['confirm'],
     prefix: string,
     private readonly host: CoherentHost,
   ) {
+    super(remote, copies, prefix);
     this.#coherence = coherence;
     this.#barrier = confirm === 'barrier';
-    this.#reads = new ReadsInFlight(copies, prefix);
     if (!remote.synchronous || this.#barrier) {
       this.readNow = undefined;
       this.readManyNow = undefined;
     }
-  }
-
-  /** Invalidations remembered for the reads in flight (bounded: see reads-in-flight.ts). */
-  get remembered(): number {
-    return this.#reads.remembered;
   }
 
   read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
@@ -76,10 +70,10 @@ export class CoherentTier implements Tier, CoherenceListener {
     if (copy !== undefined) {
       if (!this.#barrier) return Promise.resolve({ entry: copy, snapshot: undefined });
       const session = this.#coherence.session;
-      const issued = this.#reads.issued;
+      const issued = this.reads.issued;
       return this.#coherence.barrier().then((confirmed) => {
         // Served only when nothing dropped it while the barrier travelled.
-        if (confirmed && this.#coherence.session === session && !this.#reads.changedSince(issued, full, []) && this.copies.get(full)?.entry === copy) return { entry: copy, snapshot: undefined };
+        if (confirmed && this.#coherence.session === session && !this.reads.changedSince(issued, full, []) && this.copies.get(full)?.entry === copy) return { entry: copy, snapshot: undefined };
         return this.#fetch(key, full, tags);
       });
     }
@@ -91,55 +85,27 @@ export class CoherentTier implements Tier, CoherenceListener {
     if (copy !== undefined) return { entry: copy, snapshot: undefined };
     const session = this.#coherence.session;
     const mark = this.#coherence.mark;
-    const issued = this.#reads.issued;
+    const issued = this.reads.issued;
     const found = this.remote.readNow(key, full, tags);
     this.#keep(full, found, session, mark, issued);
     return found;
   }
 
-  /** Copies where they may be served; the rest in one round trip (not kept: a batch is not worth the bookkeeping). */
+  /** Copies where they may be served; the rest in one round trip. */
   async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
     const serving = !this.#barrier && this.#coherence.serving();
-    const entries = fulls.map((full) => (serving ? this.copies.get(full)?.entry : undefined));
-    const missing = entries.flatMap((entry, i) => (entry === undefined ? [i] : []));
-    if (missing.length === 0) return entries;
+    const batch = this.batch(keys, fulls, serving);
+    if (batch.complete) return batch.entries;
     if (!serving && !this.#barrier) this.host.bypassed();
-    const read = await this.remote.readMany(
-      missing.map((i) => keys[i]!),
-      missing.map((i) => fulls[i]!),
-    );
-    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
-    return entries;
+    return batch.filled(await this.remote.readMany(batch.keys, batch.fulls));
   }
 
   readManyNow?(keys: readonly string[], fulls: readonly string[]): Array<DecodedEntry | undefined> {
     const serving = this.#coherence.serving();
-    const entries = fulls.map((full) => (serving ? this.copies.get(full)?.entry : undefined));
-    const missing = entries.flatMap((entry, i) => (entry === undefined ? [i] : []));
-    if (missing.length === 0) return entries;
+    const batch = this.batch(keys, fulls, serving);
+    if (batch.complete) return batch.entries;
     if (!serving) this.host.bypassed();
-    const read = this.remote.readManyNow(
-      missing.map((i) => keys[i]!),
-      missing.map((i) => fulls[i]!),
-    );
-    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
-    return entries;
-  }
-
-  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
-    return this.remote.snapshot(tags);
-  }
-
-  forget(fulls: readonly string[]): void {
-    this.invalidated(fulls);
-  }
-
-  tagsInvalidated(tags: readonly string[]): void {
-    this.invalidated(tags.map((tag) => this.remote.keysOf(tag).generation));
-  }
-
-  cleared(): void {
-    this.flushed();
+    return batch.filled(this.remote.readManyNow(batch.keys, batch.fulls));
   }
 
   async close(): Promise<void> {
@@ -148,14 +114,6 @@ export class CoherentTier implements Tier, CoherenceListener {
   }
 
   // CoherenceListener -------------------------------------------------------------------------
-
-  invalidated(keys: readonly string[]): void {
-    this.#reads.invalidated(keys);
-  }
-
-  flushed(): void {
-    this.#reads.flushed();
-  }
 
   liveChanged(live: boolean): void {
     if (!live) this.flushed();
@@ -174,8 +132,8 @@ export class CoherentTier implements Tier, CoherenceListener {
   #fetch(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
     const session = this.#coherence.session;
     const mark = this.#coherence.mark;
-    const issued = this.#reads.issued;
-    return this.#reads.during(async () => {
+    const issued = this.reads.issued;
+    return this.reads.during(async () => {
       const found = await this.remote.read(key, full, tags);
       this.#keep(full, found, session, mark, issued);
       return found;
@@ -187,7 +145,7 @@ export class CoherentTier implements Tier, CoherenceListener {
     if (found.entry === undefined || found.bytes === undefined) return;
     const coherence = this.#coherence;
     const counters = found.counters;
-    if (coherence.session !== session || this.#reads.changedSince(issued, full, counters)) return;
+    if (coherence.session !== session || this.reads.changedSince(issued, full, counters)) return;
     if (!coherence.covered(counters.length === 0 ? [full] : [full, ...counters], mark)) return;
     this.copies.set(full, found.bytes, found.entry);
   }

@@ -1,5 +1,8 @@
 import { tagOfGenerationKey } from '../key-space.ts';
+import type { DecodedEntry } from '../entry-codec.ts';
 import type { L1Copies } from './l1-copies.ts';
+import type { RemoteReads } from './remote-reads.ts';
+import type { TagSnapshot } from './tier.ts';
 
 /**
  * Keys whose invalidation is remembered for the reads in flight, at most: 10,000 keys is about a
@@ -82,5 +85,88 @@ export class ReadsInFlight {
   flushed(): void {
     this.#flushedAt = ++this.#seq;
     this.copies.clear();
+  }
+}
+
+/**
+ * What the tiers invalidated by messages (tracking, coherent) do alike: their own writes,
+ * invalidations and flushes drop copies through one {@link ReadsInFlight}; reading is theirs.
+ */
+export abstract class InvalidatedTier {
+  protected readonly reads: ReadsInFlight;
+
+  constructor(
+    protected readonly remote: RemoteReads,
+    protected readonly copies: L1Copies,
+    prefix: string,
+  ) {
+    this.reads = new ReadsInFlight(copies, prefix);
+  }
+
+  /** Invalidations remembered for the reads in flight (bounded: see {@link ReadsInFlight}). */
+  get remembered(): number {
+    return this.reads.remembered;
+  }
+
+  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
+    return this.remote.snapshot(tags);
+  }
+
+  /** A write of this process: the copy goes. */
+  forget(fulls: readonly string[]): void {
+    this.invalidated(fulls);
+  }
+
+  tagsInvalidated(tags: readonly string[]): void {
+    this.invalidated(tags.map((tag) => this.remote.keysOf(tag).generation));
+  }
+
+  cleared(): void {
+    this.flushed();
+  }
+
+  /** A batch read's copies where `serving` (not kept afterwards: a batch is not worth the bookkeeping), and what is left to read. */
+  protected batch(keys: readonly string[], fulls: readonly string[], serving: boolean): Batch {
+    return new Batch(keys, fulls, serving ? this.copies : undefined);
+  }
+
+  /** The store says these keys changed. */
+  invalidated(keys: readonly string[]): void {
+    this.reads.invalidated(keys);
+  }
+
+  /** The store says anything may have changed. */
+  flushed(): void {
+    this.reads.flushed();
+  }
+}
+
+/** One batch read of a tier: the copies found, and the keys and full keys of the holes, for one round trip. */
+export class Batch {
+  readonly entries: Array<DecodedEntry | undefined>;
+  readonly #missing: number[] = [];
+  /** Keys and full keys of the holes, in order. */
+  readonly keys: string[] = [];
+  readonly fulls: string[] = [];
+
+  constructor(keys: readonly string[], fulls: readonly string[], copies: L1Copies | undefined) {
+    this.entries = fulls.map((full) => copies?.get(full)?.entry);
+    for (let i = 0; i < fulls.length; i++) {
+      if (this.entries[i] !== undefined) continue;
+      this.#missing.push(i);
+      this.keys.push(keys[i]!);
+      this.fulls.push(fulls[i]!);
+    }
+  }
+
+  /** True when every entry was a copy. */
+  get complete(): boolean {
+    return this.#missing.length === 0;
+  }
+
+  /** The entries with the holes' answers (in the order of {@link keys}) put in. */
+  filled(read: ReadonlyArray<DecodedEntry | undefined>): Array<DecodedEntry | undefined> {
+    for (let j = 0; j < this.#missing.length; j++) this.entries[this.#missing[j]!] = read[j];
+    return this.entries;
   }
 }

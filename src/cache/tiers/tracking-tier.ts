@@ -1,9 +1,9 @@
 import type { InvalidationListener, Store, Tracking } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { L1Copies } from './l1-copies.ts';
-import { ReadsInFlight } from './reads-in-flight.ts';
+import { InvalidatedTier } from './reads-in-flight.ts';
 import type { RemoteReads } from './remote-reads.ts';
-import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+import type { Tier, TierRead } from './tier.ts';
 
 /**
  * L1 with `consistency: 'tracking'`: copies are served from memory with no round trip, and the
@@ -19,23 +19,12 @@ import type { TagSnapshot, Tier, TierRead } from './tier.ts';
  * gap in which its invalidation could have been lost. What stays is the delivery delay of
  * one invalidation message (bench/race measures it).
  */
-export class TrackingTier implements Tier, InvalidationListener {
+export class TrackingTier extends InvalidatedTier implements Tier, InvalidationListener {
   readonly #tracking: Tracking;
-  readonly #reads: ReadsInFlight;
 
-  constructor(
-    private readonly remote: RemoteReads,
-    private readonly copies: L1Copies,
-    store: Store,
-    prefix: string,
-  ) {
-    this.#reads = new ReadsInFlight(copies, prefix);
+  constructor(remote: RemoteReads, copies: L1Copies, store: Store, prefix: string) {
+    super(remote, copies, prefix);
     this.#tracking = store.track!(this);
-  }
-
-  /** Invalidations remembered for the reads in flight (bounded: see reads-in-flight.ts). */
-  get remembered(): number {
-    return this.#reads.remembered;
   }
 
   /** True while copies may be served (the store delivers invalidations). */
@@ -51,7 +40,7 @@ export class TrackingTier implements Tier, InvalidationListener {
       if (copy !== undefined) return Promise.resolve({ entry: copy.entry, snapshot: undefined });
     }
     const session = tracking.session;
-    const reads = this.#reads;
+    const reads = this.reads;
     const issued = reads.issued;
     return reads.during(async () => {
       const found = await this.remote.read(key, full, tags);
@@ -62,35 +51,10 @@ export class TrackingTier implements Tier, InvalidationListener {
     });
   }
 
-  /** Copies where live; the rest in one round trip (not kept: a batch is not worth the bookkeeping). */
+  /** Copies where live; the rest in one round trip. */
   async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
-    const live = this.#tracking.live;
-    const entries = fulls.map((full) => (live ? this.copies.get(full)?.entry : undefined));
-    const missing = entries.flatMap((e, i) => (e === undefined ? [i] : []));
-    if (missing.length === 0) return entries;
-    const read = await this.remote.readMany(
-      missing.map((i) => keys[i]!),
-      missing.map((i) => fulls[i]!),
-    );
-    for (let j = 0; j < missing.length; j++) entries[missing[j]!] = read[j];
-    return entries;
-  }
-
-  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
-    return this.remote.snapshot(tags);
-  }
-
-  /** A write of this process: the copy goes (a copy is only ever made from a read, which the server then tracks). */
-  forget(fulls: readonly string[]): void {
-    this.invalidated(fulls);
-  }
-
-  tagsInvalidated(tags: readonly string[]): void {
-    this.invalidated(tags.map((tag) => this.remote.keysOf(tag).generation));
-  }
-
-  cleared(): void {
-    this.flushed();
+    const batch = this.batch(keys, fulls, this.#tracking.live);
+    return batch.complete ? batch.entries : batch.filled(await this.remote.readMany(batch.keys, batch.fulls));
   }
 
   async close(): Promise<void> {
@@ -99,14 +63,6 @@ export class TrackingTier implements Tier, InvalidationListener {
   }
 
   // InvalidationListener ----------------------------------------------------------------------
-
-  invalidated(keys: readonly string[]): void {
-    this.#reads.invalidated(keys);
-  }
-
-  flushed(): void {
-    this.#reads.flushed();
-  }
 
   liveChanged(live: boolean): void {
     if (!live) this.flushed();
