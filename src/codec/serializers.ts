@@ -3,7 +3,7 @@
 // need --allow-env. This one is the same Encoder (and decoder) without that read; the native
 // string extractor the main entry adds is installed by runtimes/native/install.ts where it runs.
 import { Encoder } from 'cbor-x/encode';
-import { utf8Bytes } from '../util/bytes.ts';
+import { utf8Bytes, utf8Text } from '../util/bytes.ts';
 
 /** Turns values into bytes and back. `id` is written into every envelope's flags. */
 export interface Serializer {
@@ -20,8 +20,6 @@ export interface Serializer {
    */
   decode(bytes: Uint8Array): unknown;
 }
-
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 // Plain objects travel as CBOR maps and come back as objects; Maps carry tag 259 (cbor-x adds
 // it whenever mapsAsObjects is on) and come back as Maps. Unlike cbor-x's records, nothing is
@@ -54,7 +52,7 @@ export const jsonSerializer: Serializer = {
   id: 2,
   name: 'json',
   encode: (value) => utf8Bytes(jsonText(value)),
-  decode: (bytes) => JSON.parse(utf8Decoder.decode(bytes)),
+  decode: (bytes) => JSON.parse(utf8Text(bytes)),
 };
 
 /** Raw bytes: a Uint8Array goes in and comes out untouched. */
@@ -73,7 +71,7 @@ export const rawStringSerializer: Serializer = {
   id: 4,
   name: 'raw',
   encode: (value) => utf8Bytes(rawText(value)),
-  decode: (bytes) => utf8Decoder.decode(bytes),
+  decode: (bytes) => utf8Text(bytes),
 };
 
 function rawText(value: unknown): string {
@@ -100,7 +98,7 @@ export function payloadText(serializer: Serializer, value: unknown): string | un
 export const autoSerializer: Serializer = {
   id: cborSerializer.id,
   name: 'auto',
-  encode: (value) => (isPlainJson(value, 0) ? jsonSerializer : cborSerializer).encode(value),
+  encode: (value) => (isPlainJson(value) ? jsonSerializer : cborSerializer).encode(value),
   decode: (bytes) => cborSerializer.decode(bytes),
 };
 
@@ -113,36 +111,42 @@ const MAX_JSON_DEPTH = 64;
  * something else — a Date into a string, a Map into {}, undefined into a hole, a BigInt into a
  * throw, an object with a prototype or a toJSON into its plain form — goes to CBOR instead.
  */
-function isPlainJson(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      // -0 becomes 0 in JSON, and in CBOR too: neither keeps it, so it needs no fallback.
-      return Number.isFinite(value);
-    case 'object': {
-      if (value === null) return true;
-      if (depth > MAX_JSON_DEPTH) return false;
-      if (Array.isArray(value)) {
-        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
-        for (let i = 0; i < value.length; i++) {
-          const item: unknown = value[i];
-          if (item === undefined || !isPlainJson(item, depth + 1)) return false;
-        }
-        return true;
-      }
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return false;
-      for (const name in value) {
-        const item = (value as Record<string, unknown>)[name];
-        if (item === undefined || !isPlainJson(item, depth + 1)) return false;
-      }
-      return true;
+function isPlainJson(value: unknown): boolean {
+  if (typeof value === 'object' && value !== null) return isPlainContainer(value, 0);
+  const type = typeof value;
+  return type === 'string' || type === 'boolean' || (type === 'number' && Number.isFinite(value));
+}
+
+/**
+ * An array or plain object whose members are all plain. A member that is not an object is
+ * checked right in the loop, and only a nested object costs a call: most members of a cached
+ * value are strings and numbers, and a call per member made the walk up to twice as slow (a
+ * ~14 KiB document of 88 rows: 14–25 µs against 9–19 on Node, Bun and Deno). Both loops read
+ * a member the same way: a string or boolean is plain, a number when finite (-0 becomes 0 in
+ * JSON, and in CBOR too: neither keeps it), null is, and undefined (a hole included: JSON
+ * would drop it or make it null), a function, a symbol or a BigInt is not.
+ */
+function isPlainContainer(value: object, depth: number): boolean {
+  if (depth > MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const type = typeof item;
+      if (type === 'string' || type === 'boolean' || (type === 'number' && Number.isFinite(item))) continue;
+      if (type !== 'object' || (item !== null && !isPlainContainer(item as object, depth + 1))) return false;
     }
-    default:
-      return false;
+    return true;
   }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const name in value) {
+    const item: unknown = (value as Record<string, unknown>)[name];
+    const type = typeof item;
+    if (type === 'string' || type === 'boolean' || (type === 'number' && Number.isFinite(item))) continue;
+    if (type !== 'object' || (item !== null && !isPlainContainer(item as object, depth + 1))) return false;
+  }
+  return true;
 }
 
 /**
@@ -187,7 +191,7 @@ export function resolveSerializer(option: SerializerName | Serializer | undefine
 
 /** The serializer that actually encodes `value` (raw splits into bytes and strings, auto into JSON and CBOR). */
 export function serializerFor(chosen: Serializer, value: unknown): Serializer {
-  if (chosen === autoSerializer) return isPlainJson(value, 0) ? jsonSerializer : cborSerializer;
+  if (chosen === autoSerializer) return isPlainJson(value) ? jsonSerializer : cborSerializer;
   if (chosen === rawBytesSerializer && typeof value === 'string') return rawStringSerializer;
   return chosen;
 }
