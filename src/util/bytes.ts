@@ -80,3 +80,18 @@ export function utf8BytesAfter(head: number, text: string): Uint8Array {
   if (out.buffer === slab) take(size);
   return size === out.length ? out : out.subarray(0, size);
 }
+
+const looseDecoder = new TextDecoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text of UTF-8 `bytes`; throws a TypeError when they are not valid UTF-8, as a fatal
+ * TextDecoder does, without paying for one: a fatal decoder is up to four times slower than a
+ * replacing one on Deno (27 against 7 µs for ~14 KiB of JSON), and invalid bytes always decode
+ * to U+FFFD. So the text is decoded replacing, and only a text that holds U+FFFD (invalid
+ * input, or the character itself, which valid UTF-8 may carry) is decoded again strictly.
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  const text = looseDecoder.decode(bytes);
+  return text.indexOf('\uFFFD') < 0 ? text : strictDecoder.decode(bytes);
+}

@@ -1,7 +1,7 @@
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { encodeEnvelope } from '../../src/codec/envelope.ts';
+import { encodeEnvelope, HEADER_BYTES } from '../../src/codec/envelope.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { StoreTimeoutError, StoreUnavailableError } from '../../src/store/index.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
@@ -32,7 +32,8 @@ describe.runIf(requireRedis())('unreadable entries planted in the server', () =>
     raw.disconnect();
   });
 
-  const good = encodeEnvelope({ serializerId: 1, compressionId: 0, createdAt: Date.now(), freshFor: 60_000, staleFor: 0, tags: [], payload: new Uint8Array([0x63, 0x61, 0x62, 0x63]) });
+  const fields = { serializerId: 1, compressionId: 0, createdAt: Date.now(), freshFor: 60_000, staleFor: 0, tags: [], payload: new Uint8Array([0x63, 0x61, 0x62, 0x63]) };
+  const good = encodeEnvelope(fields);
   const planted: Array<[string, Buffer]> = [
     ['garbage', Buffer.from('not an envelope at all')],
     ['a counter', Buffer.from('42')],
@@ -41,11 +42,23 @@ describe.runIf(requireRedis())('unreadable entries planted in the server', () =>
     ['a corrupt CBOR payload', Buffer.from(good.map((b, i) => (i === good.length - 4 ? 0xff : b)))],
     ['a corrupt deflate payload', Buffer.from(good.map((b, i) => (i === 2 ? 0x11 : b)))],
     ['an unknown serializer id', Buffer.from(good.map((b, i) => (i === 2 ? 0x0e : b)))],
+    // JSON text whose bytes are not UTF-8 (a lone 0xff), and a tag name that is not either (its first byte,
+    // after the tag count and the name's length, made 0xff).
+    ['a JSON payload that is not UTF-8', Buffer.from(encodeEnvelope({ ...fields, serializerId: 2, payload: new Uint8Array([0x22, 0xff, 0x22]) }))],
+    [
+      'a tag name that is not UTF-8',
+      Buffer.from(encodeEnvelope({ ...fields, serializerId: 2, payload: new TextEncoder().encode('1'), tags: [{ tag: 'ÿ', generation: 1 }] }).map((b, i) => (i === HEADER_BYTES + 4 ? 0xff : b))),
+    ],
   ];
 
   it('control: the untouched planted entry reads back', async () => {
     await raw.set(`cachette:${ns}:control`, Buffer.from(good));
     expect(await cache.get('control')).toBe('abc');
+  });
+
+  it('control: JSON text holding U+FFFD itself (valid UTF-8) reads back', async () => {
+    await raw.set(`cachette:${ns}:replacement`, Buffer.from(encodeEnvelope({ ...fields, serializerId: 2, payload: new TextEncoder().encode('"a\uFFFDb"') })));
+    expect(await cache.get('replacement')).toBe('a\uFFFDb');
   });
 
   it.each(planted)('%s is a counted miss, not a throw', async (name, bytes) => {
