@@ -63,6 +63,29 @@ describe('RESP encoder', () => {
     expect(sliceChunks(chunks, split, split + reference(['GET', 'b']).length)).toEqual(reference(['GET', 'b']));
   });
 
+  it('moves a small part not yet taken to a new slab, and closes a large one where it lies', () => {
+    const encoder = new RespEncoder(256);
+    const small = ['SET', 'k', 'x'.repeat(10)];
+    const large = ['SET', 'k', 'x'.repeat(100)];
+    const overflow = ['SET', 'k2', 'y'.repeat(200)];
+    // Up to a quarter of the slab moves along: the take stays one chunk.
+    encodeCommand(encoder, small);
+    encodeCommand(encoder, overflow);
+    const moved = encoder.take();
+    expect(moved.length).toBe(1);
+    expect(Buffer.concat(moved)).toEqual(Buffer.concat([reference(small), reference(overflow)]));
+    // More than that stays in the full slab, as a chunk of its own.
+    const second = new RespEncoder(256);
+    encodeCommand(second, large);
+    encodeCommand(second, overflow);
+    const closed = second.take();
+    expect(closed.length).toBe(2);
+    // The split falls where room ran out, inside the next command: chunks are written in order.
+    expect(closed[0]!.subarray(0, reference(large).length)).toEqual(reference(large));
+    expect(closed[0]!.buffer).not.toBe(closed[1]!.buffer);
+    expect(Buffer.concat(closed)).toEqual(Buffer.concat([reference(large), reference(overflow)]));
+  });
+
   it('never rewrites bytes it handed out', () => {
     const encoder = new RespEncoder(128);
     encodeCommand(encoder, ['SET', 'kept', 'v']);
