@@ -5,7 +5,7 @@
  * machine) and the client's CPU per operation. This is the measurement behind the choice of
  * commands in adapters/valkey (see docs/stores.md, "How it talks to the server").
  *
- *   npx tsx bench/phases/command-costs.ts [--ticks 2000]
+ *   npx tsx bench/phases/command-costs.ts [--ticks 2000] [--only 'expiring writes']
  *
  * The scripts below are the ones the store used to send; they live here only to be measured.
  */
@@ -57,6 +57,8 @@ const variants: Variant[] = [
       ),
     ],
   },
+  // Each key keeps its own expiry here too, but for the moment between MSET and its PEXPIRE.
+  { kind: 'expiring writes', name: 'MSET + 50 × PEXPIRE', tick: (t) => [['MSET', ...keys(t).flatMap((k) => [k, value])], ...keys(t).map((k) => ['PEXPIRE', k, 60_000])] },
   { kind: 'plain writes', name: '50 × SET', tick: (t) => keys(t).map((k) => ['SET', k, value]) },
   { kind: 'plain writes', name: 'one MSET', tick: (t) => [['MSET', ...keys(t).flatMap((k) => [k, value])]] },
   { kind: 'reads', name: '50 × GET', tick: (t) => keys(t).map((k) => ['GET', k]) },
@@ -123,7 +125,10 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   try {
     await sendTick(connection, variants[2]!.tick(0)); // the keys the reads and deletes find
+    const onlyAt = process.argv.indexOf('--only');
+    const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
     for (const variant of variants) {
+      if (only !== undefined && variant.kind !== only) continue;
       for (let t = 0; t < 50; t++) await sendTick(connection, variant.tick(t)); // warm-up, scripts loaded
       const before = await commandUsec(admin);
       const cpu = process.cpuUsage();
