@@ -10,6 +10,11 @@
  *
  *   taskset -c 1 npx tsx bench/race/tagged-reads.ts [--quick]      (REDIS_URL to reuse a server)
  *
+ * Options: `--calls N` and `--rounds N` (calls a round, rounds), `--stores valkey,l1,upstash`
+ * (which setups run), and `--fresh`: every round opens a new store and cache for each setup,
+ * fills its keys untimed and measures it with no warm-up round, as a program that starts, reads
+ * and stops does (the default keeps one cache per setup, warmed up once, for every round).
+ *
  * With two cores or more the redis-server it starts is pinned to core 0; pin the client (and
  * with it the bridge) to the other one as above.
  */
@@ -23,8 +28,14 @@ import { commandDelta, openServer } from '../support/server.ts';
 import { median } from '../support/stats.ts';
 
 const quick = process.argv.includes('--quick');
-const CALLS = quick ? 10_000 : 100_000;
-const ROUNDS = quick ? 3 : 7;
+const fresh = process.argv.includes('--fresh');
+const option = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const CALLS = Number(option('calls') ?? (quick ? 10_000 : 100_000));
+const ROUNDS = Number(option('rounds') ?? (quick ? 3 : 7));
+const STORES = new Set((option('stores') ?? 'valkey,l1,upstash').split(','));
 const IN_FLIGHT = 50;
 const KEYS = 100;
 const TAGS = ['tag-a', 'tag-b'];
@@ -33,6 +44,7 @@ const TAGS = ['tag-a', 'tag-b'];
 interface Setup {
   label: string;
   tagged: boolean;
+  /** The setup's cache (a new one every round with --fresh). */
   cache: Cache;
   rates: number[];
   cpu: number[];
@@ -58,27 +70,40 @@ async function round(cache: Cache, tagged: boolean): Promise<{ rate: number; cpu
 }
 
 const server = await openServer(cpus().length >= 2 ? 0 : undefined);
-const bridge = await spawnBridge(server.url);
+const bridge = STORES.has('upstash') ? await spawnBridge(server.url) : undefined;
 const setups: Setup[] = [];
+/** A setup's cache, its keys filled (untimed). */
+async function openCache(open: () => Store, l1: CacheOptions['l1'], tagged: boolean, namespace: string): Promise<Cache> {
+  const cache = createCache({ store: open(), namespace, ...(l1 ? { l1 } : {}) });
+  for (let i = 0; i < KEYS; i++) await cache.getOrSet(`hot:${i}`, () => smallValue(i), tagged ? { tags: TAGS } : undefined);
+  await cache.idle();
+  return cache;
+}
 try {
-  const stores: Array<[string, () => Store, CacheOptions['l1']]> = [
-    ['valkey', () => valkeyStore(server.url), undefined],
+  const stores: Array<[string, string, () => Store, CacheOptions['l1']]> = [
+    ['valkey', 'valkey', () => valkeyStore(server.url), undefined],
     // An L1 copy confirmed by the store on every read: one small round trip, entry and tags together.
-    ['valkey, L1 strict', () => valkeyStore(server.url), { consistency: 'strict' }],
-    ['upstash (bridge)', () => upstashStore({ url: bridge.url, token: bridge.token }), undefined],
+    ['l1', 'valkey, L1 strict', () => valkeyStore(server.url), { consistency: 'strict' }],
+    ['upstash', 'upstash (bridge)', () => upstashStore({ url: bridge!.url, token: bridge!.token }), undefined],
   ];
-  for (const [name, open, l1] of stores) {
+  const opened: Array<{ open: () => Store; l1: CacheOptions['l1']; namespace: string }> = [];
+  for (const [id, name, open, l1] of stores) {
+    if (!STORES.has(id)) continue;
     for (const tagged of [false, true]) {
-      const cache = createCache({ store: open(), namespace: `tagged-reads-${setups.length}`, ...(l1 ? { l1 } : {}) });
-      for (let i = 0; i < KEYS; i++) await cache.getOrSet(`hot:${i}`, () => smallValue(i), tagged ? { tags: TAGS } : undefined);
-      await cache.idle();
-      await round(cache, tagged); // warm-up
+      const namespace = `tagged-reads-${setups.length}`;
+      opened.push({ open, l1, namespace });
+      const cache = await openCache(open, l1, tagged, namespace);
+      if (!fresh) await round(cache, tagged); // warm-up
       setups.push({ label: `${name}, ${tagged ? '2 tags' : 'no tags'}`, tagged, cache, rates: [], cpu: [], commands: {} });
     }
   }
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved: every setup once per round, so a noisy moment hits them all alike.
-    for (const setup of setups) {
+    for (const [i, setup] of setups.entries()) {
+      if (fresh && r > 0) {
+        await setup.cache.close();
+        setup.cache = await openCache(opened[i]!.open, opened[i]!.l1, setup.tagged, opened[i]!.namespace);
+      }
       const before = await server.monitor.commandCounts();
       const { rate, cpuUs } = await round(setup.cache, setup.tagged);
       const delta = commandDelta(before, await server.monitor.commandCounts());
@@ -89,7 +114,7 @@ try {
   }
 } finally {
   for (const setup of setups) await setup.cache.close();
-  await bridge.stop();
+  await bridge?.stop();
   await server.stop();
 }
 
@@ -99,7 +124,7 @@ const perCall = (setup: Setup) =>
     .map(([command, calls]) => `${command} ${(calls / (CALLS * ROUNDS)).toFixed(3)}`)
     .join(', ');
 console.log(
-  `redis ${server.version}, Node ${process.version}; ${IN_FLIGHT} getOrSet hits in flight over ${KEYS} hot keys, ${CALLS.toLocaleString('en-US')} calls a round, median of ${ROUNDS} interleaved rounds${quick ? ' (--quick)' : ''}\n`,
+  `redis ${server.version}, Node ${process.version}; ${IN_FLIGHT} getOrSet hits in flight over ${KEYS} hot keys, ${CALLS.toLocaleString('en-US')} calls a round, median of ${ROUNDS} interleaved rounds${fresh ? ', a fresh cache per round' : ''}${quick ? ' (--quick)' : ''}\n`,
 );
 console.log('| setup | getOrSet/s | client CPU µs/call | tagged ÷ untagged rate | server commands per call |');
 console.log('|---|---:|---:|---:|---|');
