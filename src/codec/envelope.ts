@@ -20,7 +20,7 @@
  * up front) and are recomputed once.
  */
 
-import { allocBytes, utf8BytesAfter, utf8Text } from '../util/bytes.ts';
+import { allocBytes, shortUtf8Text, utf8BytesAfter } from '../util/bytes.ts';
 
 /** First byte of every envelope. */
 export const MAGIC = 0xca;
@@ -206,7 +206,7 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
       if (at + 2 + length + 8 > bytes.length) throw new CorruptEntryError('truncated tag list');
       let tag: string;
       try {
-        tag = utf8Text(bytes.subarray(at + 2, at + 2 + length));
+        tag = shortUtf8Text(bytes, at + 2, at + 2 + length);
       } catch {
         throw new CorruptEntryError('tag name is not UTF-8');
       }
