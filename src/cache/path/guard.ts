@@ -221,7 +221,8 @@ export class GuardLayer extends StoreLayer {
    * still reach a store that refuses writes. Ops a breaker holds back get a CircuitOpenError in
    * their slot; each answered op counts for the health of its own kind.
    */
-  override async pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+  override pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {
+    if (ops.length === 0) return Promise.resolve([]);
     let hasReads = false;
     let hasWrites = false;
     for (const op of ops) {
@@ -231,6 +232,9 @@ export class GuardLayer extends StoreLayer {
     // Ask only the breakers of the kinds present: asking lets a probe through.
     const readsOpen = hasReads && this.#reads.admit();
     const writesOpen = hasWrites && this.#writes.admit();
+    const breakers = readsOpen && writesOpen ? [this.#reads, this.#writes] : readsOpen ? this.#reads : this.#writes;
+    // Every kind present admitted (the usual tick): the ops go down as they are, their answers back in their slots.
+    if (hasReads === readsOpen && hasWrites === writesOpen) return this.#sendAll(ops, breakers);
     const results: StoreOpResult[] = new Array<StoreOpResult>(ops.length);
     const sent: StoreOp[] = [];
     const slots: number[] = [];
@@ -244,26 +248,30 @@ export class GuardLayer extends StoreLayer {
         results[i] = this.#circuitOpen(op.kind);
       }
     }
-    if (sent.length === 0) return results;
-    const breakers = readsOpen && writesOpen ? [this.#reads, this.#writes] : readsOpen ? this.#reads : this.#writes;
-    let answers: StoreOpResult[];
-    try {
-      answers = await this.#watch(
-        breakers,
-        'pipeline',
-        () => sent.flatMap(keysOf),
-        send(() => this.next.pipeline!(sent)),
-      );
-    } catch (error) {
-      for (const slot of slots) results[slot] = error as Error;
+    if (sent.length === 0) return Promise.resolve(results);
+    return this.#sendAll(sent, breakers).then((answers) => {
+      for (let i = 0; i < sent.length; i++) results[slots[i]!] = answers[i];
       return results;
-    }
-    for (let i = 0; i < sent.length; i++) {
-      const answer = answers[i];
-      results[slots[i]!] = answer;
-      if (answer instanceof Error) this.#report(READ_OPS.has(sent[i]!.kind) ? this.#reads : this.#writes, sent[i]!.kind, keysOf(sent[i]!), answer);
-    }
-    return results;
+    });
+  }
+
+  /** Sends `ops` (all admitted) as one pipeline: an answer per op, the call's error in every slot when it fails. */
+  #sendAll(ops: readonly StoreOp[], breakers: Breaker | Breaker[]): Promise<StoreOpResult[]> {
+    return this.#watch(
+      breakers,
+      'pipeline',
+      () => ops.flatMap(keysOf),
+      send(() => this.next.pipeline!(ops)),
+    ).then(
+      (answers) => {
+        for (let i = 0; i < ops.length; i++) {
+          const answer = answers[i];
+          if (answer instanceof Error) this.#report(READ_OPS.has(ops[i]!.kind) ? this.#reads : this.#writes, ops[i]!.kind, keysOf(ops[i]!), answer);
+        }
+        return answers;
+      },
+      (error: unknown) => ops.map(() => error as Error),
+    );
   }
 
   override async close(): Promise<void> {

@@ -20,16 +20,20 @@ export class RecordedTags {
   readonly #tags = new Map<string, readonly string[]>();
   #chars = 0;
 
-  /** The tags `full`'s entry recorded when last read here, or undefined. */
+  /**
+   * The tags `full`'s entry recorded when last read here, or undefined. While nothing is
+   * remembered (a cache that reads no tagged entries) the key is not looked up: a lookup hashes
+   * it, a cost the plain get pays nowhere else (a new key string on every call).
+   */
   of(full: string): readonly string[] | undefined {
-    return this.#tags.get(full);
+    return this.#tags.size === 0 ? undefined : this.#tags.get(full);
   }
 
   /** Remembers what `full`'s entry records now (forgets it for an absent or untagged entry). */
   note(full: string, entry: DecodedEntry | undefined): void {
     const recorded = entry?.tags;
     if (recorded === undefined || recorded.length === 0) {
-      this.#tags.delete(full);
+      if (this.#tags.size > 0) this.#tags.delete(full);
       return;
     }
     const known = this.#tags.get(full);
