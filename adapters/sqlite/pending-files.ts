@@ -63,7 +63,6 @@ export class Reservations {
   // What the transaction under way did, applied when it commits, undone when it rolls back.
   #reserved: Spare[] = [];
   #taken: PendingFile[] = [];
-  #lost: string[] = [];
   #released: string[] = [];
   /** Set on close: nothing is reserved any more. */
   #closing = false;
@@ -109,7 +108,7 @@ export class Reservations {
   /**
    * Inside the transaction that writes the row, at `now`: takes the file's reservation and
    * returns its name, or undefined when the reservation was collected meanwhile (the value is
-   * then stored inline, and the file removed once that is committed). A spare taken is made a
+   * then stored inline, and the file queued as garbage, for the caller to claim). A spare taken is made a
    * new spare of the value's size in the same statement (within {@link MAX_SPARES}), until
    * `until`, for this process's next large value.
    */
@@ -118,7 +117,8 @@ export class Reservations {
     const next = renew ? ValueFiles.newName() : '';
     const taken = renew ? s.renew.run(next, file.size, until, file.name) : s.unreserve.run(file.name);
     if (Number(taken.changes) === 0) {
-      this.#lost.push(file.name);
+      // Queued, not removed after the commit alone: a kill in between would leak the file.
+      s.addGarbage.run(file.name);
       return undefined;
     }
     if (renew) this.#reserved.push({ name: next, size: file.size, at: now });
@@ -130,7 +130,6 @@ export class Reservations {
   committed(): void {
     this.#spares.push(...this.#reserved);
     for (const file of this.#taken) file.named = true;
-    for (const name of this.#lost) this.#files.remove(name);
     const released = new Set(this.#released);
     this.#spares = this.#spares.filter((spare) => !released.has(spare.name));
     this.#unused = this.#unused.filter((name) => !released.has(name));
@@ -166,7 +165,6 @@ export class Reservations {
   #forgetTransaction(): void {
     this.#reserved = [];
     this.#taken = [];
-    this.#lost = [];
     this.#released = [];
   }
 }

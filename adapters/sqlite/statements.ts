@@ -49,8 +49,14 @@ export class Statements {
   readonly touch: SqliteStatement;
   /** () → 1 when some value file waits to be removed, else undefined (cheaper than claiming nothing). */
   readonly anyGarbage: () => unknown;
-  /** () → { file } of every value file no row names any more, claimed by this transaction. */
+  /** () → the last rowid of the garbage table (0 when empty): read as a write transaction begins, every name after it is that transaction's own. */
+  readonly garbageMark: () => unknown;
+  /** (mark) → { file } of the names queued up to rowid `mark` (by commits before this transaction), claimed by this transaction. */
   readonly claimGarbage: SqliteStatement;
+  /** (mark) → { file } of the names queued after rowid `mark`: by this transaction, left in the table. */
+  readonly newGarbage: SqliteStatement;
+  /** (file): queues a value file to be removed. */
+  readonly addGarbage: SqliteStatement;
   /** (file, size, until): reserves a value file before it is written (pending-files.ts). */
   readonly reserve: SqliteStatement;
   /** (file): takes a reservation for the row that names the file, or releases it; changes = 1 when it was still there. */
@@ -87,7 +93,10 @@ export class Statements {
     this.removeExpired = prepare('DELETE FROM cachette_entries WHERE id > ? AND id <= ? AND expires_at <= ?');
     this.touch = prepare(`UPDATE cachette_entries SET used_at = max(used_at, ?), uses = uses + ? WHERE ${ONE}`);
     this.anyGarbage = db.prepareValue('SELECT 1 FROM cachette_garbage LIMIT 1') as Statements['anyGarbage'];
-    this.claimGarbage = prepare('DELETE FROM cachette_garbage RETURNING file');
+    this.garbageMark = db.prepareValue('SELECT coalesce(max(rowid), 0) FROM cachette_garbage') as Statements['garbageMark'];
+    this.claimGarbage = prepare('DELETE FROM cachette_garbage WHERE rowid <= ? RETURNING file');
+    this.newGarbage = prepare('SELECT file FROM cachette_garbage WHERE rowid > ?');
+    this.addGarbage = prepare('INSERT INTO cachette_garbage (file) VALUES (?)');
     this.reserve = prepare('INSERT INTO cachette_pending (file, size, until) VALUES (?, ?, ?)');
     this.unreserve = prepare('DELETE FROM cachette_pending WHERE file = ?');
     this.renew = prepare('UPDATE cachette_pending SET file = ?, size = ?, until = ? WHERE file = ?');

@@ -16,7 +16,7 @@ import { retryWhileBusy } from './retry.ts';
 import { rollbackQuietly, SchemaMismatch, setupSchema } from './schema.ts';
 import { CLEAR_BATCH, Statements } from './statements.ts';
 import { TickWrites, type Outcome } from './tick-writes.ts';
-import { ValueFiles } from './value-files.ts';
+import { isValueFileName, ValueFiles } from './value-files.ts';
 
 /**
  * Entries and bytes in the whole file (every process's writes), as the bounds count them:
@@ -99,6 +99,10 @@ export class SqliteStore implements Store {
   #writesToSweep = SWEEP_EVERY;
   #claimDue = false;
   #hostile: unknown[] = [];
+  // The garbage table's last rowid when the write transaction under way began, and the files
+  // of the names it queued itself, removed once it commits (#maintain says why).
+  #garbageMark = 0;
+  #removeAfterCommit: string[] = [];
   #stampMs = 0;
   #stampSeq = 0;
 
@@ -525,20 +529,33 @@ export class SqliteStore implements Store {
     return this.#writes.submit({ alone }).catch(abandon);
   }
 
-  /** Inside the rows' transaction: the name of each file, undefined for one whose reservation was collected meanwhile (its value is stored inline). */
+  /**
+   * Inside the rows' transaction: the name of each file, undefined for one whose reservation was
+   * collected meanwhile (its value is stored inline, and its file queued as garbage: claimed now).
+   */
   #namesOf(files: ReadonlyArray<PendingFile | undefined>, now: number): Array<string | undefined> {
     const s = this.#statements();
-    return files.map((file) => file && this.#reservations.name(file, s, now, now + this.timeoutMs + PENDING_GRACE_MS));
+    return files.map((file) => {
+      if (file === undefined) return undefined;
+      const name = this.#reservations.name(file, s, now, now + this.timeoutMs + PENDING_GRACE_MS);
+      if (name === undefined) this.#claimDue = true;
+      return name;
+    });
   }
 
   /**
    * Inside a write transaction: the reservations whose time ran out (their writer died before
-   * naming their files) go, with their files, a bounded number at a time. Removed before the
-   * commit, as claimed garbage is: if it fails, the reservations come back and go again.
+   * naming their files) go, a bounded number at a time, their names queued as garbage by this
+   * transaction, so their files are removed once it commits (#maintain). Not before: a rollback
+   * (a kill, a failed commit) would bring back a reservation whose file is gone, and a writer
+   * stalled past its time, finding it there, would name that file in a row.
    */
   #collectOrphans(s: Statements, now: number): void {
-    const hostile = s.collectPending.all(now, ORPHANS_PER_SWEEP).filter(({ file }) => !this.#files.remove(file));
-    this.#hostile.push(...hostile.map(({ file }) => file));
+    for (const { file } of s.collectPending.all(now, ORPHANS_PER_SWEEP)) {
+      if (isValueFileName(file)) s.addGarbage.run(file);
+      else this.#hostile.push(file);
+    }
+    this.#claimDue = true;
   }
 
   #put(id: number, key: string, value: Uint8Array, ttlMs: number | undefined, now: number, file?: string): undefined {
@@ -671,13 +688,19 @@ export class SqliteStore implements Store {
     }
     this.#claimDue = false;
     if (!claim || s.anyGarbage() === undefined) return;
-    // Value files whose rows went (in this transaction or in an earlier one of any process)
-    // are claimed and removed before the commit: if it fails, the names come back and a later
-    // write removes them again (a file already gone is fine), so none is ever leaked. A name
-    // the store did not write is dropped from the table and never touched; the call reports
-    // it once its own write is committed.
-    const hostile = s.claimGarbage.all().filter(({ file }) => !this.#files.remove(file));
+    // Value files whose rows went. Those queued by earlier commits (of any process) are claimed
+    // and removed before this commit: their rows are gone for good, and if the commit fails the
+    // names come back and a later write removes them again (a file already gone is fine). Those
+    // this transaction queued (its overwrites, deletes, evictions, collected reservations) are
+    // removed only once it commits, and their names stay queued for a later claim: removed
+    // before, a rollback (a kill, a failed commit) would bring back rows naming files that are
+    // gone; unqueued, a kill between the commit and the removal would leak the files. So no
+    // file is ever leaked, and no row names a file that was removed. A name the store did not
+    // write is dropped from the table and never touched; the call reports it once its own write
+    // is committed.
+    const hostile = s.claimGarbage.all(this.#garbageMark).filter(({ file }) => !this.#files.remove(file));
     this.#hostile.push(...hostile.map(({ file }) => file));
+    for (const { file } of s.newGarbage.all(this.#garbageMark)) this.#removeAfterCommit.push(file as string);
   }
 
   #setBudget(totals: Totals): void {
@@ -699,19 +722,30 @@ export class SqliteStore implements Store {
     this.#inTransaction = true;
     try {
       const now = Date.now();
+      // Under the write lock: every garbage name after this rowid is this transaction's (a new
+      // row's rowid is one past the largest, the claim deleting rows comes after every insert).
+      if (write) this.#garbageMark = Number(s.garbageMark());
       const result = body(now);
       if (write) this.#maintain(s, now);
       s.commit.run();
-      if (write) this.#reservations.committed();
+      if (write) this.#committed();
       return result;
     } catch (error) {
       rollbackQuietly(this.#db!);
       this.#hostile = [];
+      this.#removeAfterCommit = [];
       if (write) this.#reservations.rolledBack();
       throw error;
     } finally {
       this.#inTransaction = false;
     }
+  }
+
+  /** A write transaction committed: what it reserved and took stands, and the files of the rows it removed go. */
+  #committed(): void {
+    this.#reservations.committed();
+    for (const file of this.#removeAfterCommit) this.#files.remove(file);
+    this.#removeAfterCommit = [];
   }
 
   /** The statements of the open connection, opening it (again) first if it is not open. */

@@ -39,9 +39,9 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-/** A worker on `path`; `line(prefix)` resolves the first whole line of its output that starts with `prefix`. */
-function startWorker(path: string, mode: 'pause' | 'churn') {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify({ path, mode })], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** A worker on `path` (its clock `aheadMs` ahead); `line(prefix)` resolves the first whole line of its output that starts with `prefix`. */
+function startWorker(path: string, mode: 'pause' | 'remove' | 'churn', aheadMs = 0) {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify({ path, mode, aheadMs })], { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -139,6 +139,50 @@ describe('sqlite store: processes killed while writing a value file', () => {
       assert.ok(checkValue((await store.get('lost'))!), 'another process reads it too');
       assert.deepEqual(filesIn(path), [], 'inside the database, not in a file');
       assert.deepEqual(rows(path).files, []);
+      assert.equal((await store.usage()).bytes, rows(path).bytes);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a writer killed right after it removed the file its commit replaced: the commit stands, and every row names a file that is there', async () => {
+    const path = join(dir, `case-${count++}`, 'cache.db');
+    const worker = startWorker(path, 'remove');
+    const name = (await worker.line('removed ')).slice('removed '.length);
+    await worker.kill();
+    assert.ok(!existsSync(join(`${path}-values`, name)));
+    movePastEveryDeadline();
+    const store = sqliteStore({ path, ...OPTIONS });
+    try {
+      // Removed before the commit, the file went while a rollback (the kill) brought back the row that named it.
+      assert.ok(!rows(path).files.includes(name), 'no row names the removed file');
+      assert.deepEqual(filesIn(path), rows(path).files, 'every value file left is named by a row, and every row names one that is there');
+      const value = (await store.get('a'))!;
+      assert.ok(value && checkValue(value), 'the value under "a" reads back whole');
+      assert.equal(new DataView(value.buffer, value.byteOffset).getUint32(4), 2, 'the second set, whose commit removed the first file');
+      assert.equal((await store.usage()).bytes, rows(path).bytes, 'the totals count exactly the rows');
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it("a collector killed right after it removed a stalled writer's file: the writer finds its reservation gone and stores the value inline", async () => {
+    const path = join(dir, `case-${count++}`, 'cache.db');
+    const writer = startWorker(path, 'pause');
+    const name = (await writer.line('paused ')).slice('paused '.length);
+    const collector = startWorker(path, 'remove', PAST_EVERY_DEADLINE);
+    assert.equal(await collector.line('removed '), `removed ${name}`, "the collector's open collected the stalled writer's reservation and removed its file");
+    await collector.kill();
+    // Removed before the commit, the file went while a rollback (the kill) brought back the reservation the writer then took.
+    writer.child.stdin!.write('\n');
+    assert.deepEqual(JSON.parse(await writer.line('{')), { read: true }, 'the writer stored its value whole and reads it back');
+    assert.equal(await writer.exited, 0);
+    movePastEveryDeadline();
+    const store = sqliteStore({ path, ...OPTIONS });
+    try {
+      assert.ok(checkValue((await store.get('lost'))!), 'another process reads it too');
+      assert.deepEqual(filesIn(path), rows(path).files);
+      assert.deepEqual(rows(path).files, [], 'inside the database, not in a file');
       assert.equal((await store.usage()).bytes, rows(path).bytes);
     } finally {
       await store.close();
