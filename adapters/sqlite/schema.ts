@@ -10,7 +10,8 @@
  * named by the row's `file`; whenever such a row goes or stops naming its file (delete,
  * overwrite, sweep, eviction, clear, by any process), a trigger records the name in
  * `cachette_garbage` (only a name in the form the store writes), and a later write transaction
- * of any process claims the names and removes the files. A value file is reserved in
+ * of any process claims the names and removes the files (the transaction that removed the row
+ * removes its file once it commits, never before: store.ts, #maintain). A value file is reserved in
  * `cachette_pending` (its name, its bytes, and until when its writer may still name it) before
  * its first byte is written, and the row that names it takes the reservation in the same
  * transaction: a writer killed in between leaves a reservation, counted in the totals like an

@@ -4,9 +4,11 @@
  * kills). Now each file is reserved before it is written, counted in the totals while reserved,
  * and collected with its file by the next open or sweep once its writer's time is up
  * (adapters/sqlite/pending-files.ts). Real processes, killed with SIGKILL: at the moment between
- * the file and the row (the worker waits there), and at random moments of a write loop. "Its
- * writer's time is up" is judged on this machine's clock: the test moves the clock of the
- * process that opens the file next, as ten minutes passing would.
+ * the file and the row (the worker waits there), right after a process removed a value file
+ * (whose row, or reservation, a commit not yet made removed: a rollback brought them back, naming
+ * a file that was gone, until files went only after their commit), and at random moments of a
+ * write loop. "Its writer's time is up" is judged on this machine's clock: the test moves the
+ * clock of the process that opens the file next, as ten minutes passing would.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -91,6 +93,22 @@ function movePastEveryDeadline(): void {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + PAST_EVERY_DEADLINE });
 }
 
+/** Lets a `pause` worker whose reservation was collected go on: it stores its value inline, and every process reads it. */
+async function resumeStalledWriter(worker: ReturnType<typeof startWorker>, path: string): Promise<void> {
+  worker.child.stdin!.write('\n');
+  assert.deepEqual(JSON.parse(await worker.line('{')), { read: true }, 'the writer stored its value whole and reads it back');
+  assert.equal(await worker.exited, 0);
+  const store = sqliteStore({ path, ...OPTIONS });
+  try {
+    assert.ok(checkValue((await store.get('lost'))!), 'another process reads it too');
+    assert.deepEqual(filesIn(path), [], 'inside the database, not in a file');
+    assert.deepEqual(rows(path).files, []);
+    assert.equal((await store.usage()).bytes, rows(path).bytes);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('sqlite store: processes killed while writing a value file', () => {
   it('a writer killed between its value file and its row: the file is counted while its writer may still come back, and the first open after that removes it', async () => {
     const path = join(dir, `case-${count++}`, 'cache.db');
@@ -131,18 +149,7 @@ describe('sqlite store: processes killed while writing a value file', () => {
     await collector.close();
     vi.useRealTimers();
     assert.ok(!existsSync(join(`${path}-values`, name)), 'the open collected the reservation of the stalled writer, and its file');
-    worker.child.stdin!.write('\n');
-    assert.deepEqual(JSON.parse(await worker.line('{')), { read: true }, 'the writer stored its value whole and reads it back');
-    assert.equal(await worker.exited, 0);
-    const store = sqliteStore({ path, ...OPTIONS });
-    try {
-      assert.ok(checkValue((await store.get('lost'))!), 'another process reads it too');
-      assert.deepEqual(filesIn(path), [], 'inside the database, not in a file');
-      assert.deepEqual(rows(path).files, []);
-      assert.equal((await store.usage()).bytes, rows(path).bytes);
-    } finally {
-      await store.close();
-    }
+    await resumeStalledWriter(worker, path);
   }, 60_000);
 
   it('a writer killed right after it removed the file its commit replaced: the commit stands, and every row names a file that is there', async () => {
@@ -154,7 +161,7 @@ describe('sqlite store: processes killed while writing a value file', () => {
     movePastEveryDeadline();
     const store = sqliteStore({ path, ...OPTIONS });
     try {
-      // Removed before the commit, the file went while a rollback (the kill) brought back the row that named it.
+      // Had the file gone before the commit, the rollback (the kill) would have brought back the row naming it.
       assert.ok(!rows(path).files.includes(name), 'no row names the removed file');
       assert.deepEqual(filesIn(path), rows(path).files, 'every value file left is named by a row, and every row names one that is there');
       const value = (await store.get('a'))!;
@@ -173,20 +180,8 @@ describe('sqlite store: processes killed while writing a value file', () => {
     const collector = startWorker(path, 'remove', PAST_EVERY_DEADLINE);
     assert.equal(await collector.line('removed '), `removed ${name}`, "the collector's open collected the stalled writer's reservation and removed its file");
     await collector.kill();
-    // Removed before the commit, the file went while a rollback (the kill) brought back the reservation the writer then took.
-    writer.child.stdin!.write('\n');
-    assert.deepEqual(JSON.parse(await writer.line('{')), { read: true }, 'the writer stored its value whole and reads it back');
-    assert.equal(await writer.exited, 0);
-    movePastEveryDeadline();
-    const store = sqliteStore({ path, ...OPTIONS });
-    try {
-      assert.ok(checkValue((await store.get('lost'))!), 'another process reads it too');
-      assert.deepEqual(filesIn(path), rows(path).files);
-      assert.deepEqual(rows(path).files, [], 'inside the database, not in a file');
-      assert.equal((await store.usage()).bytes, rows(path).bytes);
-    } finally {
-      await store.close();
-    }
+    // Had the file gone before the commit, the rollback (the kill) would have brought back the reservation, for the writer to take.
+    await resumeStalledWriter(writer, path);
   }, 60_000);
 
   it('six writers killed at random moments of a write loop leave no file and no byte uncounted after the next open', async () => {
