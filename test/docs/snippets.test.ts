@@ -121,12 +121,16 @@ function start(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Child {
   return { process: child, output: () => output, stdout: () => stdout, exited };
 }
 
-/** Checks what the snippet wrote to stdout against its `prints=` (nothing, without one). */
+/**
+ * Checks that the snippet wrote its `prints=` on stdout. A part of it, not all: what else a
+ * snippet prints depends on the machine (the store picked from its environment, a TTL left, a
+ * test runner's report), and a snippet without `prints=` is checked by exiting or serving alone.
+ */
 function assertPrinted(snippet: Snippet, child: Child, port: number): void {
   // Under workerd the stdout is wrangler dev's own (markdown-snippets.ts refuses `prints` there).
-  if (snippet.runtime === 'workerd') return;
-  const expected = snippet.prints?.replaceAll('$PORT', String(port)) ?? '';
-  assert.equal(child.stdout().trimEnd(), expected, `${snippet.id} should print ${JSON.stringify(expected)} on stdout:\n${child.output()}`);
+  if (snippet.runtime === 'workerd' || snippet.prints === undefined) return;
+  const expected = snippet.prints.replaceAll('$PORT', String(port));
+  assert.ok(child.stdout().includes(expected), `${snippet.id} should print ${JSON.stringify(expected)} on stdout:\n${child.output()}`);
 }
 
 async function stop(child: Child): Promise<void> {
