@@ -13,7 +13,7 @@ import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { readKeyCount, readKeys, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
 import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
-import type { Coherence, CoherenceListener, CoherenceOptions, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, InvalidationListener, KeyPage, StoreOp, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { call, type Route } from './channel.ts';
 import { encodeDel, encodeGet, encodeMget, encodeMset, encodeReadRun, encodeSet, MAX_KEYS_PER_COMMAND } from './commands.ts';
@@ -227,17 +227,29 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     }
   }
 
-  /** SCAN MATCH the prefix, UNLINK what it finds, until the cursor comes back to 0. */
+  /** SCAN MATCH the prefix, UNLINK what each step finds, until the cursor comes back to 0. */
   async clear(prefix: string): Promise<void> {
-    const down = this.down();
-    if (down) throw down;
-    const pattern = prefixPattern(prefix);
     let cursor = '0';
     do {
-      const [next, keys] = (await this.#call(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH])) as [Buffer, Buffer[]];
+      const [next, keys] = await this.#scan(prefix, cursor);
       if (keys.length > 0) await this.#call(['UNLINK', ...keys]);
-      cursor = next.toString();
+      cursor = next;
     } while (cursor !== '0');
+  }
+
+  /** One SCAN MATCH step over the prefix; the cursor is the server's. */
+  async keys(prefix: string, cursor = '0'): Promise<KeyPage> {
+    if (!/^\d{1,20}$/.test(cursor)) throw new TypeError(`valkey store: keys() was given a cursor it never returned (${cursor.slice(0, 40)})`);
+    const [next, keys] = await this.#scan(prefix, cursor);
+    const found = keys.map((key) => key.toString());
+    return next === '0' ? { keys: found } : { keys: found, cursor: next };
+  }
+
+  async #scan(prefix: string, cursor: string): Promise<[next: string, keys: Buffer[]]> {
+    const down = this.down();
+    if (down) throw down;
+    const [next, keys] = (await this.#call(['SCAN', cursor, 'MATCH', prefixPattern(prefix), 'COUNT', SCAN_BATCH])) as [Buffer, Buffer[]];
+    return [next.toString(), keys];
   }
 
   /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */
