@@ -5,7 +5,7 @@
  * the npm package, so this suite is written from the docs rather than from that code. Like the
  * store contract it has an `additionalTests` hook for what is particular to one driver.
  */
-import { createStorage, type Driver, type Storage } from 'unstorage';
+import { createStorage, type Driver, type Storage, type StorageValue } from 'unstorage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** The driver under test. */
@@ -69,10 +69,11 @@ export function describeDriver(target: DriverTarget): void {
     });
 
     it('getItems and setItems batch several keys, a missing one as null', async () => {
-      await storage.setItems([
+      const items: Array<{ key: string; value: StorageValue }> = [
         { key: 'b:1', value: 'one' },
         { key: 'b:2', value: { two: 2 } },
-      ]);
+      ];
+      await storage.setItems(items);
       expect(await storage.getItems(['b:1', 'b:2', 'b:none'])).toEqual([
         { key: 'b:1', value: 'one' },
         { key: 'b:2', value: { two: 2 } },
@@ -95,7 +96,8 @@ export function describeDriver(target: DriverTarget): void {
       expect(await storage.hasItem('r:a')).toBe(false);
       expect(await storage.getItem('r:a')).toBeNull();
       await storage.setItem('r:b', 'y');
-      await storage.setItem('r:b', undefined);
+      // Documented: "If value is undefined, it is same as calling removeItem(key)" (plain JS may pass it).
+      await storage.setItem('r:b', undefined as unknown as StorageValue);
       expect(await storage.hasItem('r:b')).toBe(false);
     });
 
