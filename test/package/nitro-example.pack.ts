@@ -1,11 +1,13 @@
 /**
- * Issue 30, item 2 (target): examples/nitro as a user gets it. The packed tarball installed into
+ * Issue 30, item 2 (target): examples/nitro as a user gets it. The packed tarball (packed once
+ * for every package check) installed into
  * a fresh app with Nitro 3 (the checkout's, linked: nothing from the network), the example's
  * files copied in, `nitro build`, then the built server (`node .output/server/index.mjs`) over a
  * real redis-server. Its `defineCachedFunction` goes through cachette/unstorage (the `cache`
  * mount): a second call is a hit, the entry is in cachette's key space on Valkey, and
  * `cache.invalidateTags(['greetings'])` (the example's POST /invalidate) makes the next call
- * compute again. The server is killed when the test ends, and by a watchdog if the runner dies.
+ * compute again. The redis-server is this file's own; the server is killed when the test ends,
+ * and by a watchdog if the runner dies.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -13,13 +15,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/index.ts';
 import { copyAppFiles } from '../next/next-app.ts';
-import { installPacked, packPackage } from '../support/packed-package.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
-import { freePort } from '../support/redis-server.ts';
+import { installPacked } from '../support/packed-package.ts';
+import { freePort, startRedis, type RedisServer } from '../support/redis-server.ts';
 import { watchChildren, type ChildWatch } from '../support/watchdog.ts';
 
 const run = promisify(execFile);
@@ -31,6 +32,7 @@ let work: string;
 let server: ChildProcess | undefined;
 let watch: ChildWatch | undefined;
 let base: string;
+let redis: RedisServer | undefined;
 const output: string[] = [];
 
 async function greeting(name: string): Promise<{ text: string; computed: number }> {
@@ -39,13 +41,13 @@ async function greeting(name: string): Promise<{ text: string; computed: number 
   return (await response.json()) as { text: string; computed: number };
 }
 
-describe.runIf(requireRedis())('examples/nitro: Nitro 3 with its cache mount on cachette/unstorage', () => {
+describe('examples/nitro: Nitro 3 with its cache mount on cachette/unstorage', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cachette-nitro-'));
     const app = join(work, 'app');
-    const packed = packPackage(root, work);
+    redis = await startRedis();
     // Nitro 3's own unstorage (2.0 alpha) is the app's: the one its storage and the driver share.
-    installPacked(packed.path, app, root, ['cbor-x', 'fflate', 'iovalkey', 'nitro', { name: 'unstorage', from: 'nitro/node_modules/unstorage' }]);
+    installPacked(inject('packed').path, app, root, ['cbor-x', 'fflate', 'iovalkey', 'nitro', { name: 'unstorage', from: 'nitro/node_modules/unstorage' }]);
     copyAppFiles(join(root, 'examples', 'nitro'), app);
     const env: NodeJS.ProcessEnv = { NITRO_TELEMETRY_DISABLED: '1' };
     for (const [name, value] of Object.entries(process.env)) if (!SCRUBBED.test(name)) env[name] = value;
@@ -53,7 +55,7 @@ describe.runIf(requireRedis())('examples/nitro: Nitro 3 with its cache mount on 
     const port = await freePort();
     server = spawn(process.execPath, [join(app, '.output', 'server', 'index.mjs')], {
       cwd: app,
-      env: { ...env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl! },
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redis.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     watch = watchChildren([server.pid!]);
@@ -79,6 +81,7 @@ describe.runIf(requireRedis())('examples/nitro: Nitro 3 with its cache mount on 
       await exited;
     }
     watch?.release();
+    await redis?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   }, 30_000);
 
@@ -90,7 +93,7 @@ describe.runIf(requireRedis())('examples/nitro: Nitro 3 with its cache mount on 
 
   it('keeps the entry in cachette’s key space on Valkey, under the example’s prefix', async () => {
     await greeting('grace');
-    const cache = createCache({ store: valkeyStore(redisUrl!), prefix: 'nitro-example' });
+    const cache = createCache({ store: valkeyStore(redis!.url), prefix: 'nitro-example' });
     const keys: string[] = [];
     for await (const key of cache.keys('nitro:functions:greeting:')) keys.push(key);
     await cache.close();
