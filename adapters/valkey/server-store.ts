@@ -8,6 +8,7 @@
  */
 import type { Redis as Valkey, RedisOptions } from 'iovalkey';
 import type { IovalkeyClient, OptionsOf, ValkeyClientOptions } from './client-types.ts';
+import { isNodeRedisClient, NodeRedisLink, type NodeRedisClient } from './node-redis-link.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
@@ -25,11 +26,14 @@ import { ValkeyTracking } from './tracking.ts';
 import { checkUrl, connectionMistake, describe, iovalkeySocketTimeout, ownConnectionOptions } from './urls.ts';
 
 /**
- * Options of {@link valkeyStore}. `Client` is the type of the iovalkey client: the one passed as
- * `connection`, or iovalkey's `Redis` given as the type argument (see client-types.ts).
+ * Options of {@link valkeyStore}. `Client` is the type of the client: the iovalkey or node-redis
+ * one passed as `connection`, or iovalkey's `Redis` given as the type argument (see client-types.ts).
  */
-export interface ValkeyStoreOptions<Client extends IovalkeyClient = IovalkeyClient> {
-  /** A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or an iovalkey client you own. */
+export interface ValkeyStoreOptions<Client extends IovalkeyClient | NodeRedisClient = IovalkeyClient> {
+  /**
+   * A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or a client you own (and open,
+   * and close): an iovalkey `Redis`, or a node-redis 5 client without its own `clientSideCache`.
+   */
   connection: string | Client;
   /**
    * Options for the connection when the store opens it itself, named as iovalkey names them. The
@@ -52,7 +56,7 @@ export interface ValkeyStoreOptions<Client extends IovalkeyClient = IovalkeyClie
  * store, shared by every call: commands pipeline on it and keep their order, and values travel
  * as bytes, so any bytes round-trip. `Client` types {@link client}.
  */
-export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends ValkeyStoreBase {
+export class ValkeyStore<Client extends IovalkeyClient | NodeRedisClient = IovalkeyClient> extends ValkeyStoreBase {
   readonly name = 'valkey';
   /** host:port (or socket path) of the server, for messages. */
   readonly address: string;
@@ -99,20 +103,24 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     } else if (isClient(o?.connection)) {
       rejectKeyPrefix(o.connection.options?.keyPrefix);
       this.#link = new ClientLink(o.connection, false);
+    } else if (isNodeRedisClient(o?.connection)) {
+      this.#link = new NodeRedisLink(o.connection);
     } else {
-      throw new TypeError(`valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey client, got ${describe(o?.connection)}`);
+      throw new TypeError(
+        `valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey or node-redis client, got ${describe(o?.connection)}`,
+      );
     }
     this.address = this.#link.address;
     this.#route = { channel: this.#link.channel };
   }
 
   /**
-   * An iovalkey client on the same server, for commands the store contract does not cover: the
-   * client passed in (or opened for iovalkey-only options), or else one opened on first use — a
-   * second connection, closed with the store.
+   * A client on the same server, for commands the store contract does not cover: the client
+   * passed in (iovalkey or node-redis; or the iovalkey one opened for iovalkey-only options), or
+   * else an iovalkey client opened on first use — a second connection, closed with the store.
    */
   get client(): Client {
-    if (this.#link instanceof ClientLink) return this.#link.client as unknown as Client;
+    if (this.#link instanceof ClientLink || this.#link instanceof NodeRedisLink) return this.#link.client as unknown as Client;
     this.#extraClient ??= new (iovalkey('valkeyStore().client').Redis)(this.#url!, { maxRetriesPerRequest: 1, ...(this.#clientOptions as RedisOptions) });
     return this.#extraClient as unknown as Client;
   }
