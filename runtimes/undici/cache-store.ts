@@ -151,8 +151,14 @@ export class CachetteUndiciStore implements CacheHandler.CacheStore {
     if (index !== undefined) await this.cache.delete(index);
   }
 
-  /** Closes the cache built over a store; a cache you passed stays open. */
+  /**
+   * Waits for the bodies still landing (a write stream undici ended lands after it), then closes
+   * the cache built over a store; a cache you passed stays open. Closing first would fail those
+   * writes, and undici answers a failed write stream with a `delete` whose rejection it leaves
+   * unhandled.
+   */
   async close(): Promise<void> {
+    await Promise.all(this.#landing.values());
     if (this.#owned) await this.cache.close();
   }
 
