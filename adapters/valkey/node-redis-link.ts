@@ -18,11 +18,11 @@
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { Channel } from './channel.ts';
 import { replyCheckOf } from './replies.ts';
-import { RespConnection, type RespConnectionOptions } from './resp/connection.ts';
+import type { RespConnectionOptions } from './resp/connection.ts';
 import { RespEncoder } from './resp/encoder.ts';
 import { ReplyError, RespParser, RespProtocolError, type RespValue } from './resp/parser.ts';
 import type { WireCommand } from './round.ts';
-import type { ServerLink } from './server-links.ts';
+import { ownSubscriber, type ServerLink } from './server-links.ts';
 import type { Subscriber } from './tracking.ts';
 
 /** The options of a node-redis client the store reads (node-redis's own `RedisClientOptions` fits). */
@@ -183,15 +183,7 @@ export class NodeRedisLink implements ServerLink {
   }
 
   openSubscriber(): Subscriber {
-    const connection = new RespConnection({ ...this.#own, lazyConnect: false, subscriber: true });
-    connection.on('error', () => {});
-    return {
-      on: (event, listener) => void connection.on(event, listener),
-      onMessage: (listener) => void connection.on('message', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
-      command: (args) => connection.command(args, replyCheckOf(args)),
-      reconnect: () => connection.drop(),
-      close: () => connection.disconnect(),
-    };
+    return ownSubscriber(this.#own);
   }
 
   /** Stops watching the client: its owner closes it. */
