@@ -1,5 +1,5 @@
 import { StoreClosedError, StoreRefusedError } from '../../src/store/errors.ts';
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry } from '../../src/store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
 import { parseCounter, formatCounter } from '../shared/counter.ts';
 import { expireEntriesIn, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
@@ -151,6 +151,15 @@ export class MemoryStore implements Store {
   async clear(prefix: string): Promise<void> {
     this.#check();
     for (const key of [...this.#map.keys()]) if (key.startsWith(prefix)) this.#drop(key);
+  }
+
+  /** The whole walk in one step: the keys live now (at most `maxEntries` of them). */
+  async keys(prefix: string): Promise<KeyPage> {
+    this.#check();
+    const now = Date.now();
+    const keys: string[] = [];
+    for (const [key, slot] of this.#map) if (slot.expiresAt > now && key.startsWith(prefix)) keys.push(key);
+    return { keys };
   }
 
   async readWithGenerations(read: GenerationRead): Promise<GenerationReadResult> {

@@ -1,5 +1,5 @@
 import { StoreBusyError, StoreClosedError } from '../../src/store/errors.ts';
-import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
@@ -304,6 +304,19 @@ export class SqliteStore implements Store {
     this.#writes.drain();
     // The walk moves on only once a step committed: a step retried after BUSY redoes its batch.
     for (let last = await this.#run(step); last !== undefined; last = await this.#run(step)) after = last;
+  }
+
+  /** One step of a walk over the keys: a batch of rows in id order (ids are hashes: a prefix is spread over the whole file). */
+  async keys(prefix: string, cursor?: string): Promise<KeyPage> {
+    const after = cursor === undefined ? -1 : Number(cursor);
+    if (!Number.isSafeInteger(after)) throw new TypeError(`sqlite store: keys() was given a cursor it never returned (${String(cursor)})`);
+    this.#writes.drain();
+    return this.#run(() => {
+      const rows = this.#statements().keysAfter.all(after);
+      const keys: string[] = [];
+      for (const { key } of rows) if ((key as string).startsWith(prefix)) keys.push(key as string);
+      return rows.length === CLEAR_BATCH ? { keys, cursor: String(rows[rows.length - 1]!.id) } : { keys };
+    });
   }
 
   /**

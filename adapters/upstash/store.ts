@@ -1,6 +1,6 @@
 import type { Redis } from '@upstash/redis/cloudflare';
 import { importPeer } from '../../src/util/optional-peer.ts';
-import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, INCR_WITH_TTL_LUA, positiveMs, prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { readGenerationsCommand, readGenerationsReply, writeGenerationsCommand } from './generations.ts';
 import { restSender, sdkSender, type RestCommand } from './commands.ts';
@@ -179,15 +179,24 @@ export class UpstashStore implements Store {
     return this.#wire.one(writeGenerationsCommand(write)).then(nothing);
   }
 
+  /** One request per SCAN step, DEL what it finds, until the cursor comes back to 0. */
   async clear(prefix: string): Promise<void> {
-    const match = prefixPattern(prefix);
-    let cursor = '0';
+    let cursor: string | undefined;
     do {
-      const [next, keys] = (await this.#wire.one({ name: 'scan', cursor, match, count: SCAN_BATCH })) as [unknown, unknown[]];
-      // String(): a client that deserializes JSON turns a numeric-looking cursor or key into a number.
-      if (keys.length > 0) await this.#wire.one({ name: 'del', keys: keys.map(String) });
-      cursor = String(next);
-    } while (cursor !== '0');
+      const page = await this.keys(prefix, cursor);
+      if (page.keys.length > 0) await this.#wire.one({ name: 'del', keys: [...page.keys] });
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  /** One SCAN MATCH step over the prefix (one request); the cursor is the server's. */
+  async keys(prefix: string, cursor = '0'): Promise<KeyPage> {
+    if (!/^\d{1,20}$/.test(cursor)) throw new TypeError(`upstash store: keys() was given a cursor it never returned (${cursor.slice(0, 40)})`);
+    const [next, keys] = (await this.#wire.one({ name: 'scan', cursor, match: prefixPattern(prefix), count: SCAN_BATCH })) as [unknown, unknown[]];
+    // String(): a client that deserializes JSON turns a numeric-looking cursor or key into a number.
+    const found = keys.map(String);
+    const following = String(next);
+    return following === '0' ? { keys: found } : { keys: found, cursor: following };
   }
 
   /**

@@ -4,7 +4,7 @@ import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import type { DeleteOp } from '../../src/store/op-runs.ts';
 import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
-import type { Coherence, CoherenceListener, CoherenceOptions, StoreOp } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, KeyPage, StoreOp } from '../../src/store/types.ts';
 import { busNodeLink } from './cluster-bus.ts';
 import { ValkeyBusTransport } from './coherence-bus.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
@@ -293,17 +293,40 @@ export class ValkeyClusterStore<Client extends IovalkeyCluster = IovalkeyCluster
    * slot. A prefix that holds a whole hash tag names one slot, so only its master is walked.
    */
   async clear(prefix: string): Promise<void> {
+    const masters = await this.#mastersOf(prefix);
+    const pattern = prefixPattern(prefix);
+    await Promise.all(masters.map((node) => this.#clearNode(node, pattern)));
+  }
+
+  /**
+   * One SCAN step on one master, the masters walked one after the other: the cursor is
+   * `<master's index>:<its SCAN cursor>`, masters in address order. A walk across a failover or
+   * a resharding may miss or repeat keys, as SCAN on one server does across a rehash.
+   */
+  async keys(prefix: string, cursor = '0:0'): Promise<KeyPage> {
+    const step = /^(\d{1,4}):(\d{1,20})$/.exec(cursor);
+    if (!step) throw new TypeError(`valkey cluster: keys() was given a cursor it never returned (${cursor.slice(0, 40)})`);
+    const masters = await this.#mastersOf(prefix);
+    const index = Number(step[1]);
+    const node = masters[index];
+    if (node === undefined) return { keys: [] };
+    const [next, keys] = await node.scan(step[2]!, 'MATCH', prefixPattern(prefix), 'COUNT', SCAN_BATCH);
+    if (next !== '0') return { keys, cursor: `${index}:${next}` };
+    return index + 1 < masters.length ? { keys, cursor: `${index + 1}:0` } : { keys };
+  }
+
+  /** The masters that may hold keys starting with `prefix`, in address order: its slot's alone when it holds a whole hash tag. */
+  async #mastersOf(prefix: string): Promise<Redis[]> {
     const down = this.down();
     if (down) throw down;
     await this.#ready();
-    const pattern = prefixPattern(prefix);
     const tag = hashTagOf(prefix);
     let masters = this.#cluster.nodes('master');
     if (tag !== undefined) {
       const owner = this.#cluster.slots[hashSlot(prefix)]?.[0];
       masters = masters.filter((node) => nodeKey(node) === owner);
     }
-    await Promise.all(masters.map((node) => this.#clearNode(node, pattern)));
+    return [...masters].sort((a, b) => (nodeKey(a) < nodeKey(b) ? -1 : nodeKey(a) > nodeKey(b) ? 1 : 0));
   }
 
   protected async closeConnections(): Promise<void> {

@@ -25,6 +25,19 @@ export interface ServerLink extends TrackedConnection {
   close(): Promise<void>;
 }
 
+/** A subscriber connection of the store's own to the server `options` name (for CLIENT TRACKING's invalidations). */
+export function ownSubscriber(options: RespConnectionOptions): Subscriber {
+  const connection = new RespConnection({ ...options, lazyConnect: false, subscriber: true });
+  connection.on('error', () => {});
+  return {
+    on: (event, listener) => void connection.on(event, listener),
+    onMessage: (listener) => void connection.on('message', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
+    command: (args) => connection.command(args, replyCheckOf(args)),
+    reconnect: () => connection.drop(),
+    close: () => connection.disconnect(),
+  };
+}
+
 /** The store's own connection. */
 export class OwnLink implements ServerLink {
   readonly #connection: RespConnection;
@@ -67,15 +80,7 @@ export class OwnLink implements ServerLink {
   }
 
   openSubscriber(): Subscriber {
-    const connection = new RespConnection({ ...this.#options, lazyConnect: false, subscriber: true });
-    connection.on('error', () => {});
-    return {
-      on: (event, listener) => void connection.on(event, listener),
-      onMessage: (listener) => void connection.on('message', (channel: Buffer, payload: RespValue) => listener(channel.toString(), payload)),
-      command: (args) => connection.command(args, replyCheckOf(args)),
-      reconnect: () => connection.drop(),
-      close: () => connection.disconnect(),
-    };
+    return ownSubscriber(this.#options);
   }
 
   async close(): Promise<void> {

@@ -8,12 +8,13 @@
  */
 import type { Redis as Valkey, RedisOptions } from 'iovalkey';
 import type { IovalkeyClient, OptionsOf, ValkeyClientOptions } from './client-types.ts';
+import { isNodeRedisClient, NodeRedisLink, type NodeRedisClient } from './node-redis-link.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
 import { readKeyCount, readKeys, writeEntries, type DeleteOp } from '../../src/store/op-runs.ts';
 import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
-import type { Coherence, CoherenceListener, CoherenceOptions, InvalidationListener, StoreOp, Tracking } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, InvalidationListener, KeyPage, StoreOp, Tracking } from '../../src/store/types.ts';
 import { prefixPattern, SCAN_BATCH } from '../shared/redis-protocol.ts';
 import { call, type Route } from './channel.ts';
 import { encodeDel, encodeGet, encodeMget, encodeMset, encodeReadRun, encodeSet, MAX_KEYS_PER_COMMAND } from './commands.ts';
@@ -25,11 +26,14 @@ import { ValkeyTracking } from './tracking.ts';
 import { checkUrl, connectionMistake, describe, iovalkeySocketTimeout, ownConnectionOptions } from './urls.ts';
 
 /**
- * Options of {@link valkeyStore}. `Client` is the type of the iovalkey client: the one passed as
- * `connection`, or iovalkey's `Redis` given as the type argument (see client-types.ts).
+ * Options of {@link valkeyStore}. `Client` is the type of the client: the iovalkey or node-redis
+ * one passed as `connection`, or iovalkey's `Redis` given as the type argument (see client-types.ts).
  */
-export interface ValkeyStoreOptions<Client extends IovalkeyClient = IovalkeyClient> {
-  /** A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or an iovalkey client you own. */
+export interface ValkeyStoreOptions<Client extends IovalkeyClient | NodeRedisClient = IovalkeyClient> {
+  /**
+   * A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or a client you own (and open,
+   * and close): an iovalkey `Redis`, or a node-redis 5 client without its own `clientSideCache`.
+   */
   connection: string | Client;
   /**
    * Options for the connection when the store opens it itself, named as iovalkey names them. The
@@ -52,7 +56,7 @@ export interface ValkeyStoreOptions<Client extends IovalkeyClient = IovalkeyClie
  * store, shared by every call: commands pipeline on it and keep their order, and values travel
  * as bytes, so any bytes round-trip. `Client` types {@link client}.
  */
-export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends ValkeyStoreBase {
+export class ValkeyStore<Client extends IovalkeyClient | NodeRedisClient = IovalkeyClient> extends ValkeyStoreBase {
   readonly name = 'valkey';
   /** host:port (or socket path) of the server, for messages. */
   readonly address: string;
@@ -99,20 +103,24 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     } else if (isClient(o?.connection)) {
       rejectKeyPrefix(o.connection.options?.keyPrefix);
       this.#link = new ClientLink(o.connection, false);
+    } else if (isNodeRedisClient(o?.connection)) {
+      this.#link = new NodeRedisLink(o.connection);
     } else {
-      throw new TypeError(`valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey client, got ${describe(o?.connection)}`);
+      throw new TypeError(
+        `valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey or node-redis client, got ${describe(o?.connection)}`,
+      );
     }
     this.address = this.#link.address;
     this.#route = { channel: this.#link.channel };
   }
 
   /**
-   * An iovalkey client on the same server, for commands the store contract does not cover: the
-   * client passed in (or opened for iovalkey-only options), or else one opened on first use — a
-   * second connection, closed with the store.
+   * A client on the same server, for commands the store contract does not cover: the client
+   * passed in (iovalkey or node-redis; or the iovalkey one opened for iovalkey-only options), or
+   * else an iovalkey client opened on first use — a second connection, closed with the store.
    */
   get client(): Client {
-    if (this.#link instanceof ClientLink) return this.#link.client as unknown as Client;
+    if (this.#link instanceof ClientLink || this.#link instanceof NodeRedisLink) return this.#link.client as unknown as Client;
     this.#extraClient ??= new (iovalkey('valkeyStore().client').Redis)(this.#url!, { maxRetriesPerRequest: 1, ...(this.#clientOptions as RedisOptions) });
     return this.#extraClient as unknown as Client;
   }
@@ -227,17 +235,29 @@ export class ValkeyStore<Client extends IovalkeyClient = IovalkeyClient> extends
     }
   }
 
-  /** SCAN MATCH the prefix, UNLINK what it finds, until the cursor comes back to 0. */
+  /** SCAN MATCH the prefix, UNLINK what each step finds, until the cursor comes back to 0. */
   async clear(prefix: string): Promise<void> {
-    const down = this.down();
-    if (down) throw down;
-    const pattern = prefixPattern(prefix);
     let cursor = '0';
     do {
-      const [next, keys] = (await this.#call(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH])) as [Buffer, Buffer[]];
+      const [next, keys] = await this.#scan(prefix, cursor);
       if (keys.length > 0) await this.#call(['UNLINK', ...keys]);
-      cursor = next.toString();
+      cursor = next;
     } while (cursor !== '0');
+  }
+
+  /** One SCAN MATCH step over the prefix; the cursor is the server's. */
+  async keys(prefix: string, cursor = '0'): Promise<KeyPage> {
+    if (!/^\d{1,20}$/.test(cursor)) throw new TypeError(`valkey store: keys() was given a cursor it never returned (${cursor.slice(0, 40)})`);
+    const [next, keys] = await this.#scan(prefix, cursor);
+    const found = keys.map((key) => key.toString());
+    return next === '0' ? { keys: found } : { keys: found, cursor: next };
+  }
+
+  async #scan(prefix: string, cursor: string): Promise<[next: string, keys: Buffer[]]> {
+    const down = this.down();
+    if (down) throw down;
+    const [next, keys] = (await this.#call(['SCAN', cursor, 'MATCH', prefixPattern(prefix), 'COUNT', SCAN_BATCH])) as [Buffer, Buffer[]];
+    return [next.toString(), keys];
   }
 
   /** CLIENT TRACKING on this connection, invalidations on a second one (adapters/valkey/tracking.ts). */

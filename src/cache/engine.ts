@@ -4,7 +4,7 @@ import type { StoreEntry } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import type { Clock } from './clock.ts';
 import { EntryCodec, type DecodedEntry } from './entry-codec.ts';
-import { ValueTooLargeError } from './errors.ts';
+import { MissingCapabilityError, ValueTooLargeError } from './errors.ts';
 import { handOff, type WaitUntil } from './background.ts';
 import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
 import { CacheEvents, emptyStats, type CacheStats } from './events.ts';
@@ -15,7 +15,7 @@ import { keptFor, lifetimesOf } from './fill/lifetimes.ts';
 import { versionOf, withVersion } from './fill/versioned.ts';
 import { expireEntries } from './expire.ts';
 import { Inspector, MISSING } from './inspect.ts';
-import { entryKey } from './key-space.ts';
+import { callerKeyOf, entryKey } from './key-space.ts';
 import { FillLeases } from './leases/fill-leases.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HealthChange } from './path/breaker.ts';
@@ -406,6 +406,23 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost, Co
     const prefix = this.#options.keyPrefix;
     this.#tier.cleared();
     await this.#path.clear(prefix).catch((error: unknown) => this.#fallback(error, 'clear', prefix, undefined, undefined));
+  }
+
+  async *keys(prefix = ''): AsyncGenerator<string, void, undefined> {
+    const path = this.#path;
+    if (!path.keys) throw new MissingCapabilityError(this.#options.store.name, 'keys', 'listing keys needs a store that can walk its keys (memory, valkey, sqlite)');
+    const own = this.#options.keyPrefix;
+    const from = entryKey(own, prefix);
+    let cursor: string | undefined;
+    do {
+      // A failed step ends the walk with the error: a partial listing must not pass for a whole one.
+      const page = await path.keys(from, cursor);
+      for (const stored of page.keys) {
+        const key = callerKeyOf(own, stored);
+        if (key !== undefined) yield key;
+      }
+      cursor = page.cursor;
+    } while (cursor !== undefined);
   }
 
   stats(): CacheStats {

@@ -37,6 +37,28 @@ export function entryKey(prefix: string, key: string): string {
   return prefix + (key.charCodeAt(0) === HASH ? `#${escaped}` : escaped);
 }
 
+/**
+ * The caller's key behind the store key `stored` of a cache under `prefix` (the inverse of
+ * {@link entryKey}), or undefined when `stored` is none of this cache's entries: outside the
+ * prefix, or a tag's or a lease's key, of this cache or of a cache namespaced below it. Those
+ * are the escaped forms no caller key produces: a `#` not doubled at the start or after a `:`.
+ */
+export function callerKeyOf(prefix: string, stored: string): string | undefined {
+  if (!stored.startsWith(prefix)) return undefined;
+  const escaped = stored.slice(prefix.length);
+  // Most keys hold no `#` where it matters, as in entryKey.
+  if (escaped.charCodeAt(0) !== HASH && !escaped.includes(':#')) return escaped;
+  let start = 0;
+  if (escaped.charCodeAt(0) === HASH) {
+    if (escaped.charCodeAt(1) !== HASH) return undefined;
+    start = 1;
+  }
+  for (let at = escaped.indexOf(':#', start); at !== -1; at = escaped.indexOf(':#', at + 3)) {
+    if (escaped.charCodeAt(at + 2) !== HASH) return undefined;
+  }
+  return escaped.slice(start).replaceAll(':##', ':#');
+}
+
 /** The store keys of `tag` under `prefix`. */
 export function tagKeys(prefix: string, tag: string): TagKeys {
   const base = `${prefix}#{tag:${tag}}`;

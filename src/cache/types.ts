@@ -195,6 +195,13 @@ export interface Cache {
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T>;
   /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
+  /**
+   * The keys of this cache's entries that start with `prefix` (default: all), walked one store
+   * round trip at a time (needs a store with `keys`: memory, valkey, sqlite). Every entry on the
+   * store is listed, fresh or not (a read tells), tags' and leases' keys never; keys written or
+   * removed during the walk may or may not be listed, and SCAN may list one twice.
+   */
+  keys(prefix?: string): AsyncIterableIterator<string>;
   /** Removes every key of this cache's prefix/namespace (needs a store with `clear`). */
   clear(): Promise<void>;
   /** A snapshot of the counters. */

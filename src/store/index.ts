@@ -18,6 +18,7 @@ export type {
   ExpireRequest,
   GenerationWrite,
   InvalidationListener,
+  KeyPage,
   SoftMoves,
   Store,
   StoreEntry,

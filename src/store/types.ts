@@ -226,6 +226,14 @@ export interface Coherence {
   close(): Promise<void>;
 }
 
+/** One step of a walk over a store's keys ({@link Store.keys}). */
+export interface KeyPage {
+  /** Keys found in this step (it may find none while the walk goes on). */
+  readonly keys: readonly string[];
+  /** Where the next step starts (pass it to the next call); absent once the walk is complete. */
+  readonly cursor?: string;
+}
+
 /** A byte store. Returned bytes are read-only for the caller. */
 export interface Store {
   /** Short name used in events and in logs ("memory", "valkey", …). */
@@ -277,6 +285,14 @@ export interface Store {
   compareAndDelete?(key: string, expected: Uint8Array): Promise<boolean>;
   /** Capability: removes every key that starts with `prefix`. */
   clear?(prefix: string): Promise<void>;
+  /**
+   * Capability: one step of a walk over the keys that start with `prefix`: called without a
+   * cursor to start, then with each page's cursor until a page has none. Each step is one round
+   * trip with a bounded answer (a SCAN step, a batch of rows). A key present for the whole walk is
+   * listed at least once (SCAN may list one twice); keys written or removed during the walk may
+   * or may not be. Expired keys the store has not dropped yet may be listed: a read tells.
+   */
+  keys?(prefix: string, cursor?: string): Promise<KeyPage>;
   /**
    * Capability: reads entries together with the current state of tags, in one round trip, each
    * tag's generation and fence read atomically (a script on Redis-protocol stores, a transaction

@@ -27,6 +27,11 @@ const INTERNAL_NAMES = ['installPlatformDeflate', 'installImpliedTypeProbe'];
  * environment. Any other name exported by two entries must be the same declaration.
  */
 const PER_PLATFORM = new Set(['cache', 'serve', 'withCache', 'storeFromEnv']);
+/**
+ * `default` is each entry's own thing where its ecosystem expects a default export (a Fastify
+ * plugin, an unstorage driver): one name, by convention, for different ideas.
+ */
+const BY_CONVENTION = new Set(['default']);
 
 /** A package.json target under dist/ as the source it is built from. */
 const sourceOf = (target: string) => join(root, target.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
@@ -91,7 +96,7 @@ describe('the public surface', () => {
     const problems: string[] = [];
     for (const [name, all] of byName) {
       const declarations = new Map(all.map((e) => [e.declaration, e]));
-      if (declarations.size < 2 || PER_PLATFORM.has(name)) continue;
+      if (declarations.size < 2 || PER_PLATFORM.has(name) || BY_CONVENTION.has(name)) continue;
       // While an old name lives on as a deprecated alias, it may still mean the old thing elsewhere.
       const current = [...declarations.values()].filter((e) => !e.deprecated);
       if (current.length > 1) problems.push(`${name}: ${all.map((e) => `${e.entry} (${e.file})`).join(', ')}`);

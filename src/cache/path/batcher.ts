@@ -1,4 +1,4 @@
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import { StoreLayer } from './layer.ts';
 import { runInOrder, sendOp, toError } from './ops.ts';
 import { TickFlush } from '../../store/tick-flush.ts';
@@ -90,6 +90,11 @@ export class BatchLayer extends StoreLayer {
 
   override clear(prefix: string): Promise<void> {
     return this.#barrier(() => this.next.clear!(prefix));
+  }
+
+  /** A barrier: a step of the walk sees every write issued before it. */
+  override keys(prefix: string, cursor?: string): Promise<KeyPage> {
+    return this.#barrier(() => this.next.keys!(prefix, cursor));
   }
 
   override pipeline(ops: readonly StoreOp[]): Promise<StoreOpResult[]> {

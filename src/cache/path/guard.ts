@@ -1,5 +1,5 @@
 import { CircuitOpenError, errorMessage, StoreBusyError, StoreClosedError, StoreRefusedError, StoreTimeoutError } from '../../store/errors.ts';
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
+import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import { Breaker, type HealthChange, type HealthKind } from './breaker.ts';
 import { Deadlines, type Deadline } from './deadlines.ts';
@@ -146,6 +146,17 @@ export class GuardLayer extends StoreLayer {
       'clear',
       prefix,
       send(() => this.next.clear!(prefix)),
+    );
+  }
+
+  /** A read: each step of a walk over the keys is one call, timed and counted on its own. */
+  override keys(prefix: string, cursor?: string): Promise<KeyPage> {
+    if (!this.#reads.admit()) return this.#skip('keys');
+    return this.#watch(
+      this.#reads,
+      'keys',
+      prefix,
+      send(() => this.next.keys!(prefix, cursor)),
     );
   }
 

@@ -7,6 +7,7 @@ import type {
   GenerationReadResult,
   GenerationWrite,
   InvalidationListener,
+  KeyPage,
   Store,
   StoreEntry,
   StoreOp,
@@ -15,7 +16,7 @@ import type {
 } from '../../store/types.ts';
 
 /** The optional store methods a layer offers only when the store beneath it does. */
-const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track', 'coherence'] as const;
+const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'keys', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track', 'coherence'] as const;
 /** The synchronous reads: offered only by layers that say they keep them (see {@link StoreLayer.forwardSyncReads}). */
 const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
@@ -92,6 +93,10 @@ export abstract class StoreLayer implements Store {
 
   clear?(prefix: string): Promise<void> {
     return this.next.clear!(prefix);
+  }
+
+  keys?(prefix: string, cursor?: string): Promise<KeyPage> {
+    return this.next.keys!(prefix, cursor);
   }
 
   readWithGenerations?(read: GenerationRead): Promise<GenerationReadResult> {

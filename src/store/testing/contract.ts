@@ -227,6 +227,25 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       deepEqual((await store.getMany([k('cl:a'), k('cl:b'), k('cl*'), k('keep')])).map(text), [undefined, undefined, 'star', 'k']);
     });
 
+    runner.it('keys walks exactly the keys under a prefix, page by page, every one of them', async () => {
+      if (!store.keys) return assertNoCapability(store, 'keys');
+      // More keys than one step of any store here answers (a SCAN COUNT, a batch of rows).
+      const many = Array.from({ length: 600 }, (_, i) => k(`ks:${i}`));
+      await store.setMany([...many, k('ks:*?[g]')].map((key) => ({ key, value: bytes('v') })));
+      await store.set(k('ks'), bytes('not under the prefix'));
+      await store.set(k('kt:0'), bytes('nor this'));
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      let steps = 0;
+      do {
+        const page = await store.keys(k('ks:'), cursor);
+        for (const key of page.keys) seen.add(key);
+        cursor = page.cursor;
+        ok(++steps < 10_000, 'the walk ends');
+      } while (cursor !== undefined);
+      deepEqual([...seen].sort(), [...many, k('ks:*?[g]')].sort());
+    });
+
     const tagOf = (name: string) => ({ generation: k(`{tag:${name}}:gen`), fence: k(`{tag:${name}}:fence`), soft: k(`{tag:${name}}:soft`) });
     const EPOCH = 2 ** 40 + 7;
 
@@ -444,6 +463,7 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       if (store.add) calls.push(['add', () => store.add!(key, value)]);
       if (store.compareAndDelete) calls.push(['compareAndDelete', () => store.compareAndDelete!(key, value)]);
       if (store.clear) calls.push(['clear', () => store.clear!(key)]);
+      if (store.keys) calls.push(['keys', () => store.keys!(key)]);
       if (store.readWithGenerations) calls.push(['readWithGenerations', () => store.readWithGenerations!({ keys: [key], tags: [tag], epoch: EPOCH })]);
       if (store.writeGenerations) calls.push(['writeGenerations', () => store.writeGenerations!({ action: 'bump', tags: [tag], epoch: EPOCH })]);
       if (store.expireEntries) calls.push(['expireEntries', () => store.expireEntries!({ keys: [key], now: 0 })]);
