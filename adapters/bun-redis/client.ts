@@ -44,6 +44,16 @@ export interface BunRedisClient {
   scan(cursor: string, ...options: string[]): Promise<[string, string[]]>;
   /** Any other command, arguments sent as given. */
   send(command: string, args: BunRedisArgument[]): Promise<unknown>;
+  /** PUBLISH, resolving how many subscribers received the message. */
+  publish(channel: string, message: string): Promise<number>;
+  /** SUBSCRIBE; `listener` gets each message of the channel; resolves once the server confirmed it. */
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<number>;
+  /** A new connection with the same URL and options (the coherence bus's subscriber). */
+  duplicate(): Promise<BunRedisClient>;
+  /** Called when the connection opens. */
+  onconnect: ((this: BunRedisClient) => void) | null | undefined;
+  /** Called when the connection closes, with the reason when it failed. */
+  onclose: ((this: BunRedisClient, error?: Error) => void) | null | undefined;
 }
 
 /** The constructor found at `Bun.RedisClient`. */

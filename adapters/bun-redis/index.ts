@@ -9,10 +9,12 @@
  * ```
  */
 import { StoreClosedError, StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
-import type { ExpireRequest, Store, StoreEntry } from '../../src/store/types.ts';
+import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, ExpireRequest, Store, StoreEntry } from '../../src/store/types.ts';
 import { COMPARE_AND_DELETE_LUA, EXPIRE_ENTRIES_LUA, HEALTH_REPLIES, positiveMs, prefixPattern, SCAN_BATCH, TCP_COMPRESSION_THRESHOLD } from '../shared/redis-protocol.ts';
 import { bunRedisClientClass, isBunRedisClient, type BunRedisClient, type BunRedisClientOptions } from './client.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
+import { BunRedisBusTransport } from './coherence-bus.ts';
 
 export type { BunRedisClient, BunRedisClientOptions } from './client.ts';
 
@@ -69,6 +71,8 @@ export class BunRedisStore implements Store {
   #failures = 0;
   #retryAt = 0;
   #lastError: Error | undefined;
+  /** The coherence bus for coherent L1 tiers, started by the first {@link coherence}. */
+  #bus: PubSubBus | undefined;
   #closed = false;
 
   constructor(options: BunRedisStoreOptions | string) {
@@ -159,8 +163,16 @@ export class BunRedisStore implements Store {
     });
   }
 
+  /** Pub/sub with leased holders: PUBLISH on this connection, a subscriber beside it (adapters/bun-redis/coherence-bus.ts). */
+  coherence(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    if (this.#closed) throw new StoreClosedError(`bun-redis ${this.address}`);
+    this.#bus ??= new PubSubBus(new BunRedisBusTransport(this.client, (channel, message) => this.#run(() => this.client.publish(channel, message))));
+    return this.#bus.register(listener, options);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.#bus?.close();
     this.#closed = true;
     if (this.#owned) this.client.close(); // A client passed in belongs to its owner.
   }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'bun:test';
 import { bunRedisStore, hasBunRedisClient, type BunRedisClient } from '../../../adapters/bun-redis/index.ts';
 import { valkeyStore } from '../../../adapters/valkey/index.ts';
-import { createCache, MissingCapabilityError } from '../../../src/index.ts';
+import { createCache } from '../../../src/index.ts';
 import { StoreRefusedError, StoreUnavailableError } from '../../../src/store/index.ts';
 import { describeStoreContract } from '../../../src/store/testing/index.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
@@ -80,26 +80,6 @@ describe('bun-redis store on Bun', () => {
     } finally {
       await store.clear(run);
       await cache.close(); // closes the store it was given
-    }
-  });
-
-  it('refuses a coherent L1 with a MissingCapabilityError that names the stores that have a bus (the valkey store on Bun), and takes a strict one', async () => {
-    const store = bunRedisStore(url);
-    try {
-      assert.throws(
-        () => createCache({ store, l1: { consistency: 'coherent' } }),
-        (e: Error) =>
-          e instanceof MissingCapabilityError &&
-          /"bun-redis" store has no "coherence" capability/.test(e.message) &&
-          /the valkey store .* on Node, Bun and Deno/.test(e.message) &&
-          /use consistency: "strict"/.test(e.message),
-      );
-      const strict = createCache({ store, namespace: `${run}strict`, l1: { consistency: 'strict' } });
-      assert.equal(await strict.set('s', 1), true);
-      assert.equal(await strict.get('s'), 1);
-    } finally {
-      await store.clear(run);
-      await store.close();
     }
   });
 
