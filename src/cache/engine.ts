@@ -32,6 +32,7 @@ import { SingleTier } from './tiers/single-tier.ts';
 import { StrictTier } from './tiers/strict-tier.ts';
 import type { TagSnapshot, Tier, TierHost, TierRead } from './tiers/tier.ts';
 import { TrackingTier } from './tiers/tracking-tier.ts';
+import { BoundedTier } from './tiers/bounded-tier.ts';
 import { CoherentTier, openCoherence, type CoherentHost } from './tiers/coherent-tier.ts';
 import type { Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
@@ -107,7 +108,9 @@ export class CacheEngine implements Cache, FillHost, GuardReporter, TierHost, Co
       const tier = new CoherentTier(remote, copies, bus.coherence, options.l1!.confirm, prefix, this);
       bus.attach(tier);
       this.#tier = tier;
-    } else this.#tier = options.l1!.consistency === 'tracking' ? new TrackingTier(remote, copies, this.#path, prefix) : new StrictTier(remote, copies);
+    } else if (options.l1!.consistency === 'tracking') this.#tier = new TrackingTier(remote, copies, this.#path, prefix);
+    else if (options.l1!.consistency === 'bounded') this.#tier = new BoundedTier(remote, copies, options.clock, options.l1!.maxStalenessMs);
+    else this.#tier = new StrictTier(remote, copies);
     this.leases = FillLeases.possible(this.#path) ? new FillLeases(this.#path, prefix, options.lockTimeoutMs, (operation, key, error) => this.#report(error, operation, key)) : undefined;
     this.#fences = new WriteFences(this.#path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
       failed: (operation, keys, error) => this.#fallback(error, operation, keys, undefined, undefined),

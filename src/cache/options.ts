@@ -25,8 +25,12 @@ export interface L1Options {
    * writes of any cache sharing the store: a write returns once every other process that may
    * hold what it changed dropped it, or its lease ran out (docs/l1.md). Needs a store with an
    * invalidation bus (Valkey/Redis, the cluster store, bun-redis, SQLite); writes get slower.
+   * `bounded`: not coherent, on any store: a copy confirmed current by a read issued less than
+   * `maxStaleness` ago is served with no round trip; older ones are confirmed as in `strict`.
+   * Another process's write is seen at most `maxStaleness` after it returned (this process's
+   * own writes at once): for stores without a bus (upstash, cloudflare-kv).
    */
-  consistency?: 'strict' | 'tracking' | 'coherent';
+  consistency?: 'strict' | 'tracking' | 'coherent' | 'bounded';
   /**
    * With `consistency: 'coherent'`, how a copy is confirmed. `lease` (default): while this
    * process holds its lease on the bus, no round trip at all; writes wait for acknowledgements.
@@ -34,14 +38,22 @@ export interface L1Options {
    * writes wait for nothing more than their own publication.
    */
   confirm?: 'lease' | 'barrier';
+  /**
+   * With `consistency: 'bounded'`, how long a copy may be served from memory after the read
+   * that confirmed it was issued: the most a read can lag behind another process's write.
+   * Default 1 second.
+   */
+  maxStaleness?: Duration;
 }
 
 /** {@link L1Options} checked, with defaults applied. */
 export interface ResolvedL1 {
   maxEntries: number;
   maxBytes: number;
-  consistency: 'strict' | 'tracking' | 'coherent';
+  consistency: 'strict' | 'tracking' | 'coherent' | 'bounded';
   confirm: 'lease' | 'barrier';
+  /** With `bounded`: how long a confirmed copy is served from memory, ms. */
+  maxStalenessMs: number;
 }
 
 /** Circuit breaker settings; reads and writes each have a breaker with these settings. */
@@ -320,11 +332,12 @@ function resolveWaitUntil(waitUntil: WaitUntil | undefined): WaitUntil | undefin
 
 const DEFAULT_L1_ENTRIES = 10_000;
 const DEFAULT_L1_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_STALENESS_MS = 1000;
 
 /** Validates `l1`; `tracking` and `coherent` need a store that can deliver invalidations. */
 function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
-  if (typeof l1 !== 'object' || l1 === null) throw new TypeError('createCache: "l1" must be an object ({ maxEntries, maxBytes, consistency, confirm })');
-  checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency', 'confirm'], 'createCache: l1');
+  if (typeof l1 !== 'object' || l1 === null) throw new TypeError('createCache: "l1" must be an object ({ maxEntries, maxBytes, consistency, confirm, maxStaleness })');
+  checkKnownOptions(l1, ['maxEntries', 'maxBytes', 'consistency', 'confirm', 'maxStaleness'] satisfies ReadonlyArray<keyof L1Options>, 'createCache: l1');
   const maxEntries = l1.maxEntries ?? DEFAULT_L1_ENTRIES;
   const maxBytes = l1.maxBytes ?? DEFAULT_L1_BYTES;
   for (const [name, n] of [
@@ -334,8 +347,8 @@ function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`createCache: l1.${name} must be a positive integer, got ${n}`);
   }
   const consistency = l1.consistency ?? 'strict';
-  if (consistency !== 'strict' && consistency !== 'tracking' && consistency !== 'coherent') {
-    throw new TypeError(`createCache: l1.consistency must be "strict", "tracking" or "coherent", got ${JSON.stringify(consistency)}`);
+  if (consistency !== 'strict' && consistency !== 'tracking' && consistency !== 'coherent' && consistency !== 'bounded') {
+    throw new TypeError(`createCache: l1.consistency must be "strict", "tracking", "coherent" or "bounded", got ${JSON.stringify(consistency)}`);
   }
   if (consistency === 'tracking' && typeof store.track !== 'function') {
     throw new MissingCapabilityError(store.name, 'tracking', 'l1: { consistency: "tracking" } needs server-assisted invalidation (Valkey/Redis); use consistency: "strict"');
@@ -347,8 +360,11 @@ function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
     throw new MissingCapabilityError(
       store.name,
       'coherence',
-      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno) and the sqlite store have and this store has not; use consistency: "strict" (docs/l1.md)',
+      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno), the bun-redis store and the sqlite store have and this store has not; use consistency: "strict", or "bounded" with a maxStaleness you can accept (docs/l1.md)',
     );
   }
-  return { maxEntries, maxBytes, consistency, confirm };
+  if (l1.maxStaleness !== undefined && consistency !== 'bounded') throw new TypeError('createCache: l1.maxStaleness applies to consistency: "bounded" only');
+  const maxStalenessMs = toMs(l1.maxStaleness ?? DEFAULT_MAX_STALENESS_MS, 'l1.maxStaleness');
+  if (!(maxStalenessMs > 0) || maxStalenessMs === Infinity) throw new RangeError(`createCache: l1.maxStaleness must be a finite duration greater than 0, got ${maxStalenessMs} ms`);
+  return { maxEntries, maxBytes, consistency, confirm, maxStalenessMs };
 }

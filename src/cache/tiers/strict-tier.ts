@@ -1,6 +1,6 @@
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { L1Copies } from './l1-copies.ts';
-import type { RemoteReads } from './remote-reads.ts';
+import type { RemoteRead, RemoteReads } from './remote-reads.ts';
 import type { TagSnapshot, Tier, TierRead } from './tier.ts';
 
 /**
@@ -13,11 +13,16 @@ import type { TagSnapshot, Tier, TierRead } from './tier.ts';
  */
 export class StrictTier implements Tier {
   constructor(
-    private readonly remote: RemoteReads,
-    private readonly copies: L1Copies,
+    protected readonly remote: RemoteReads,
+    protected readonly copies: L1Copies,
   ) {}
 
-  async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+  read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+    return this.validate(key, full, tags);
+  }
+
+  /** Reads through the store, confirming the copy held; resolves what the store answered, its bytes included (none when the copy was confirmed unchanged). */
+  protected async validate(key: string, full: string, tags: readonly string[]): Promise<RemoteRead> {
     const copy = this.copies.get(full);
     const found =
       copy === undefined
