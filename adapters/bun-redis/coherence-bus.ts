@@ -15,28 +15,23 @@
  */
 import type { BusTransport } from '../../src/store/bus/pubsub-bus.ts';
 import { BEAT_MS } from '../../src/store/bus/format.ts';
+import { BusTransportBase } from '../../src/store/bus/transport-base.ts';
 import type { BunRedisClient } from './client.ts';
 
 type Handler = ((this: BunRedisClient, error?: Error) => void) | null | undefined;
 
 /** The two connections of the bus: the store's client, and a subscriber duplicated from it. */
-export class BunRedisBusTransport implements BusTransport {
+export class BunRedisBusTransport extends BusTransportBase implements BusTransport {
   /** PUBLISH goes on the store's one pipelined connection, behind the writes issued before it. */
   readonly ordered = true;
   readonly #main: BunRedisClient;
   readonly #publish: (channel: string, message: string) => Promise<unknown>;
   #sub: BunRedisClient | undefined;
   #opening = false;
-  #up = false;
   #closed = false;
   readonly #timer: ReturnType<typeof setInterval>;
-  readonly #stateListeners: Array<(up: boolean) => void> = [];
-  readonly #messageListeners: Array<(channel: string, message: string) => void> = [];
-  readonly #deliver = (message: unknown, channel: unknown): void => {
-    // Whatever arrives is the format's to judge (it distrusts anything odd); only strings are messages.
-    const text = typeof message === 'string' ? message : String(message);
-    for (const listener of this.#messageListeners) listener(String(channel), text);
-  };
+  // Whatever arrives is the format's to judge (it distrusts anything odd).
+  readonly #deliver = (message: unknown, channel: unknown): void => this.deliver(String(channel), String(message));
   readonly #previousConnect: Handler;
   readonly #previousClose: Handler;
   readonly #onConnect: Handler;
@@ -47,6 +42,7 @@ export class BunRedisBusTransport implements BusTransport {
    * reconnects it on demand and refuses once closed).
    */
   constructor(main: BunRedisClient, publish: (channel: string, message: string) => Promise<unknown>) {
+    super();
     this.#main = main;
     this.#publish = publish;
     // Chained, not replaced: a client passed in may have handlers of its owner's.
@@ -71,21 +67,9 @@ export class BunRedisBusTransport implements BusTransport {
     this.#check();
   }
 
-  get up(): boolean {
-    return this.#up;
-  }
-
-  onState(listener: (up: boolean) => void): void {
-    this.#stateListeners.push(listener);
-  }
-
-  onMessage(listener: (channel: string, message: string) => void): void {
-    this.#messageListeners.push(listener);
-  }
-
   async subscribe(channel: string): Promise<void> {
     const sub = this.#sub;
-    if (sub === undefined || !this.#up) throw new Error('the coherence bus is down');
+    if (sub === undefined || !this.up) throw new Error('the coherence bus is down');
     await sub.subscribe(channel, this.#deliver);
   }
 
@@ -146,9 +130,6 @@ export class BunRedisBusTransport implements BusTransport {
   }
 
   #update(): void {
-    const up = !this.#closed && this.#sub !== undefined && this.#sub.connected && this.#main.connected;
-    if (up === this.#up) return;
-    this.#up = up;
-    for (const listener of this.#stateListeners) listener(up);
+    this.setUp(!this.#closed && this.#sub !== undefined && this.#sub.connected && this.#main.connected);
   }
 }

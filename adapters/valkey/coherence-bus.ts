@@ -10,17 +10,15 @@
  * of anything while it could not acknowledge (writers would wait a lease for it each time).
  */
 import type { BusTransport } from '../../src/store/bus/pubsub-bus.ts';
+import { BusTransportBase } from '../../src/store/bus/transport-base.ts';
 import type { Subscriber, TrackedConnection } from './tracking.ts';
 
 /** The two connections of the bus, on one server. */
-export class ValkeyBusTransport implements BusTransport {
+export class ValkeyBusTransport extends BusTransportBase implements BusTransport {
   readonly ordered: boolean;
   readonly #main: TrackedConnection;
   #sub: Subscriber | undefined;
   #subReady = false;
-  #up = false;
-  readonly #stateListeners: Array<(up: boolean) => void> = [];
-  readonly #messageListeners: Array<(channel: string, message: string) => void> = [];
   readonly #onMainReady = () => this.#update();
   readonly #onMainClose = () => {
     this.#update();
@@ -35,6 +33,7 @@ export class ValkeyBusTransport implements BusTransport {
    * server: yes). `closeMain`: given when `main` belongs to the bus (a cluster's bus node), to close it with the bus.
    */
   constructor(main: TrackedConnection, ordered: boolean, closeMain?: () => Promise<void>) {
+    super();
     this.#main = main;
     this.ordered = ordered;
     this.#closeMain = closeMain;
@@ -52,25 +51,13 @@ export class ValkeyBusTransport implements BusTransport {
     });
     sub.onMessage((channel, payload) => {
       const text = Buffer.isBuffer(payload) ? payload.toString() : String(payload);
-      for (const listener of this.#messageListeners) listener(channel, text);
+      this.deliver(channel, text);
     });
-  }
-
-  get up(): boolean {
-    return this.#up;
-  }
-
-  onState(listener: (up: boolean) => void): void {
-    this.#stateListeners.push(listener);
-  }
-
-  onMessage(listener: (channel: string, message: string) => void): void {
-    this.#messageListeners.push(listener);
   }
 
   async subscribe(channel: string): Promise<void> {
     const sub = this.#sub;
-    if (sub === undefined || !this.#up) throw new Error('the coherence bus is down');
+    if (sub === undefined || !this.up) throw new Error('the coherence bus is down');
     // The reply's shape is checked by the connection (replies.ts): a wrong one drops it.
     await sub.command(['SUBSCRIBE', channel]);
   }
@@ -92,9 +79,6 @@ export class ValkeyBusTransport implements BusTransport {
   }
 
   #update(): void {
-    const up = this.#sub !== undefined && this.#subReady && this.#main.ready;
-    if (up === this.#up) return;
-    this.#up = up;
-    for (const listener of this.#stateListeners) listener(up);
+    this.setUp(this.#sub !== undefined && this.#subReady && this.#main.ready);
   }
 }

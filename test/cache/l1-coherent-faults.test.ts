@@ -17,25 +17,10 @@ import { createHttpCache } from '../../src/http/index.ts';
 import { LEASE_MS } from '../../src/store/bus/format.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
+import { eventually, untilFromMemory } from '../support/eventually.ts';
 import { uniqueNamespace } from './targets.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
-/** Reads until a read is answered from memory. */
-async function untilFromMemory(cache: Cache, key: string): Promise<void> {
-  await eventually(async () => {
-    const before = cache.stats().bytesRead;
-    return (await cache.get(key)) !== undefined && cache.stats().bytesRead === before;
-  }, `${key} from memory`);
-}
 
 /** A cache that records every error event and coherence change. */
 function watched(cache: Cache): { errors: unknown[]; live: boolean[] } {
@@ -116,12 +101,12 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     await untilFromMemory(reader, 'k');
     const admin = valkeyStore<Valkey>(server.url).client;
     await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-    await eventually(() => seen.live.includes(false), 'coherence lost');
+    await eventually(() => seen.live.includes(false), 'coherence lost', 500);
     const bypassed = reader.stats().l1Bypassed;
     await writer.set('k', 'v2');
     expect(await reader.get('k')).toBe('v2');
     expect(reader.stats().l1Bypassed).toBeGreaterThan(bypassed);
-    await eventually(() => seen.live.at(-1) === true, 'coherence back');
+    await eventually(() => seen.live.at(-1) === true, 'coherence back', 500);
     await untilFromMemory(reader, 'k');
     await writer.set('k', 'v3');
     expect(await reader.get('k')).toBe('v3');
@@ -140,9 +125,9 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     expect(await status()).toMatch(/^cachette; hit; ttl=\d+$/);
     const admin = valkeyStore<Valkey>(server.url).client;
     await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-    await eventually(() => seen.live.includes(false), 'coherence lost');
+    await eventually(() => seen.live.includes(false), 'coherence lost', 500);
     expect(await status()).toMatch(/^cachette; hit; ttl=\d+; detail="l1-bypassed"$/);
-    await eventually(() => seen.live.at(-1) === true, 'coherence back');
+    await eventually(() => seen.live.at(-1) === true, 'coherence back', 500);
     expect(await status()).toMatch(/^cachette; hit; ttl=\d+$/);
     admin.disconnect();
     await http.close();
@@ -164,7 +149,7 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     expect(during.every((value) => value === 'v1' || value === undefined)).toBe(true);
     expect(during.at(-1)).toBeUndefined(); // the lease ran out: memory is no longer served
     process.kill(server.pid!, 'SIGCONT');
-    await eventually(async () => (await writer.set('p', 'v2')) === true, 'a write after the pause');
+    await eventually(async () => (await writer.set('p', 'v2')) === true, 'a write after the pause', 500);
     expect(await reader.get('p')).toBe('v2');
     await close();
   });
@@ -176,7 +161,7 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     const port = server.port;
     await server.stop();
     server = await startRedis({ port });
-    await eventually(async () => (await writer.set('r', 'v2')) === true, 'a write after the restart');
+    await eventually(async () => (await writer.set('r', 'v2')) === true, 'a write after the restart', 500);
     expect(await reader.get('r')).toBe('v2');
     await untilFromMemory(reader, 'r');
     await close();
@@ -193,7 +178,7 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     const after = await reader.get('n');
     expect(after === undefined || after === 'v2').toBe(true);
     proxy.heal();
-    await eventually(async () => (await reader.get('n')) === 'v2', 'the holder reads the new value');
+    await eventually(async () => (await reader.get('n')) === 'v2', 'the holder reads the new value', 500);
     await untilFromMemory(reader, 'n');
     await close();
     await proxy.close();
@@ -205,10 +190,14 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     const holder = startHolder(server.url, namespace);
     expect(await holder.next()).toBe('ready');
     await writer.set('f', 'v1');
-    await eventually(async () => {
-      const read = JSON.parse(await holder.ask('f')) as { value: unknown; memory: boolean };
-      return read.value === 'v1' && read.memory;
-    }, 'the holder serves f from memory');
+    await eventually(
+      async () => {
+        const read = JSON.parse(await holder.ask('f')) as { value: unknown; memory: boolean };
+        return read.value === 'v1' && read.memory;
+      },
+      'the holder serves f from memory',
+      500,
+    );
     process.kill(holder.child.pid!, 'SIGSTOP');
     expect(await writer.set('f', 'v2')).toBe(true);
     process.kill(holder.child.pid!, 'SIGCONT');

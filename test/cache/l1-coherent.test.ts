@@ -6,6 +6,7 @@ import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, MissingCapabilityError, type Cache, type Store } from '../../src/index.ts';
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
+import { eventually, untilFromMemory } from '../support/eventually.ts';
 import { uniqueNamespace } from './targets.ts';
 
 /** Two stores on one shared backend, as two processes would each open: their own connections, nothing shared in memory. */
@@ -38,26 +39,6 @@ const pairs: Pair[] = [
       ]
     : []),
 ];
-
-/** Runs `check` until it holds, a bounded number of times: for what travels on another connection. */
-async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
-/** Reads `key` until a read is answered from memory (no bytes read from the store). */
-async function untilFromMemory(cache: Cache, key: string): Promise<unknown> {
-  let value: unknown;
-  await eventually(async () => {
-    const before = cache.stats().bytesRead;
-    value = await cache.get(key);
-    return value !== undefined && cache.stats().bytesRead === before;
-  }, `${key} served from memory`);
-  return value;
-}
 
 describe('coherent l1 option checks', () => {
   it('refuses consistency "coherent" on a store without an invalidation bus, and confirm without it', () => {

@@ -9,29 +9,10 @@ import { bunRedisStore } from '../../../adapters/bun-redis/index.ts';
 import { valkeyStore } from '../../../adapters/valkey/index.ts';
 import { createCache, type Cache, type Store } from '../../../src/index.ts';
 import { startRedis, type RedisServer } from '../../support/redis-server.ts';
-import { sleep } from '../../support/suite-api.ts';
+import { eventually, untilFromMemory } from '../../support/eventually.ts';
 
 const url = process.env.REDIS_URL;
 if (!url) throw new Error('REDIS_URL is needed: scripts/test starts a redis-server and sets it');
-
-async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
-/** Reads `key` until a read is answered from memory (no bytes read from the store). */
-async function untilFromMemory(cache: Cache, key: string): Promise<unknown> {
-  let value: unknown;
-  await eventually(async () => {
-    const before = cache.stats().bytesRead;
-    value = await cache.get(key);
-    return value !== undefined && cache.stats().bytesRead === before;
-  }, `${key} served from memory`);
-  return value;
-}
 
 /** Every change of the cache's coherence, in order. */
 function liveChanges(cache: Cache): boolean[] {
@@ -154,13 +135,13 @@ describe('coherent L1 on bun-redis under faults, on a redis-server of its own', 
         await untilFromMemory(reader, 'k');
         assert.equal(live.at(-1), true);
         await kill(type);
-        await eventually(() => live.includes(false), 'coherence lost');
+        await eventually(() => live.includes(false), 'coherence lost', 500);
         const bypassed = reader.stats().l1Bypassed;
         // The first write after a drop of its connection may fail (the cache says false, and nothing was written).
-        await eventually(async () => await writer.set('k', 'v2'), 'a write after the drop');
+        await eventually(async () => await writer.set('k', 'v2'), 'a write after the drop', 500);
         assert.equal(await reader.get('k'), 'v2');
         assert.ok(reader.stats().l1Bypassed > bypassed, 'reads while bypassed are counted');
-        await eventually(() => live.at(-1) === true, 'coherence back');
+        await eventually(() => live.at(-1) === true, 'coherence back', 500);
         await untilFromMemory(reader, 'k');
         await writer.set('k', 'v3');
         assert.equal(await reader.get('k'), 'v3');
@@ -176,13 +157,13 @@ describe('coherent L1 on bun-redis under faults, on a redis-server of its own', 
       await writer.set('k', 'v1');
       await untilFromMemory(reader, 'k');
       await server.stop();
-      await eventually(() => live.includes(false), 'coherence lost');
+      await eventually(() => live.includes(false), 'coherence lost', 500);
       // Away: reads miss (the copy is gone with the bus), and nothing throws.
       assert.equal(await reader.get('k'), undefined);
       server = await startRedis({ bin, port: server.port });
       // The restarted server is empty: the copy from before must not come back.
-      await eventually(async () => (await writer.set('k', 'after')) && (await reader.get('k')) === 'after', 'both reconnected');
-      await eventually(() => live.at(-1) === true, 'coherence back');
+      await eventually(async () => (await writer.set('k', 'after')) && (await reader.get('k')) === 'after', 'both reconnected', 500);
+      await eventually(() => live.at(-1) === true, 'coherence back', 500);
       await untilFromMemory(reader, 'k');
       await writer.set('k', 'later');
       assert.equal(await reader.get('k'), 'later');
