@@ -107,7 +107,7 @@ export class ValkeyStore<Client extends IovalkeyClient | NodeRedisClient = Ioval
       this.#link = new NodeRedisLink(o.connection);
     } else {
       throw new TypeError(
-        `valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey or node-redis client, got ${describe(o?.connection)}`,
+        `valkeyStore: "connection" must be a redis://, rediss://, valkey:// or valkeys:// URL (e.g. "redis://127.0.0.1:6379") or an iovalkey or node-redis client, got ${describe(o?.connection).replace('iovalkey client', 'iovalkey or node-redis client')}`,
       );
     }
     this.address = this.#link.address;
