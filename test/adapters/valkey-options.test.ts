@@ -11,7 +11,9 @@ describe('valkey store options', () => {
     ['an object that is not a client', { host: 'localhost' }],
     ['nothing', undefined],
   ])('rejects %s as the connection with a TypeError', (_, connection) => {
-    expect(() => valkeyStore({ connection } as never)).toThrow(/must be a redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL .* or an iovalkey or node-redis client, got (?:number 42|an object that is not an iovalkey or node-redis client|undefined)$/);
+    expect(() => valkeyStore({ connection } as never)).toThrow(
+      /must be a redis:\/\/, rediss:\/\/, valkey:\/\/ or valkeys:\/\/ URL .* or an iovalkey or node-redis client, got (?:number 42|an object that is not an iovalkey or node-redis client|undefined)$/,
+    );
   });
 
   it.each([
