@@ -32,7 +32,7 @@ import { checkUrl, connectionMistake, describe, iovalkeySocketTimeout, ownConnec
 export interface ValkeyStoreOptions<Client extends IovalkeyClient | NodeRedisClient = IovalkeyClient> {
   /**
    * A `redis://` / `rediss://` / `valkey://` / `valkeys://` URL, or a client you own (and open,
-   * and close): an iovalkey `Redis`, or a node-redis 5 client without its own `clientSideCache`.
+   * and close): an iovalkey client (`Redis`), or a node-redis 5 client without its own `clientSideCache`.
    */
   connection: string | Client;
   /**
