@@ -6,7 +6,7 @@
  * are the store's.
  */
 import { encodeCommand } from './resp/connection.ts';
-import type { RespEncoder } from './resp/encoder.ts';
+import { RespEncoder } from './resp/encoder.ts';
 import type { RespValue } from './resp/parser.ts';
 import { replyCheckOf } from './replies.ts';
 import { CallCommand, type Redirector, type WireCommand } from './round.ts';
@@ -18,6 +18,39 @@ export interface Channel {
   expect(command: WireCommand, start: number): void;
   /** Sends what was encoded (at the end of this turn of the event loop), in one write where the transport allows. */
   flush(): void;
+}
+
+/**
+ * A channel through a client's `sendCommand`: the commands of one turn of the event loop are
+ * queued and handed over together at its end, as the store's own connection writes (see
+ * RespConnection.flush); {@link send} is how one client takes them.
+ */
+export abstract class QueuedChannel implements Channel {
+  readonly encoder = new RespEncoder(16 * 1024);
+  #pending: WireCommand[] = [];
+  #flushPending = false;
+
+  expect(command: WireCommand, start: number): void {
+    command.start = start;
+    this.#pending.push(command);
+  }
+
+  flush(): void {
+    if (this.#flushPending || this.#pending.length === 0) return;
+    this.#flushPending = true;
+    process.nextTick(this.#flushNow);
+  }
+
+  /** Hands over the turn's commands, in the order they were expected, with the bytes encoded for them. */
+  protected abstract send(pending: readonly WireCommand[], chunks: Buffer[]): void;
+
+  readonly #flushNow = (): void => {
+    this.#flushPending = false;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    this.#pending = [];
+    this.send(pending, this.encoder.take());
+  };
 }
 
 /** Sends one command on `channel` and resolves with its reply: for the few commands off the hot path (replies.ts says what answers each). */

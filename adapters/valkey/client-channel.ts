@@ -4,8 +4,8 @@
  * the client's `sendCommand`, which keeps managing the connection.
  */
 import type { Cluster, Redis } from 'iovalkey';
-import type { Channel } from './channel.ts';
-import { RespEncoder, sliceChunks } from './resp/encoder.ts';
+import { QueuedChannel } from './channel.ts';
+import { sliceChunks } from './resp/encoder.ts';
 import type { WireCommand } from './round.ts';
 
 /**
@@ -13,34 +13,15 @@ import type { WireCommand } from './round.ts';
  * encoded for the call, and a ready connection's socket is corked while they are handed over, so
  * that they leave in one write.
  */
-export class ClientChannel implements Channel {
-  readonly encoder = new RespEncoder(16 * 1024);
+export class ClientChannel extends QueuedChannel {
   readonly client: Redis | Cluster;
-  #pending: WireCommand[] = [];
-  #flushPending = false;
 
   constructor(client: Redis | Cluster) {
+    super();
     this.client = client;
   }
 
-  expect(command: WireCommand, start: number): void {
-    command.start = start;
-    this.#pending.push(command);
-  }
-
-  /** Hands the commands over at the end of this turn of the event loop, as the store's own connection writes (see RespConnection.flush). */
-  flush(): void {
-    if (this.#flushPending || this.#pending.length === 0) return;
-    this.#flushPending = true;
-    process.nextTick(this.#flushNow);
-  }
-
-  readonly #flushNow = (): void => {
-    this.#flushPending = false;
-    const pending = this.#pending;
-    if (pending.length === 0) return;
-    this.#pending = [];
-    const chunks = this.encoder.take();
+  protected send(pending: readonly WireCommand[], chunks: Buffer[]): void {
     const total = chunks.length === 1 ? chunks[0]!.length : chunks.reduce((n, chunk) => n + chunk.length, 0);
     const client = this.client;
     const stream = !client.isCluster && client.status === 'ready' ? (client as Redis).stream : undefined;
@@ -55,5 +36,5 @@ export class ClientChannel implements Channel {
     } finally {
       stream?.uncork();
     }
-  };
+  }
 }

@@ -16,10 +16,9 @@
  * connection already, in a mode the store cannot share: valkeyStore refuses it (docs/stores.md).
  */
 import { StoreUnavailableError } from '../../src/store/errors.ts';
-import type { Channel } from './channel.ts';
+import { type Channel, QueuedChannel } from './channel.ts';
 import { replyCheckOf } from './replies.ts';
 import type { RespConnectionOptions } from './resp/connection.ts';
-import { RespEncoder } from './resp/encoder.ts';
 import { ReplyError, RespParser, RespProtocolError, type RespValue } from './resp/parser.ts';
 import type { WireCommand } from './round.ts';
 import { ownSubscriber, type ServerLink } from './server-links.ts';
@@ -76,37 +75,21 @@ function asResp(value: unknown): RespValue | undefined {
 }
 
 /** The store's commands through the client's `sendCommand`, handed over at the end of the turn. */
-class NodeRedisChannel implements Channel {
-  readonly encoder = new RespEncoder(16 * 1024);
+class NodeRedisChannel extends QueuedChannel {
   readonly #client: NodeRedisClient;
-  #pending: WireCommand[] = [];
-  #flushPending = false;
 
   constructor(client: NodeRedisClient) {
+    super();
     this.#client = client;
   }
 
-  expect(command: WireCommand, start: number): void {
-    command.start = start;
-    this.#pending.push(command);
-  }
-
-  flush(): void {
-    if (this.#flushPending || this.#pending.length === 0) return;
-    this.#flushPending = true;
-    process.nextTick(this.#flushNow);
-  }
-
-  readonly #flushNow = (): void => {
-    this.#flushPending = false;
-    const pending = this.#pending;
-    this.#pending = [];
+  protected send(pending: readonly WireCommand[], chunks: Buffer[]): void {
     // Each request is one array of bulk strings, in the order the commands were expected.
     const requests: Buffer[][] = [];
     const parser = new RespParser((value) => requests.push(value as Buffer[]));
-    for (const chunk of this.encoder.take()) parser.feed(chunk);
+    for (const chunk of chunks) parser.feed(chunk);
     for (let i = 0; i < pending.length; i++) this.#send(pending[i]!, requests[i]!);
-  };
+  }
 
   #send(command: WireCommand, args: Buffer[]): void {
     this.#client.sendCommand(args, AS_BYTES).then(

@@ -23,6 +23,7 @@ import pg from 'pg';
 import { commitForPage, gitCommit } from '../support/environment.ts';
 import { spawnProxy, type ProxyProcess } from '../network/proxy-process.ts';
 import { startOwnedRedis } from '../support/owned-redis.ts';
+import { childLines } from '../../test/support/child-lines.ts';
 import { findRedisCli, startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { analyse, type RaceFigures } from './analyse.ts';
 import { CONTENDERS } from './contenders.ts';
@@ -59,26 +60,13 @@ interface Child {
 
 function start(task: RaceTask): Child {
   const child = spawn(process.execPath, [...process.execArgv, join(here, 'process.ts'), JSON.stringify(task)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const queued: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  let buffer = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    let at: number;
-    while ((at = buffer.indexOf('\n')) >= 0) {
-      const text = buffer.slice(0, at);
-      buffer = buffer.slice(at + 1);
-      const waiter = waiting.shift();
-      if (waiter) waiter(text);
-      else queued.push(text);
-    }
-  });
+  const next = childLines(child);
   // 'close', not 'exit': a child's last line (its figures) can arrive after its exit event.
   const exited = new Promise<never>((_, reject) => child.once('close', (code) => reject(new Error(`a ${task.role} of ${task.contender} exited with ${code}`))));
   exited.catch(() => undefined);
   return {
     process: child,
-    line: () => Promise.race([queued.length > 0 ? Promise.resolve(queued.shift()!) : new Promise<string>((resolve) => waiting.push(resolve)), exited]),
+    line: () => Promise.race([next(), exited]),
     send: (text) => void child.stdin!.write(`${text}\n`),
   };
 }

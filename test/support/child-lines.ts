@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 
 /**
  * The lines a child process writes on stdout, one at a time: `next()` resolves with the next
- * line, at once when it already arrived. For the tests that drive helper processes line by line.
+ * line, at once when it already arrived. For the tests and benches that drive helper processes line by line.
  */
 export function childLines(child: ChildProcess): () => Promise<string> {
   const lines: string[] = [];
