@@ -5,7 +5,7 @@
 import type { IovalkeyClient, IovalkeyCluster } from './client-types.ts';
 import type { ValkeyClusterStoreOptions } from './cluster-options.ts';
 import { isCluster, ValkeyClusterStore } from './cluster-store.ts';
-import type { NodeRedisClient } from './node-redis-link.ts';
+import type { NodeRedisClient } from './node-redis-client.ts';
 import { ValkeyStore, type ValkeyStoreOptions } from './server-store.ts';
 
 /** Options of {@link valkeyStore} for an iovalkey `Cluster` passed as the connection. */
@@ -35,6 +35,6 @@ export function valkeyStore(options: ValkeyStoreOptions | ValkeyClusterStoreOpti
 export type { IovalkeyClient, IovalkeyCluster, ValkeyClientOptions, ValkeyClusterClientOptions } from './client-types.ts';
 export { ValkeyClusterStore } from './cluster-store.ts';
 export type { ClusterStartupNode, ValkeyClusterStoreOptions } from './cluster-options.ts';
-export type { NodeRedisClient, NodeRedisClientOptions } from './node-redis-link.ts';
+export type { NodeRedisClient, NodeRedisClientOptions } from './node-redis-client.ts';
 export { colocatedKey, hashSlot, hashTagOf, SLOT_COUNT } from './hash-slot.ts';
 export { ValkeyStore, type ValkeyStoreOptions } from './server-store.ts';

@@ -22,42 +22,12 @@ import type { RespConnectionOptions } from './resp/connection.ts';
 import { ReplyError, RespParser, RespProtocolError, type RespValue } from './resp/parser.ts';
 import type { WireCommand } from './round.ts';
 import { ownSubscriber, type ServerLink } from './server-links.ts';
+import type { NodeRedisClient, NodeRedisClientOptions } from './node-redis-client.ts';
 import type { Subscriber } from './tracking.ts';
-
-/** The options of a node-redis client the store reads (node-redis's own `RedisClientOptions` fits). */
-export interface NodeRedisClientOptions {
-  url?: string;
-  socket?: { host?: unknown; port?: unknown; path?: unknown; tls?: unknown } | undefined;
-  username?: string;
-  password?: string;
-  database?: number;
-  RESP?: number;
-  clientSideCache?: unknown;
-}
-
-/**
- * What the store needs to know a node-redis 5 client by (node-redis's `RedisClientType` is one),
- * written structurally: the published types never import `redis`.
- */
-export interface NodeRedisClient {
-  sendCommand(args: ReadonlyArray<string | Buffer>, options?: { typeMapping?: Record<number, unknown> }): Promise<unknown>;
-  readonly isOpen: boolean;
-  readonly isReady: boolean;
-  readonly options?: NodeRedisClientOptions | undefined;
-  on(event: 'ready' | 'end' | 'error', listener: (error?: Error) => void): unknown;
-  off(event: 'ready' | 'end' | 'error', listener: (error?: Error) => void): unknown;
-}
 
 /** RESP's type byte of a bulk string (`$`): node-redis hands it out as a Buffer, as the store reads it. */
 const BULK_STRING = 0x24;
 const AS_BYTES = { typeMapping: { [BULK_STRING]: Buffer } };
-
-/** True for a node-redis client: it has `sendCommand` and `isReady`, and none of iovalkey's `getBuffer`. */
-export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
-  if (typeof value !== 'object' || value === null) return false;
-  const client = value as Partial<NodeRedisClient> & { getBuffer?: unknown };
-  return typeof client.sendCommand === 'function' && typeof client.isReady === 'boolean' && client.getBuffer === undefined;
-}
 
 /** A node-redis client's reply as the store's parser would give it; see the module comment. */
 function asResp(value: unknown): RespValue | undefined {

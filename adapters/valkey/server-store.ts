@@ -8,7 +8,8 @@
  */
 import type { Redis as Valkey, RedisOptions } from 'iovalkey';
 import type { IovalkeyClient, OptionsOf, ValkeyClientOptions } from './client-types.ts';
-import { isNodeRedisClient, NodeRedisLink, type NodeRedisClient } from './node-redis-link.ts';
+import { isNodeRedisClient, type NodeRedisClient } from './node-redis-client.ts';
+import { NodeRedisLink } from './node-redis-link.ts';
 import { checkKnownOptions } from '../../src/util/known-options.ts';
 import { iovalkey } from './iovalkey.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
