@@ -35,6 +35,32 @@ let base: string;
 let redis: RedisServer | undefined;
 const output: string[] = [];
 
+/** The `computed` of the greeting for `name` the store holds (Nitro's entry, as unstorage wrote it), if any. */
+async function storedComputed(name: string): Promise<number | undefined> {
+  const cache = createCache({ store: valkeyStore(redis!.url), prefix: 'nitro-example' });
+  try {
+    for await (const key of cache.keys('nitro:functions:greeting:')) {
+      const stored = await cache.get<unknown>(key);
+      const entry = (typeof stored === 'string' ? JSON.parse(stored) : stored) as { value?: { text?: string; computed?: number } } | undefined;
+      if (entry?.value?.text === `Hello, ${name}`) return entry.value.computed;
+    }
+    return undefined;
+  } finally {
+    await cache.close();
+  }
+}
+
+/**
+ * Nitro writes a cached function's value in the background, after its response: the next call
+ * (or an invalidation) may overtake that write. Waits until the store holds `greeting`.
+ */
+async function untilStored(name: string, greeting: { computed: number }): Promise<void> {
+  for (let tries = 0; (await storedComputed(name)) !== greeting.computed; tries++) {
+    assert.ok(tries < 200, `the greeting for ${name} computed as #${greeting.computed} was never stored`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function greeting(name: string): Promise<{ text: string; computed: number }> {
   const response = await fetch(`${base}/greeting?name=${name}`, { signal: AbortSignal.timeout(15_000) });
   assert.equal(response.status, 200, output.join('\n'));
@@ -88,6 +114,7 @@ describe('examples/nitro: Nitro 3 with its cache mount on cachette/unstorage', (
   it('serves the cached function from the store: the second call is a hit', async () => {
     const first = await greeting('ada');
     assert.equal(first.text, 'Hello, ada');
+    await untilStored('ada', first);
     assert.deepEqual(await greeting('ada'), first);
   });
 
@@ -106,12 +133,14 @@ describe('examples/nitro: Nitro 3 with its cache mount on cachette/unstorage', (
 
   it('is invalidated by a cachette tag: after invalidateTags(["greetings"]) the next call computes again', async () => {
     const before = await greeting('linus');
+    await untilStored('linus', before);
     assert.deepEqual(await greeting('linus'), before);
     const response = await fetch(`${base}/invalidate`, { method: 'POST' });
     assert.deepEqual(await response.json(), { invalidated: true });
     const after = await greeting('linus');
     assert.equal(after.text, 'Hello, linus');
     assert.ok(after.computed > before.computed, `still the entry computed as #${before.computed}`);
+    await untilStored('linus', after);
     assert.deepEqual(await greeting('linus'), after, 'the recomputed value is cached again');
   });
 });
