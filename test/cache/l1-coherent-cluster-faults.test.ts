@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSlot } from '../../adapters/valkey/hash-slot.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
+import { LEASE_MS } from '../../src/store/bus/format.ts';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
@@ -192,5 +193,25 @@ describe.runIf(requireRedis())('coherent L1 on a Redis Cluster under faults', ()
     // The writes of the failover window failed (or were held back by the breaker), and promised nothing.
     expect(seen.failedCommits, summary(seen)).toBeGreaterThan(0);
     expect(await cluster.masterOf(hashSlot(`cachette:${namespace}:row`))).not.toBe(victim);
+  }, 60_000);
+
+  it('the bus node killed and started again: memory flushed and bypassed (stats, event) until coherence is confirmed again, no stale read, no error', async () => {
+    const namespace = uniqueNamespace('l1ccf-bus');
+    const bus = busPort();
+    const seen = await race(namespace, async () => {
+      const master = /role:master/.test(await cluster.cli(bus, 'info', 'replication'));
+      await cluster.kill(bus);
+      if (master) await cluster.waitForFailover(bus);
+      else await sleep(2 * LEASE_MS);
+      // Back as a replica: the bus lives on whatever role the node has (channels belong to no slot).
+      await cluster.restart(bus);
+    });
+    expect(seen.stale, summary(seen)).toEqual([]);
+    expect(seen.readErrors, summary(seen)).toEqual([]);
+    expect(seen.live, summary(seen)).toContain(false);
+    expect(seen.live.at(-1), summary(seen)).toBe(true);
+    expect(seen.bypassed, summary(seen)).toBeGreaterThan(0);
+    // Writes whose invalidation could not be published failed as writes (docs/l1.md): they promised nothing.
+    expect(seen.failedCommits, summary(seen)).toBeGreaterThan(0);
   }, 60_000);
 });
