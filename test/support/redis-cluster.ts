@@ -61,6 +61,8 @@ export interface RedisCluster {
   readonly seedList: string;
   /** Kills one node abruptly (SIGKILL by default), as a crash would. */
   kill(port: number, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a killed node again on its port and folder: it rejoins the cluster from its nodes.conf (a master failed over comes back as a replica). */
+  restart(port: number): Promise<void>;
   /** Runs redis-cli against a node (`redis-cli -p PORT …args`) and resolves with its output. */
   cli(port: number, ...args: string[]): Promise<string>;
   /** The port of the master serving `slot`, as a running node sees it. */
@@ -113,7 +115,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   for (let i = 0; i < count; i++) {
     nodes.push(startNode(bin, ports[i]!, ports[count + i]!, join(dir, String(i)), options));
   }
-  const watch = watchChildren(nodes.map((n) => n.child.pid!));
+  const watches = [watchChildren(nodes.map((n) => n.child.pid!))];
   const cli = async (port: number, ...args: string[]) => (await run(cliBin, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 })).stdout;
   const cluster: RedisCluster = {
     nodes,
@@ -123,6 +125,15 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       const node = nodes.find((n) => n.port === port);
       if (!node) throw new Error(`no node of this cluster listens on ${port}`);
       await node.stop(signal);
+    },
+    restart: async (port) => {
+      const at = nodes.findIndex((n) => n.port === port);
+      if (at < 0) throw new Error(`no node of this cluster listens on ${port}`);
+      if (nodes[at]!.running) throw new Error(`the node on ${port} is running`);
+      const node = startNode(bin, port, ports[count + at]!, join(dir, String(at)), options);
+      nodes[at] = node;
+      watches.push(watchChildren([node.child.pid!]));
+      await node.listening;
     },
     cli,
     masterOf: async (slot) => masterOf(await slotMap(cluster), slot),
@@ -151,7 +162,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.stop('SIGTERM')));
-      watch.release();
+      for (const watch of watches) watch.release();
       rmSync(dir, { recursive: true, force: true });
     },
   };
