@@ -9,12 +9,12 @@
  * Concurrent lookups of one entry share one read of it (shared-reads.ts); every write, delete
  * and purge made here lets go of the reads in flight for what it changed once it has settled.
  */
-import type { Cache } from '../cache/create-cache.ts';
-import { currentAge } from './freshness.ts';
+import type { Cache } from '../../cache/create-cache.ts';
+import { currentAge } from '../rules/freshness.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { SharedReads } from './shared-reads.ts';
-import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
-import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
+import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from '../rules/stored-response.ts';
+import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from '../rules/vary.ts';
 
 /** What a lookup found. */
 export type Lookup = { kind: 'uri-miss' } | { kind: 'vary-miss'; marker: VaryMarker } | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
