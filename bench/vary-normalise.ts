@@ -9,7 +9,7 @@
  *   npx tsx bench/vary-normalise.ts [--quick]
  */
 import { loadavg } from 'node:os';
-import { MAX_VARY_VALUE_LENGTH, varyValues } from '../src/http/vary.ts';
+import { MAX_VARY_VALUE_LENGTH, varyValues } from '../src/http/rules/vary.ts';
 import { gitCommit } from './support/environment.ts';
 
 const quick = process.argv.includes('--quick');

@@ -1,6 +1,6 @@
-import { openHttpCache } from '../src/http/http-cache.ts';
+import { openHttpCache } from '../src/http/exchange/http-cache.ts';
 import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../src/http/index.ts';
-import { checkHttpCacheOptions, type HttpOptionsCaller } from '../src/http/options.ts';
+import { checkHttpCacheOptions, type HttpOptionsCaller } from '../src/http/exchange/options.ts';
 import type { Store } from '../src/store/types.ts';
 import { announceChoice, chooseStore, openStore, STORE_SELECTION_OPTIONS, type EnvLike, type StoreSelectionOptions } from './env-store.ts';
 import { serverStoreFactories } from './server-stores.ts';

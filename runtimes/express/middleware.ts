@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { openHttpCache } from '../../src/http/http-cache.ts';
+import { openHttpCache } from '../../src/http/exchange/http-cache.ts';
 import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { exchange } from '../node-http/exchange.ts';
 import { RealResponse } from '../node-http/real-response.ts';

@@ -13,7 +13,7 @@
  *   without it, identically.
  */
 import { installPlatformDeflate } from '../../src/codec/compression.ts';
-import { installImpliedTypeProbe } from '../../src/http/implied-type.ts';
+import { installImpliedTypeProbe } from '../../src/http/exchange/implied-type.ts';
 import { zlibCompressor } from '../node/zlib-compressor.ts';
 import { bunImpliedTypeProbe } from './bun-implied-type.ts';
 

@@ -3,7 +3,7 @@
  * are given when the policy forwards another one (its own validators, a GET for a HEAD).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { routedUrl } from '../../src/http/request-target.ts';
+import { routedUrl } from '../../src/http/rules/request-target.ts';
 
 /** Where a request is routed: what the framework sees of it, honouring its proxy settings. */
 export interface RoutedTarget {

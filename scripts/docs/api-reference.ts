@@ -31,7 +31,7 @@ export const SECTIONS: readonly ReferenceSection[] = [
   {
     title: 'withCache and @cachedResponse',
     call: "withCache(handler, options), createHttpCache(options) — 'cachette/http'; @cachedResponse(options) — 'cachette'",
-    file: 'src/http/options.ts',
+    file: 'src/http/exchange/options.ts',
     type: 'HttpCacheOptions',
   },
   { title: 'Hono', call: "cache(options) — 'cachette/hono'", file: 'src/hono/middleware.ts', type: 'HonoCacheOptions', plus: 'withCache and @cachedResponse' },

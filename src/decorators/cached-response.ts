@@ -3,7 +3,7 @@
  * `(request, ...rest) => Promise<Response>`, putting the shared HTTP cache (`cachette/http`) in
  * front of them. The policy is the one every binding uses; this file only translates.
  */
-import { openHttpCache } from '../http/http-cache.ts';
+import { openHttpCache } from '../http/exchange/http-cache.ts';
 import type { HttpCache, HttpCacheOptions, PurgeTarget, WaitUntilContext } from '../http/index.ts';
 
 /** A handler method `@cachedResponse` can decorate: a Request first, any further arguments after. */

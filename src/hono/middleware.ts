@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { duringRequest } from '../cache/background.ts';
-import { openHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/http-cache.ts';
-import type { HttpCacheOptions, HttpOptionsCaller } from '../http/options.ts';
+import { openHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../http/exchange/http-cache.ts';
+import type { HttpCacheOptions, HttpOptionsCaller } from '../http/exchange/options.ts';
 import { checkOptionsObject } from '../util/known-options.ts';
 
 /** The part of a Hono app the middleware re-enters for background revalidation. */

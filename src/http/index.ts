@@ -6,8 +6,8 @@
  * Only what users call is exported; the parsers and header helpers stay internal (the bindings
  * and the proxy import them by path).
  */
-export { createHttpCache, httpCache, withCache } from './http-cache.ts';
-export type { BytesAnswer, CachedHandler, FetchHandler, HandleOptions, HttpCache, OriginFetch, PurgeTarget, WaitUntilContext } from './http-cache.ts';
-export type { HttpCacheOptions } from './options.ts';
-export type { KeyOptions } from './key.ts';
-export type { CacheOutcome, ForwardReason } from './cache-status.ts';
+export { createHttpCache, httpCache, withCache } from './exchange/http-cache.ts';
+export type { BytesAnswer, CachedHandler, FetchHandler, HandleOptions, HttpCache, OriginFetch, PurgeTarget, WaitUntilContext } from './exchange/http-cache.ts';
+export type { HttpCacheOptions } from './exchange/options.ts';
+export type { KeyOptions } from './rules/key.ts';
+export type { CacheOutcome, ForwardReason } from './rules/cache-status.ts';

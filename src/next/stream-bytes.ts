@@ -3,7 +3,7 @@
  * (next/dist/server/lib/cache-handlers/types.d.ts): a handler must consume the stream once, must
  * not keep it past `set`, and decides what a stream that errors halfway is worth.
  */
-import { readAtMost } from '../http/origin-call.ts';
+import { readAtMost } from '../http/exchange/origin-call.ts';
 
 /**
  * Reads `stream` to its end into one byte array. Undefined when it errors (partial data is not

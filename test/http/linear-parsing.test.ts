@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, it } from 'vitest';
-import { MAX_VARY_VALUE_LENGTH, preferredLanguages, varyValues } from '../../src/http/vary.ts';
+import { MAX_VARY_VALUE_LENGTH, preferredLanguages, varyValues } from '../../src/http/rules/vary.ts';
 
 const root = join(import.meta.dirname, '../..');
 /** Where header values (and Next's tags) are read. */

@@ -3,7 +3,7 @@
  * Bun, Deno) or behind a socket (see node-serve.ts). It counts what reaches it and answers
  * each path with the reply a test chose; its Date header follows the suite's clock.
  */
-import { formatHttpDate } from '../../src/http/http-date.ts';
+import { formatHttpDate } from '../../src/http/rules/http-date.ts';
 
 /** A test's answer for one path: the request and how many requests the path has seen (1-based). */
 export type Script = (request: Request, n: number) => Response | Promise<Response>;

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
@@ -44,6 +44,21 @@ describe('layering (docs/architecture.md#layers)', () => {
         .map((spec) => `${relative(root, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it('src/http/rules/ (the pure HTTP rules) imports nothing from the HTTP machinery', () => {
+    const http = join(root, 'src', 'http');
+    const rules = join(http, 'rules');
+    const files = sources(rules);
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolve(dirname(file), spec))
+        .filter((target) => target.startsWith(http + sep) && !target.startsWith(rules + sep))
+        .map((target) => `${relative(root, file)} imports ${relative(root, target)}`),
+    );
+    expect(offenders).toEqual([]);
+    expect(files.map((f) => relative(root, f))).toContain(join('src', 'http', 'rules', 'freshness.ts'));
   });
 
   it('the scan sees the engine (guards against a scan that checks nothing)', () => {

@@ -26,7 +26,7 @@ const aliases: Array<{ old: string; replacement: string; file: string; exportNam
   {
     old: 'httpCache() from cachette/http',
     replacement: 'withCache() from cachette/http',
-    file: 'src/http/http-cache.ts',
+    file: 'src/http/exchange/http-cache.ts',
     exportName: 'httpCache',
     call: (handler, store) => http.httpCache(handler, { store }),
     current: (handler, store) => http.withCache(handler, { store }),

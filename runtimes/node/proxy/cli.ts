@@ -3,7 +3,7 @@
  *
  *   cachette proxy --origin http://127.0.0.1:8000 [--port 8082] [--store memory|valkey] …
  */
-import type { SetCookiePolicy } from '../../../src/http/storability.ts';
+import type { SetCookiePolicy } from '../../../src/http/rules/storability.ts';
 import type { Store } from '../../../src/store/types.ts';
 import { MissingPeerError } from '../../../src/util/optional-peer.ts';
 import { durationFrom, parseFlags, portFrom, positiveIntegerFrom, startupProblem, tokenFrom, UsageError, type CliIo, type Command, type Started } from '../cli/command.ts';

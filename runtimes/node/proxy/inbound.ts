@@ -19,7 +19,7 @@
  *   are removed; the proxy's own forwarding fields are set (forwarding-headers.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import { isHopByHop } from '../../../src/http/headers.ts';
+import { isHopByHop } from '../../../src/http/rules/headers.ts';
 import { isDroppedForwardingField, setForwardingFields } from './forwarding-headers.ts';
 import { readableToWeb } from './readable-stream.ts';
 

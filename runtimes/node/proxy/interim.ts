@@ -9,7 +9,7 @@
  * dropped, as is anything sent to an HTTP/1.0 client, which must never get a 1xx.
  */
 import { validateHeaderName, validateHeaderValue, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isHopByHop } from '../../../src/http/headers.ts';
+import { isHopByHop } from '../../../src/http/rules/headers.ts';
 import type { InterimResponse } from './origin-client.ts';
 
 /** At most this many interim responses per request are relayed: each one is written without back-pressure. */

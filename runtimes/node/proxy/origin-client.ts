@@ -15,8 +15,8 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { isHopByHop } from '../../../src/http/headers.ts';
-import { isFinalStatus } from '../../../src/http/origin-call.ts';
+import { isHopByHop } from '../../../src/http/rules/headers.ts';
+import { isFinalStatus } from '../../../src/http/exchange/origin-call.ts';
 import { pump } from './pump.ts';
 import { readableToWeb } from './readable-stream.ts';
 

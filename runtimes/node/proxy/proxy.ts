@@ -5,7 +5,7 @@
  * origin receives are one and the same request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { openHttpCache } from '../../../src/http/http-cache.ts';
+import { openHttpCache } from '../../../src/http/exchange/http-cache.ts';
 import type { HttpCache, PurgeTarget } from '../../../src/http/index.ts';
 import { closeServer, listen, serverUrl } from '../shared/listen.ts';
 import { varyOnTrustedFields } from './forwarding-headers.ts';

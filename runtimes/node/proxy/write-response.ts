@@ -13,8 +13,8 @@
  *   left waiting for a client is counted in the proxy's {@link HeldBytes}, which bounds it.
  */
 import type { ServerResponse } from 'node:http';
-import type { HeaderPair } from '../../../src/http/headers.ts';
-import { isHopByHop } from '../../../src/http/headers.ts';
+import type { HeaderPair } from '../../../src/http/rules/headers.ts';
+import { isHopByHop } from '../../../src/http/rules/headers.ts';
 import type { BytesAnswer } from '../../../src/http/index.ts';
 import type { HeldBytes } from './held-bytes.ts';
 import { pump, SLICE_BYTES, writeSliced, type WriteWatcher } from './pump.ts';

@@ -1,6 +1,6 @@
 /** Freshness (RFC 9111 §4.2) and the request directives that select what may be reused (§5.2.1). */
 import assert from 'node:assert/strict';
-import { formatHttpDate } from '../../../src/http/http-date.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
 import { reply } from '../scripted-origin.ts';
 import { DAY, HOUR, MINUTE, numbered, SECOND, type ScenarioFn } from './harness.ts';
 

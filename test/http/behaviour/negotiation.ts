@@ -1,6 +1,6 @@
 /** Variants (RFC 9111 §4.1): normalising the negotiation fields, language selection, the per-URL cap, concurrent first variants, the bound on a varying value. */
 import assert from 'node:assert/strict';
-import { MAX_VARY_VALUE_LENGTH } from '../../../src/http/vary.ts';
+import { MAX_VARY_VALUE_LENGTH } from '../../../src/http/rules/vary.ts';
 import { reply } from '../scripted-origin.ts';
 import type { ScenarioFn } from './harness.ts';
 

@@ -1,6 +1,6 @@
 /** Byte ranges (RFC 9110 §14, §13.1.5; RFC 9111 §3.3–3.4). */
 import assert from 'node:assert/strict';
-import { formatHttpDate } from '../../../src/http/http-date.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
 import { reply } from '../scripted-origin.ts';
 import { DAY, numbered, SECOND, type ScenarioFn } from './harness.ts';
 

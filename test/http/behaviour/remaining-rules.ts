@@ -1,6 +1,6 @@
 /** The remaining RFC rules: POST with Content-Location, must-understand, If-Modified-Since without Last-Modified, odd origin statuses, Set-Cookie policies. */
 import assert from 'node:assert/strict';
-import { formatHttpDate } from '../../../src/http/http-date.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
 import { reply } from '../scripted-origin.ts';
 import { numbered, SECOND, type ScenarioFn } from './harness.ts';
 

@@ -1,6 +1,6 @@
 /** Targeted cache-control fields: CDN-Cache-Control (RFC 9213), parsed as a Structured Fields Dictionary (RFC 8941). */
 import assert from 'node:assert/strict';
-import { formatHttpDate } from '../../../src/http/http-date.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
 import { HOUR, numbered, SECOND, type ScenarioFn } from './harness.ts';
 
 export function targetedFieldScenarios(scenario: ScenarioFn): void {

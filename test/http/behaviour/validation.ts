@@ -1,6 +1,6 @@
 /** Validation (RFC 9111 §4.3): conditional requests to the origin, 304 handling, client validators. */
 import assert from 'node:assert/strict';
-import { formatHttpDate } from '../../../src/http/http-date.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
 import { reply } from '../scripted-origin.ts';
 import { DAY, numbered, SECOND, type ScenarioFn } from './harness.ts';
 

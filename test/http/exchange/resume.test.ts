@@ -1,7 +1,7 @@
 /** The own path of a client that fell behind on a shared body: the rest of the same representation, from its offset. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { resumer } from '../../src/http/resume.ts';
+import { resumer } from '../../../src/http/exchange/resume.ts';
 
 const BODY = '0123456789';
 const text = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text();

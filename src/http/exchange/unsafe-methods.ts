@@ -4,14 +4,14 @@
  * Content-Location; a POST whose response states its freshness and names its own URL in
  * Content-Location is stored as the answer to later GETs of that URL.
  */
-import { requestDirectives } from './cache-control.ts';
+import { requestDirectives } from '../rules/cache-control.ts';
 import type { Forwarder } from './forward.ts';
 import type { HandleOptions } from './handle-options.ts';
 import type { OriginFetch } from './origin-call.ts';
 import type { Responder } from './responses.ts';
-import { responseDirectives } from './response-directives.ts';
-import { postAnswersGets, unstorableReason } from './storability.ts';
-import { responseTags } from './tags.ts';
+import { responseDirectives } from '../rules/response-directives.ts';
+import { postAnswersGets, unstorableReason } from '../rules/storability.ts';
+import { responseTags } from '../rules/tags.ts';
 import type { ResolvedHttpOptions } from './options.ts';
 import type { Forwards } from './collapsing.ts';
 

@@ -3,9 +3,9 @@
 // most; then it is cut off and they finish.
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { memoryStore } from '../../adapters/memory/index.ts';
-import { withCache } from '../../src/http/index.ts';
-import { SlowClientError } from '../../src/http/shared-body.ts';
+import { memoryStore } from '../../../adapters/memory/index.ts';
+import { withCache } from '../../../src/http/index.ts';
+import { SlowClientError } from '../../../src/http/exchange/shared-body.ts';
 
 const CHUNK = 16 * 1024;
 const CHUNKS = 256; // 4 MiB

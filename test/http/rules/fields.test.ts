@@ -1,9 +1,9 @@
 /** The field parsers behind targeted cache-control and variant selection: RFC 8941 dictionaries, RFC 9213 directives, negotiation-field normalisation. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { responseDirectives, targetedDirectives } from '../../src/http/response-directives.ts';
-import { parseDictionary } from '../../src/http/structured-fields.ts';
-import { preferredLanguages, varyValues } from '../../src/http/vary.ts';
+import { responseDirectives, targetedDirectives } from '../../../src/http/rules/response-directives.ts';
+import { parseDictionary } from '../../../src/http/rules/structured-fields.ts';
+import { preferredLanguages, varyValues } from '../../../src/http/rules/vary.ts';
 
 describe('Structured Field Dictionaries (RFC 8941)', () => {
   it('reads items, bare keys, parameters and inner lists', () => {

@@ -1,8 +1,8 @@
 /** Byte-range helpers (RFC 9110 §14, §13.1.5; RFC 9111 §3.4). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { formatHttpDate } from '../../src/http/http-date.ts';
-import { addSpan, ifRangeHolds, missingSpans, offsetInPartial, parseContentRange, parseRange, resolveRange } from '../../src/http/ranges.ts';
+import { formatHttpDate } from '../../../src/http/rules/http-date.ts';
+import { addSpan, ifRangeHolds, missingSpans, offsetInPartial, parseContentRange, parseRange, resolveRange } from '../../../src/http/rules/ranges.ts';
 
 describe('Range', () => {
   it('reads one byte range, knows a set of several, and ignores what is not a byte range set', () => {

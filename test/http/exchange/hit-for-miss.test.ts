@@ -2,7 +2,7 @@
 // time on the cache's clock, ended by a shareable answer, and bounded in memory.
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { Forwards } from '../../src/http/collapsing.ts';
+import { Forwards } from '../../../src/http/exchange/collapsing.ts';
 
 const headers = (init: Record<string, string> = {}) => new Headers(init);
 

@@ -5,23 +5,23 @@
  * serve stale, or forward), forward.ts (the origin and its answers), collapsing.ts (shared
  * forwards and purge fences), storability.ts, stored-form.ts, responses.ts, ranges.ts, vary.ts.
  */
-import type { Cache } from '../cache/create-cache.ts';
-import { announceDeprecation } from '../util/deprecation.ts';
-import { requestDirectives } from './cache-control.ts';
+import type { Cache } from '../../cache/create-cache.ts';
+import { announceDeprecation } from '../../util/deprecation.ts';
+import { requestDirectives } from '../rules/cache-control.ts';
 import { Forwards } from './collapsing.ts';
-import { decide, type Decision } from './decision.ts';
+import { decide, type Decision } from '../rules/decision.ts';
 import { EntryStore, type Lookup } from './entry-store.ts';
 import { Forwarder, type ForwardJob } from './forward.ts';
 import type { HandleOptions, WaitUntilContext } from './handle-options.ts';
 import { showingImpliedTypes } from './implied-type.ts';
 import type { OriginFetch } from './origin-call.ts';
 import { resolveHttpOptions, type HttpCacheOptions, type HttpOptionsCaller, type ResolvedHttpOptions } from './options.ts';
-import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from './ranges.ts';
+import { missingSpans, offsetInPartial, parseRange, resolveRange, type RangeSpec } from '../rules/ranges.ts';
 import { Responder, type BytesAnswer } from './responses.ts';
 import { StoreHealth } from './store-health.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
-import { oversizedVaryField } from './vary.ts';
-import { checkKnownOptions } from '../util/known-options.ts';
+import { oversizedVaryField } from '../rules/vary.ts';
+import { checkKnownOptions } from '../../util/known-options.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
 

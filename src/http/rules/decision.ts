@@ -4,7 +4,7 @@
  * numbers in, a verdict out.
  */
 import type { RequestDirectives } from './cache-control.ts';
-import { currentAge, type Freshness } from './freshness.ts';
+import { currentAge, type Timed } from './freshness.ts';
 
 /** What the stored response is good for. */
 export type Action =
@@ -27,9 +27,6 @@ export interface Decision {
   /** Freshness left; negative once stale. */
   remaining: number;
 }
-
-/** The timing a decision needs about a stored response. */
-export type Timed = Freshness & { responseTime: number };
 
 /**
  * Decides for a stored response `entry` at `now`. `mayRevalidateLater` says whether the origin

@@ -8,13 +8,16 @@
  * it is counts as corrupt, is deleted, and is reported as the engine's `corrupt` event.
  * Concurrent lookups of one entry share one read of it (shared-reads.ts); every write, delete
  * and purge made here lets go of the reads in flight for what it changed once it has settled.
+ *
+ * How long an entry lives on the store is derived from the response's freshness record
+ * (freshness.ts, retentionMs): the engine entry's window is not a second record of freshness.
  */
-import type { Cache } from '../cache/create-cache.ts';
-import { currentAge } from './freshness.ts';
+import type { Cache } from '../../cache/create-cache.ts';
+import { retentionMs, staleAsOf } from '../rules/freshness.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { SharedReads } from './shared-reads.ts';
-import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from './stored-response.ts';
-import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from './vary.ts';
+import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from '../rules/stored-response.ts';
+import { answersLanguage, contentLanguage, languageValues, preferredLanguages, sameValues, variantDigest, varyValues } from '../rules/vary.ts';
 
 /** What a lookup found. */
 export type Lookup = { kind: 'uri-miss' } | { kind: 'vary-miss'; marker: VaryMarker } | { kind: 'found'; entry: StoredResponse; storeKey: string; marker: VaryMarker | undefined };
@@ -34,8 +37,11 @@ const URI_MISS: Lookup = { kind: 'uri-miss' };
 
 /** Reads and writes stored responses and their variants. */
 export class EntryStore {
-  /** Serialises the read-modify-write of each URL's vary marker within the process. */
-  readonly #markers = new KeyedQueue();
+  /**
+   * Serialises, per URL within the process, what reads and writes back what is stored for it:
+   * its vary marker's updates, a soft purge's rewrite, and every write they could overwrite.
+   */
+  readonly #perUrl = new KeyedQueue();
   /** The reads in flight that lookups may join. */
   readonly #reads = new SharedReads();
 
@@ -127,11 +133,11 @@ export class EntryStore {
    * at its variant cap drops its oldest variants for the new one: values nobody asks for again
    * (junk sent to fill the cap) age out instead of keeping real ones from being stored.
    */
-  async write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
+  write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
-    const retainMs = Math.max(1, entry.lifetime - entry.initialAge) + Math.max(entry.staleWhileRevalidateMs, entry.staleIfErrorMs, this.options.retainStaleMs);
-    if (entry.vary.length > 0) return this.#markers.run(key, () => this.#writeVariant(key, entry, retainMs));
-    return (await this.#changing([key], this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags }))) ? 'stored' : 'store-failed';
+    const retainMs = retentionMs(entry, entry.responseTime, this.options.retainStaleMs);
+    if (entry.vary.length > 0) return this.#perUrl.run(key, () => this.#writeVariant(key, entry, retainMs));
+    return this.#perUrl.run(key, async () => ((await this.#changing([key], this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags }))) ? 'stored' : 'store-failed'));
   }
 
   async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
@@ -173,31 +179,41 @@ export class EntryStore {
 
   /**
    * A soft purge of URLs: every response stored for the primary keys (each live variant
-   * included) is rewritten stale as of `now` (its freshness lifetime cut below its current age),
-   * keeping its tags, its validators and its retention on the store, so the next request
-   * revalidates it (a 304 refreshes it) or is served it under stale-while-revalidate. Resolves
-   * with how many responses were fresh and are now stale. Read, then written back: a response
-   * stored for the URL in between is overwritten by the older one, now stale (and revalidated).
+   * included) is rewritten stale as of `now` (freshness.ts, staleAsOf), keeping its tags and
+   * its validators, so the next request revalidates it (a 304 refreshes it) or is served it
+   * under stale-while-revalidate; the store keeps it for its stale windows (or `retainStale`)
+   * counted from `now`. Resolves with how many responses were fresh and are now stale.
+   *
+   * Read, then written back: this process's writes for the URL wait until the rewrite is done,
+   * so none is overwritten by the older response; one from another process sharing the store
+   * that lands in between still is (the older one, now stale, is then revalidated). The engine's
+   * atomic `expire` cannot do it: it turns the engine entry stale, and `cache.get` returns fresh
+   * entries only, so the response could then be neither revalidated nor served stale.
    */
   async markStale(primaryKeys: readonly string[], now: number): Promise<number> {
     let marked = 0;
     for (const primaryKey of primaryKeys) {
       const key = EntryStore.storeKey(primaryKey);
-      const value = await this.cache.get(key);
-      const keys = isStoredResponse(value) ? [key] : isVaryMarker(value) ? liveVariants(value, Date.now()).map(([digest]) => variantKeyFor(key, value, digest)) : [];
-      for (const storeKey of keys) if (await this.#stale(storeKey, now)) marked++;
+      marked += await this.#perUrl.run(key, () => this.#markUrlStale(key, now));
     }
+    return marked;
+  }
+
+  /** {@link markStale} of one URL: its response, or each live variant. */
+  async #markUrlStale(key: string, now: number): Promise<number> {
+    const value = await this.cache.get(key);
+    const keys = isStoredResponse(value) ? [key] : isVaryMarker(value) ? liveVariants(value, Date.now()).map(([digest]) => variantKeyFor(key, value, digest)) : [];
+    let marked = 0;
+    for (const storeKey of keys) if (await this.#stale(storeKey, now)) marked++;
     return marked;
   }
 
   /** Rewrites the response under `storeKey` stale as of `now`; false when there is none, or it is stale already. */
   async #stale(storeKey: string, now: number): Promise<boolean> {
-    const [entry, kept] = await Promise.all([this.cache.get(storeKey), this.cache.inspect(storeKey)]);
-    if (!isStoredResponse(entry) || kept.ttl === undefined) return false;
-    const age = currentAge(entry, now);
-    if (age >= entry.lifetime) return false;
-    // Stale by 1 ms, not 0: a staleness of 0 would still fit a stale-while-revalidate of 0 (decision.ts).
-    return this.#changing([storeKey], this.cache.set(storeKey, { ...entry, lifetime: age - 1 }, { ttl: Math.max(1, kept.ttl), tags: entry.tags }));
+    const entry = await this.cache.get(storeKey);
+    const staled = isStoredResponse(entry) ? staleAsOf(entry, now) : undefined;
+    if (staled === undefined) return false;
+    return this.#changing([storeKey], this.cache.set(storeKey, staled, { ttl: retentionMs(staled, now, this.options.retainStaleMs), tags: staled.tags }));
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { notModified, selectsForUpdate } from '../../src/http/conditional.ts';
+import { notModified, selectsForUpdate } from '../../../src/http/rules/conditional.ts';
 
 const stored = { etag: '"a"', lastModified: 'Sun, 06 Nov 1994 08:49:37 GMT' };
 

@@ -1,6 +1,12 @@
 /**
  * Freshness and storability of a response for a shared cache (RFC 9111 §3, §4.2), computed
  * once when a response is stored or freshened, so that a hit only compares numbers.
+ *
+ * The {@link Freshness} a stored response carries (with its `responseTime`, on the HTTP cache's
+ * clock) is its one freshness record. The engine entry it is stored in has a window of its own,
+ * but that window is derived from this record by {@link retentionMs} and only says how long the
+ * store keeps the response (while it may still be served, revalidated or served stale); nothing
+ * reads freshness back from it.
  */
 import { deltaSeconds } from './cache-control.ts';
 import { parseHttpDate } from './http-date.ts';
@@ -99,4 +105,27 @@ function ageHeaderSeconds(value: string | null): number {
 /** Current age of a stored response at `now` (§4.2.3), ms. */
 export function currentAge(stored: Pick<Freshness, 'initialAge'> & { responseTime: number }, now: number): number {
   return stored.initialAge + Math.max(0, now - stored.responseTime);
+}
+
+/** A freshness record and when its response was received: what a decision and {@link retentionMs} read. */
+export type Timed = Freshness & { responseTime: number };
+
+/**
+ * How long, from `now`, the store keeps a stored response: what is left of its freshness (at
+ * least 1 ms), then the longest of its stale windows and `retainStaleMs`, so that it can still
+ * be revalidated or served stale once it is stale. The engine entry's TTL, derived here and
+ * nowhere else.
+ */
+export function retentionMs(stored: Timed, now: number, retainStaleMs: number): number {
+  return Math.max(1, stored.lifetime - currentAge(stored, now)) + Math.max(stored.staleWhileRevalidateMs, stored.staleIfErrorMs, retainStaleMs);
+}
+
+/**
+ * `stored` turned stale as of `now` (a soft purge): its lifetime cut just below its current
+ * age, everything else kept; undefined when it is stale already. Stale by 1 ms, not 0: a
+ * staleness of 0 would still fit a stale-while-revalidate of 0 (decision.ts).
+ */
+export function staleAsOf<T extends Timed>(stored: T, now: number): T | undefined {
+  const age = currentAge(stored, now);
+  return age < stored.lifetime ? { ...stored, lifetime: age - 1 } : undefined;
 }

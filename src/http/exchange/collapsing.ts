@@ -15,8 +15,8 @@
  * no request can get the purged response from this process.
  */
 import type { SharedBody } from './shared-body.ts';
-import type { ResponseMeta } from './stored-response.ts';
-import { sameValues, varyValues } from './vary.ts';
+import type { ResponseMeta } from '../rules/stored-response.ts';
+import { sameValues, varyValues } from '../rules/vary.ts';
 
 /** What the requests that joined a forward get from it. */
 export type ForwardOutcome =

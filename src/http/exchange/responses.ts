@@ -3,14 +3,14 @@
  * from the origin's own response (headers cleaned, Cache-Status added), and the cache's own
  * bodiless answers (504 for only-if-cached, 502 for an origin answer it cannot use).
  */
-import { formatCacheStatus, xCacheValue, type CacheOutcome } from './cache-status.ts';
-import { notModified } from './conditional.ts';
-import { endToEndHeaders, type HeaderPair } from './headers.ts';
-import { formatHttpDate } from './http-date.ts';
+import { formatCacheStatus, xCacheValue, type CacheOutcome } from '../rules/cache-status.ts';
+import { notModified } from '../rules/conditional.ts';
+import { endToEndHeaders, type HeaderPair } from '../rules/headers.ts';
+import { formatHttpDate } from '../rules/http-date.ts';
 import { badStatusMessage, discardBody, isFinalStatus } from './origin-call.ts';
 import { idleBounded } from './idle-read.ts';
-import { formatContentRange, ifRangeHolds, resolveRange, unsatisfiedRange, type RangeSpec, type Span } from './ranges.ts';
-import type { ResponseMeta } from './stored-response.ts';
+import { formatContentRange, ifRangeHolds, resolveRange, unsatisfiedRange, type RangeSpec, type Span } from '../rules/ranges.ts';
+import type { ResponseMeta } from '../rules/stored-response.ts';
 
 /** Statuses whose responses never have a body (RFC 9110 §6.4.1), or whose body no client reads (101). */
 const NULL_BODY_STATUS: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);

@@ -5,9 +5,9 @@
  * the result of each write the HTTP cache makes. Also whether a coherent L1 is bypassed (its
  * `coherence` event), so that a hit read from the store meanwhile says so in Cache-Status.
  */
-import type { Cache } from '../cache/create-cache.ts';
-import type { CacheEventListener } from '../cache/events.ts';
-import { StoreRefusedError } from '../store/errors.ts';
+import type { Cache } from '../../cache/create-cache.ts';
+import type { CacheEventListener } from '../../cache/events.ts';
+import { StoreRefusedError } from '../../store/errors.ts';
 
 /** Tracks the store's write health as seen through one engine. */
 export class StoreHealth {

@@ -4,27 +4,27 @@
  * storing and sharing what may be stored, byte ranges the origin answered (206), and standing
  * in with a stale response or a 504 when the origin fails.
  */
-import type { RequestDirectives } from './cache-control.ts';
-import type { CacheOutcome, ForwardReason } from './cache-status.ts';
+import type { RequestDirectives } from '../rules/cache-control.ts';
+import type { CacheOutcome, ForwardReason } from '../rules/cache-status.ts';
 import type { Forward, ForwardOutcome, Forwards } from './collapsing.ts';
-import { notModified, selectsForUpdate, validatorsOf } from './conditional.ts';
-import { mayServeOnError } from './decision.ts';
+import { notModified, selectsForUpdate, validatorsOf } from '../rules/conditional.ts';
+import { mayServeOnError } from '../rules/decision.ts';
 import type { EntryStore, Lookup, WriteResult } from './entry-store.ts';
-import { currentAge } from './freshness.ts';
+import { currentAge } from '../rules/freshness.ts';
 import type { HandleOptions } from './handle-options.ts';
 import { badStatusMessage, callOrigin, discardBody, isFinalStatus, originRequest, OriginTimeoutError, readAtMost, type OriginFetch } from './origin-call.ts';
 import type { ResolvedHttpOptions } from './options.ts';
-import { addSpan, parseContentRange, type RangeSpec, type Span } from './ranges.ts';
+import { addSpan, parseContentRange, type RangeSpec, type Span } from '../rules/ranges.ts';
 import { resumer } from './resume.ts';
-import { responseDirectives, type ResponseDirectives } from './response-directives.ts';
+import { responseDirectives, type ResponseDirectives } from '../rules/response-directives.ts';
 import type { Responder } from './responses.ts';
 import { SharedBody, type SharedBodyOptions } from './shared-body.ts';
-import { unstorableReason } from './storability.ts';
+import { unstorableReason } from '../rules/storability.ts';
 import type { StoreHealth } from './store-health.ts';
-import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from './stored-form.ts';
-import type { StoredResponse } from './stored-response.ts';
-import { MAX_RESPONSE_TAGS, responseTags } from './tags.ts';
-import { parseVary, sameValues, varyValues } from './vary.ts';
+import { freshened, storedMeta, type Exchange, type StoredFormPolicy } from '../rules/stored-form.ts';
+import type { StoredResponse } from '../rules/stored-response.ts';
+import { MAX_RESPONSE_TAGS, responseTags } from '../rules/tags.ts';
+import { parseVary, sameValues, varyValues } from '../rules/vary.ts';
 
 /** One forward's inputs, as one object. */
 export interface ForwardJob {

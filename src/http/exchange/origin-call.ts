@@ -3,9 +3,9 @@
  * client's, ranges for the part of a body the cache lacks), a bound on how long it may take to
  * answer, and which answers the cache can use at all.
  */
-import type { Validators } from './conditional.ts';
-import type { Span } from './ranges.ts';
-import { acceptedEncodings } from './vary.ts';
+import type { Validators } from '../rules/conditional.ts';
+import type { Span } from '../rules/ranges.ts';
+import { acceptedEncodings } from '../rules/vary.ts';
 
 /** Calls the origin for one request. */
 export type OriginFetch = (request: Request) => Promise<Response>;

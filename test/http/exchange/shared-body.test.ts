@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { OriginIdleError } from '../../src/http/idle-read.ts';
-import { SharedBody, SlowClientError } from '../../src/http/shared-body.ts';
+import { OriginIdleError } from '../../../src/http/exchange/idle-read.ts';
+import { SharedBody, SlowClientError } from '../../../src/http/exchange/shared-body.ts';
 
 const KIB = 1024;
 

@@ -10,7 +10,7 @@
  * them, and a purge costs one write per tag. The purged entries stay in the store, unreadable,
  * until their TTL; they cannot be counted.
  */
-import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
+import { MAX_TAGS } from '../../cache/tags/tag-keys.ts';
 
 /** The most tags one stored response may carry (the engine's bound): a response with more is served, not stored. */
 export const MAX_RESPONSE_TAGS = MAX_TAGS;

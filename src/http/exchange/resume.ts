@@ -4,7 +4,7 @@
  * representation, checked by its strong ETag.
  */
 import { callOrigin, discardBody, keyedEncoding, type OriginFetch } from './origin-call.ts';
-import { parseContentRange } from './ranges.ts';
+import { parseContentRange } from '../rules/ranges.ts';
 
 /**
  * Opens the rest of the body of `request`'s response (strong ETag `etag`) from a byte offset,

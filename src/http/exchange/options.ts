@@ -1,13 +1,13 @@
-import { createCache, type Cache } from '../cache/create-cache.ts';
-import type { Store } from '../store/types.ts';
-import { toMs, type Duration } from '../util/duration.ts';
-import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../util/known-options.ts';
-import type { FreshnessPolicy } from './freshness.ts';
-import { isFieldName } from './headers.ts';
-import { primaryKeyFunction, type KeyOptions } from './key.ts';
-import { DEFAULT_TARGETED_FIELDS } from './response-directives.ts';
-import type { SetCookiePolicy } from './storability.ts';
-import type { TagsOption } from './tags.ts';
+import { createCache, type Cache } from '../../cache/create-cache.ts';
+import type { Store } from '../../store/types.ts';
+import { toMs, type Duration } from '../../util/duration.ts';
+import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../../util/known-options.ts';
+import type { FreshnessPolicy } from '../rules/freshness.ts';
+import { isFieldName } from '../rules/headers.ts';
+import { primaryKeyFunction, type KeyOptions } from '../rules/key.ts';
+import { DEFAULT_TARGETED_FIELDS } from '../rules/response-directives.ts';
+import type { SetCookiePolicy } from '../rules/storability.ts';
+import type { TagsOption } from '../rules/tags.ts';
 
 /** Options of `withCache` and `createHttpCache` from cachette/http. Pass exactly one of `store` or `cache`. */
 export interface HttpCacheOptions extends KeyOptions {
