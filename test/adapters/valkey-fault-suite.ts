@@ -11,10 +11,17 @@
  * - A reply that never ends (`*4194304` of `*4194304` of `*0`, and the same within each array's
  *   bound) is cut, with the bytes it took and the heap bounded.
  * - A server that does not speak RESP (HTTP, TLS, SSH) is named for what it is.
+ * - Over TLS (rediss://, each runtime's own TLS socket where the store uses it) the store reads
+ *   and writes through a trusted certificate and refuses one it cannot verify.
  */
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Socket } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as netConnect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
 import { iovalkey } from '../../adapters/valkey/iovalkey.ts';
 import { DEFAULT_LIMITS } from '../../adapters/valkey/resp/parser.ts';
@@ -298,6 +305,24 @@ export function valkeyFaultSuite(t: SuiteApi, runtime: string): void {
       });
     }
 
+    t.it('over TLS the store reads and writes with a trusted certificate, and refuses one it cannot verify', async () => {
+      const cert = selfSigned();
+      const fake = await fakeValkey();
+      const front = await tlsFront(fake.url, cert);
+      const trusting = valkeyStore({ connection: front.url, clientOptions: { tls: { ca: cert.cert }, retryStrategy: () => null } });
+      const doubting = valkeyStore({ connection: front.url, clientOptions: { retryStrategy: () => null } });
+      try {
+        await trusting.set('t', bytes('over tls'));
+        assert.equal(text((await trusting.get('t'))!), 'over tls');
+        await assert.rejects(doubting.get('t'), isLost(/certificate|self.signed|issuer|unknown ca|verify/i));
+      } finally {
+        await trusting.close();
+        await doubting.close();
+        front.close();
+        await fake.close();
+      }
+    });
+
     t.it('a well-behaved fake server answers every case (the cases above fail because of their stray reply only)', async () => {
       try {
         const { store } = await open(() => undefined);
@@ -308,4 +333,43 @@ export function valkeyFaultSuite(t: SuiteApi, runtime: string): void {
       }
     });
   });
+}
+
+/** A self-signed certificate for localhost (PEM), made by openssl. */
+function selfSigned(): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'cachette-tls-'));
+  try {
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], {
+      stdio: 'ignore',
+    });
+    return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A TLS server on loopback that passes each connection's bytes to and from `target` (redis://host:port): rediss://localhost:<port>. */
+async function tlsFront(target: string, cert: { cert: string; key: string }): Promise<{ url: string; close: () => void }> {
+  const { port } = new URL(target);
+  const sockets = new Set<TLSSocket | Socket>();
+  const server = createTlsServer(cert, (socket) => {
+    const upstream = netConnect(Number(port), '127.0.0.1');
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+    }
+    socket.pipe(upstream).pipe(socket);
+    socket.once('close', () => upstream.destroy());
+    upstream.once('close', () => socket.destroy());
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `rediss://localhost:${(server.address() as { port: number }).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 /**
- * The store's own connection to one Valkey/Redis server, on node:net or node:tls (Bun's and
- * Deno's node:net alike): commands are encoded by the store into this connection's
+ * The store's own connection to one Valkey/Redis server, on the runtime's socket (socket.ts):
+ * commands are encoded by the store into this connection's
  * {@link RespEncoder}, leave in one socket write per store call, and their replies come back
  * through the bounded {@link RespParser} in order, each to the {@link ReplySink} that asked.
  *
@@ -21,11 +21,12 @@
  * - a first answer that is not RESP at all (an HTTP server, a TLS port) says what it is.
  */
 import { EventEmitter } from 'node:events';
-import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { clearTimeout, setTimeout } from 'node:timers';
-import { connect as tlsConnect, type ConnectionOptions as TlsOptions } from 'node:tls';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { RespEncoder } from './encoder.ts';
 import { DEFAULT_LIMITS, ReplyError, RespParser, RespProtocolError, type RespLimits, type RespValue } from './parser.ts';
+import { openSocket, type RespSocket } from './socket.ts';
 
 /** Where a command's reply goes: exactly one of the two is called, once (a refused reply is not taken). */
 export interface ReplySink {
@@ -112,7 +113,7 @@ export class RespConnection extends EventEmitter {
   #status: ConnectionStatus = 'wait';
   /** Why the last attempt failed or the connection dropped; cleared when a connection is ready. */
   #lastError: Error | undefined;
-  #socket: Socket | undefined;
+  #socket: RespSocket | undefined;
   #parser: RespParser;
   /** Sinks of the commands written, in order. */
   readonly #inFlight = new SinkQueue();
@@ -268,7 +269,7 @@ export class RespConnection extends EventEmitter {
     this.#status = 'connecting';
     const o = this.#options;
     const target = o.path !== undefined ? { path: o.path } : { host: o.host ?? '127.0.0.1', port: o.port ?? 6379, ...(o.family ? { family: o.family } : {}) };
-    const socket = o.tls ? tlsConnect({ ...target, ...(o.host && !o.path && isIP(o.host) === 0 ? { servername: o.host } : {}), ...o.tls }) : netConnect(target);
+    const socket = openSocket(target, o.tls && { ...(o.host && !o.path && isIP(o.host) === 0 ? { servername: o.host } : {}), ...o.tls });
     this.#socket = socket;
     this.#parser = this.#newParser();
     socket.setNoDelay(true);
@@ -302,7 +303,7 @@ export class RespConnection extends EventEmitter {
   }
 
   /** AUTH, SELECT and SETNAME in one write; ready once all are answered. */
-  #handshake(socket: Socket): void {
+  #handshake(socket: RespSocket): void {
     if (socket !== this.#socket) return;
     const o = this.#options;
     socket.setKeepAlive(true, o.keepAlive ?? 0);
@@ -335,7 +336,7 @@ export class RespConnection extends EventEmitter {
     );
   }
 
-  #ready(socket: Socket): void {
+  #ready(socket: RespSocket): void {
     if (socket !== this.#socket || socket.destroyed) return;
     socket.setTimeout(0);
     this.#status = 'ready';
@@ -350,7 +351,7 @@ export class RespConnection extends EventEmitter {
     this.emit('ready');
   }
 
-  #onClose(socket: Socket): void {
+  #onClose(socket: RespSocket): void {
     if (socket !== this.#socket) return;
     this.#socket = undefined;
     this.#parser.reset();
