@@ -1,5 +1,5 @@
 import { checkGetOrSetOptions } from '../call-options.ts';
-import type { BatchFactory } from '../fill-handler.ts';
+import type { BatchFactory } from '../types.ts';
 import type { GetOrSetOptions } from '../types.ts';
 import { type FillRequest, fillRequest } from './fill-request.ts';
 import type { Lifetimes } from './lifetimes.ts';
