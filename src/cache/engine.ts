@@ -1,13 +1,13 @@
 import { CacheClosedError } from '../store/errors.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOptions } from './call-options.ts';
-import { EngineContext } from './engine/context.ts';
-import { Reads } from './engine/reads.ts';
-import { storeTtl, Writes, type PreparedEntry } from './engine/writes.ts';
+import { EngineContext } from './roles/context.ts';
+import { Reads } from './roles/reads.ts';
+import { storeTtl, Writes, type PreparedEntry } from './roles/writes.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FillHandler } from './fill/fill-handler.ts';
 import { fillRequest, type FillRequest } from './fill/fill-request.ts';
-import type { Lifetimes } from './fill/lifetimes.ts';
+import type { Lifetimes } from './roles/lifetimes.ts';
 import { getOrSetManyRequests, inKeyOrder } from './fill/get-or-set-many.ts';
 import { Inspector, MISSING } from './inspect.ts';
 import { entryKey } from './key-space.ts';

@@ -1,7 +1,7 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
-import type { EngineContext } from '../engine/context.ts';
-import type { Reads } from '../engine/reads.ts';
-import { NO_GENERATIONS, type EntryWrite, type Writes } from '../engine/writes.ts';
+import type { EngineContext } from '../roles/context.ts';
+import type { Reads } from '../roles/reads.ts';
+import { NO_GENERATIONS, type EntryWrite, type Writes } from '../roles/writes.ts';
 import type { TagSnapshot } from '../tiers/tier.ts';
 import type { BatchFactory, BatchResult } from '../types.ts';
 import type { FillContext } from './factory-context.ts';

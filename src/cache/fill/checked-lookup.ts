@@ -1,4 +1,4 @@
-import type { Lookup, TaggedLookup } from '../engine/reads.ts';
+import type { Lookup, TaggedLookup } from '../roles/reads.ts';
 import type { FillRequest } from './fill-request.ts';
 import type { StandardResult } from './schema.ts';
 

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../engine/context.ts';
+import type { EngineContext } from '../roles/context.ts';
 import { FactoryTimeoutError } from '../errors.ts';
 import { FillContext } from './factory-context.ts';
 import type { FillRequest } from './fill-request.ts';

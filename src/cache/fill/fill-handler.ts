@@ -1,8 +1,8 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
 import { StoreBusyError } from '../../store/errors.ts';
-import type { EngineContext } from '../engine/context.ts';
-import type { Reads, TaggedLookup } from '../engine/reads.ts';
-import { NO_GENERATIONS, type Writes } from '../engine/writes.ts';
+import type { EngineContext } from '../roles/context.ts';
+import type { Reads, TaggedLookup } from '../roles/reads.ts';
+import { NO_GENERATIONS, type Writes } from '../roles/writes.ts';
 import type { FillLease, FillLeases } from '../leases/fill-leases.ts';
 import { backoff } from '../leases/fill-leases.ts';
 import type { TagSnapshot } from '../tiers/tier.ts';

@@ -1,6 +1,6 @@
 import type { TagGeneration } from '../../codec/envelope.ts';
-import type { Reads } from '../engine/reads.ts';
-import { NO_GENERATIONS, type EntryWrite, type Writes } from '../engine/writes.ts';
+import type { Reads } from '../roles/reads.ts';
+import { NO_GENERATIONS, type EntryWrite, type Writes } from '../roles/writes.ts';
 import type { TagSnapshot } from '../tiers/tier.ts';
 import type { Ran } from './factory-run.ts';
 import type { FillRequest } from './fill-request.ts';

@@ -3,7 +3,7 @@ import { handOff } from '../background.ts';
 import type { Clock } from '../clock.ts';
 import { EntryCodec } from '../entry-codec.ts';
 import { CacheEvents, emptyStats } from '../events.ts';
-import { lifetimesOf, type Lifetimes } from '../fill/lifetimes.ts';
+import { lifetimesOf, type Lifetimes } from './lifetimes.ts';
 import { FillLeases } from '../leases/fill-leases.ts';
 import type { ResolvedOptions } from '../options.ts';
 import { buildPath } from '../path/build-path.ts';

@@ -2,7 +2,7 @@ import { errorMessage } from '../../store/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { DecodedEntry, EntryCodec } from '../entry-codec.ts';
 import type { CacheEvents, CacheStats } from '../events.ts';
-import { versionOf } from '../fill/versioned.ts';
+import { versionOf } from './versioned.ts';
 import type { ResolvedOptions } from '../options.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { BoundedTier } from '../tiers/bounded-tier.ts';
