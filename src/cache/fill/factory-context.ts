@@ -7,7 +7,7 @@ import { checkSetOptions } from '../call-options.ts';
 import { FactoryFailedError } from '../errors.ts';
 import { checkTags } from '../tags/tag-keys.ts';
 import type { FactoryContext, SetOptions } from '../types.ts';
-import { lifetimesOf, type Lifetimes } from './lifetimes.ts';
+import { lifetimesOf, type Lifetimes } from '../roles/lifetimes.ts';
 
 /** One run's context; see {@link FactoryContext} for what each member means to the factory. */
 export class FillContext<T> implements FactoryContext<T> {

@@ -2,9 +2,9 @@ import { toMs } from '../../util/duration.ts';
 import type { WaitUntil } from '../background.ts';
 import { checkTags } from '../tags/tag-keys.ts';
 import type { Factory, GetOrSetOptions } from '../types.ts';
-import type { Lifetimes } from './lifetimes.ts';
+import type { Lifetimes } from '../roles/lifetimes.ts';
 import { checkSchema, type StandardSchema } from './schema.ts';
-import { checkVersion } from './versioned.ts';
+import { checkVersion } from '../roles/versioned.ts';
 
 /** One `getOrSet` call, its inputs resolved once by the front. */
 export interface FillRequest<T> extends FillBehaviour {

@@ -1,8 +1,8 @@
 import { checkGetOrSetOptions } from '../call-options.ts';
-import type { BatchFactory } from '../fill-handler.ts';
+import type { BatchFactory } from '../types.ts';
 import type { GetOrSetOptions } from '../types.ts';
 import { type FillRequest, fillRequest } from './fill-request.ts';
-import type { Lifetimes } from './lifetimes.ts';
+import type { Lifetimes } from '../roles/lifetimes.ts';
 
 /**
  * The per-key fill requests of one `getOrSetMany(keys, factory, options)` call, every argument

@@ -1,0 +1,65 @@
+import type { EngineContext } from '../roles/context.ts';
+import { FactoryTimeoutError } from '../errors.ts';
+import { FillContext } from './factory-context.ts';
+import type { FillRequest } from './fill-request.ts';
+
+/** What one factory run returned, with the context it ran with (what it asked for). */
+export interface Ran<T> {
+  readonly value: T;
+  readonly context: FillContext<T>;
+}
+
+/**
+ * Runs the factory of `request` once with its context, within `factoryTimeout`, and reports
+ * the run (a `fill` event, the counters). The context's signal is aborted when the time is up
+ * or the cache closes; a run whose factory called `ctx.fail()` is a failure whatever it then
+ * returned. `stale` is the factory's `ctx.stale`; `background` says no caller waits for it.
+ */
+export function runFactory<T>(ctx: EngineContext, request: FillRequest<T>, stale: T | undefined, background: boolean): Promise<Ran<T>> {
+  const { events, counters } = ctx;
+  const { factoryTimeoutMs } = ctx.options;
+  const closing = ctx.closing.signal;
+  const { key } = request;
+  const began = performance.now();
+  const controller = new AbortController();
+  const context = new FillContext<T>(key, stale, controller.signal, request.lifetimes);
+  const onClose = () => controller.abort(closing.reason);
+  if (closing.aborted) onClose();
+  else closing.addEventListener('abort', onClose, { once: true });
+  let run: Promise<T> = new Promise<T>((resolve) => resolve(request.factory(context)));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (Number.isFinite(factoryTimeoutMs)) {
+    run = Promise.race([
+      run,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new FactoryTimeoutError(key, factoryTimeoutMs);
+          controller.abort(error);
+          reject(error);
+        }, factoryTimeoutMs);
+      }),
+    ]);
+  }
+  counters.fills++;
+  const settled = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    closing.removeEventListener('abort', onClose);
+  };
+  const failed = (error: unknown): never => {
+    counters.factoryErrors++;
+    if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background, error });
+    throw error;
+  };
+  return run.then(
+    (value) => {
+      settled();
+      if (context.failure) return failed(context.failure.error);
+      if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background });
+      return { value, context };
+    },
+    (error: unknown) => {
+      settled();
+      return failed(context.failure ? context.failure.error : error);
+    },
+  );
+}
