@@ -16,53 +16,53 @@ import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../../src/store/types.ts';
-import { announceDeprecation } from '../../src/util/deprecation.ts';
-import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
-import {
-  serverCache,
-  servedHandler,
-  serverUrl,
-  type CachedServer,
-  type RequestHandler,
-  type RunningServer,
-  type ServeOptions,
-  type ServerCacheOptions,
-  type ServerCachedHandler,
-} from '../server-cache.ts';
-import { serverStoreFactories } from '../server-stores.ts';
+import type { StoreSelectionOptions } from '../shared/env-store.ts';
+import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+import { serverEntry, type ServeFunction } from '../shared/server-entry.ts';
 import { loadNodeListener, nodeListener } from './node-listener.ts';
 
-export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+
+const entry = serverEntry<Server>({
+  name: 'cachette/node',
+  env: () => process.env,
+  async listener(fetch, callerName) {
+    const listener = await loadNodeListener(fetch, callerName);
+    return async (port, hostname) => {
+      const server = createServer(listener);
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, hostname, () => resolve()));
+      return {
+        server,
+        port: (server.address() as AddressInfo).port,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      };
+    };
+  },
+});
 
 /**
  * Puts a fetch-style handler behind the HTTP cache, its store picked from `process.env`, pass the result to `@hono/node-server`'s `serve({ fetch })`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
-export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return cachedFor(handler, options ?? {}, 'withCache() from cachette/node');
-}
+export const withCache: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.withCache;
 
 /**
  * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
  * method decorator): `cached` is removed from cachette/node in the next release. Its first call
  * says so once on the console.
  */
-export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  announceDeprecation('cached() from cachette/node', 'withCache() from cachette/node');
-  return cachedFor(handler, options ?? {}, 'cached() from cachette/node');
-}
-
-/** {@link withCache} under the name of the function that was called, for its errors. */
-function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
-  return serverCache(handler, process.env, options, callerName);
-}
+export const cached: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.cached;
 
 /**
  * A `node:http` request listener serving `handler` through the cache, for a server you create.
  * It translates with `@hono/node-server` (an optional peer: `npm install @hono/node-server`).
  */
 export function requestListener(handler: RequestHandler, options?: ServerCacheOptions): RequestListener & { cache: ServerCachedHandler } {
-  const cache = cachedFor(handler, options ?? {}, 'requestListener() from cachette/node');
+  const cache = entry.cachedFor(handler, options ?? {}, 'requestListener() from cachette/node');
   return Object.assign(nodeListener(cache, 'requestListener() from cachette/node'), { cache });
 }
 
@@ -82,36 +82,14 @@ export type NodeCachedServer = CachedServer<Server>;
  * cache's options) every response goes through the HTTP cache, its store picked from
  * `process.env`.
  */
-export function serve(handler: RequestHandler, options: NodeServeOptions & { cache: true | ServerCacheOptions }): Promise<NodeCachedServer>;
-export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer>;
-export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const served = servedHandler('cachette/node', handler, options, cachedFor);
-  const listener = await loadNodeListener(served.fetch, 'serve() from cachette/node');
-  await served.cache?.ready;
-  const server = createServer(listener);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(served.port, served.hostname, () => resolve()));
-  return {
-    server,
-    url: serverUrl(served.hostname, (server.address() as AddressInfo).port),
-    cache: served.cache,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await served.cache?.close();
-    },
-  };
-}
+export const serve: ServeFunction<Server> = entry.serve;
 
 /**
  * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL /
  * REDIS_URL → valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache`
  * rather than whole responses.
  */
-export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/node');
-}
+export const storeFromEnv: (options?: StoreSelectionOptions) => Promise<Store> = entry.storeFromEnv;
 
 export { zlibCompressor } from './zlib-compressor.ts';
 export type { ZlibCompressorOptions } from './zlib-compressor.ts';
