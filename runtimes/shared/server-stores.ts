@@ -11,7 +11,8 @@ import { valkeyClient } from './valkey-client.ts';
  * optional peer dependencies, are needed only by those who use them.
  */
 export const serverStoreFactories: StoreFactories = {
-  valkey: async ({ url }) => (valkeyClient() === 'bun-redis' ? (await import('../../adapters/bun-redis/index.ts')).bunRedisStore(url) : (await import('../../adapters/valkey/index.ts')).valkeyStore(url)),
+  valkey: async ({ url }) =>
+    valkeyClient() === 'bun-redis' ? (await import('../../adapters/bun-redis/index.ts')).bunRedisStore(url) : (await import('../../adapters/valkey/index.ts')).valkeyStore(url),
   upstash: async ({ url, token }) => (await import('../../adapters/upstash/index.ts')).upstashStore({ url, token }),
   sqlite: async ({ path }) => (await import('../../adapters/sqlite/index.ts')).sqliteStore(path),
 };
