@@ -1,4 +1,3 @@
-import { StoreClosedError } from '../../src/store/errors.ts';
 import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../shared/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
