@@ -17,7 +17,7 @@ import type { Store } from '../../src/store/types.ts';
 import type { StoreSelectionOptions } from '../shared/env-store.ts';
 import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 import { internalServerError } from '../shared/server-cache.ts';
-import { serverEntry, type ServeFunction } from '../shared/server-entry.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 
@@ -48,14 +48,18 @@ const entry = serverEntry<BunServerObject>({
  * Puts a fetch-style handler behind the HTTP cache, its store picked from the environment, for `Bun.serve({ fetch })`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
-export const withCache: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.withCache;
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.withCache(handler, options);
+}
 
 /**
  * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
  * method decorator): `cached` is removed from cachette/bun in the next release. Its first call
  * says so once on the console.
  */
-export const cached: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.cached;
+export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.cached(handler, options);
+}
 
 /** Options of {@link serve}. */
 export type BunServeOptions = ServeOptions;
@@ -72,7 +76,11 @@ export type BunCachedServer = CachedServer<BunServerObject>;
  * (cachette/hono), or nothing is cached. With `cache: true` (or the cache's options) every
  * response goes through the HTTP cache, its store picked from the environment.
  */
-export const serve: ServeFunction<BunServerObject> = entry.serve;
+export function serve(handler: RequestHandler, options: BunServeOptions & { cache: true | ServerCacheOptions }): Promise<BunCachedServer>;
+export function serve(handler: RequestHandler, options?: BunServeOptions): Promise<BunServer>;
+export function serve(handler: RequestHandler, options?: BunServeOptions): Promise<BunServer> {
+  return entry.serve(handler, options);
+}
 
 /**
  * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
@@ -81,4 +89,6 @@ export const serve: ServeFunction<BunServerObject> = entry.serve;
  * (cachette/adapters/bun-redis, Bun's built-in client) or `valkeyStore(url)` (cachette/adapters/valkey) to
  * `createCache` instead.
  */
-export const storeFromEnv: (options?: StoreSelectionOptions) => Promise<Store> = entry.storeFromEnv;
+export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
+  return entry.storeFromEnv(options);
+}

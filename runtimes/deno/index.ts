@@ -17,7 +17,7 @@ import type { Store } from '../../src/store/types.ts';
 import type { EnvLike, StoreSelectionOptions } from '../shared/env-store.ts';
 import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 import { internalServerError } from '../shared/server-cache.ts';
-import { serverEntry, type ServeFunction } from '../shared/server-entry.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 
@@ -70,14 +70,18 @@ const entry = serverEntry<DenoServerObject, DenoStoreFromEnvOptions>({
  * Puts a fetch-style handler behind the HTTP cache, its store picked from `Deno.env`, for `Deno.serve(handler)`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
-export const withCache: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.withCache;
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.withCache(handler, options);
+}
 
 /**
  * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
  * method decorator): `cached` is removed from cachette/deno in the next release. Its first call
  * says so once on the console.
  */
-export const cached: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.cached;
+export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.cached(handler, options);
+}
 
 /** Options of {@link serve}. */
 export type DenoServeOptions = ServeOptions;
@@ -94,11 +98,17 @@ export type DenoCachedServer = CachedServer<DenoServerObject>;
  * routes (cachette/hono), or nothing is cached. With `cache: true` (or the cache's options)
  * every response goes through the HTTP cache, its store picked from `Deno.env`.
  */
-export const serve: ServeFunction<DenoServerObject> = entry.serve;
+export function serve(handler: RequestHandler, options: DenoServeOptions & { cache: true | ServerCacheOptions }): Promise<DenoCachedServer>;
+export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer>;
+export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer> {
+  return entry.serve(handler, options);
+}
 
 /**
  * The store `Deno.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL / REDIS_URL →
  * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather than
  * whole responses. Without `--allow-env`, pass `env` (or build the store yourself).
  */
-export const storeFromEnv: (options?: DenoStoreFromEnvOptions) => Promise<Store> = entry.storeFromEnv;
+export function storeFromEnv(options?: DenoStoreFromEnvOptions): Promise<Store> {
+  return entry.storeFromEnv(options);
+}

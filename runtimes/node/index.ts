@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../../src/store/types.ts';
 import type { StoreSelectionOptions } from '../shared/env-store.ts';
 import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
-import { serverEntry, type ServeFunction } from '../shared/server-entry.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 import { loadNodeListener, nodeListener } from './node-listener.ts';
 
 export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
@@ -48,14 +48,18 @@ const entry = serverEntry<Server>({
  * Puts a fetch-style handler behind the HTTP cache, its store picked from `process.env`, pass the result to `@hono/node-server`'s `serve({ fetch })`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
-export const withCache: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.withCache;
+export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.withCache(handler, options);
+}
 
 /**
  * @deprecated Renamed {@link withCache}, the same function (`cached` from `cachette` is the
  * method decorator): `cached` is removed from cachette/node in the next release. Its first call
  * says so once on the console.
  */
-export const cached: (handler: RequestHandler, options?: ServerCacheOptions) => ServerCachedHandler = entry.cached;
+export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
+  return entry.cached(handler, options);
+}
 
 /**
  * A `node:http` request listener serving `handler` through the cache, for a server you create.
@@ -82,14 +86,20 @@ export type NodeCachedServer = CachedServer<Server>;
  * cache's options) every response goes through the HTTP cache, its store picked from
  * `process.env`.
  */
-export const serve: ServeFunction<Server> = entry.serve;
+export function serve(handler: RequestHandler, options: NodeServeOptions & { cache: true | ServerCacheOptions }): Promise<NodeCachedServer>;
+export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer>;
+export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer> {
+  return entry.serve(handler, options);
+}
 
 /**
  * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL /
  * REDIS_URL → valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache`
  * rather than whole responses.
  */
-export const storeFromEnv: (options?: StoreSelectionOptions) => Promise<Store> = entry.storeFromEnv;
+export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
+  return entry.storeFromEnv(options);
+}
 
 export { zlibCompressor } from './zlib-compressor.ts';
 export type { ZlibCompressorOptions } from './zlib-compressor.ts';
