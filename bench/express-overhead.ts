@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { memoryStore } from '../adapters/memory/index.ts';
-import { cache } from '../runtimes/express/index.ts';
+import { cache } from '../runtimes/node-http/express/index.ts';
 import { median } from './support/stats.ts';
 
 const quick = process.argv.includes('--quick');

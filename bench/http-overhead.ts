@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { memoryStore } from '../adapters/memory/index.ts';
 import { valkeyStore } from '../adapters/valkey/index.ts';
-import { startProxy } from '../runtimes/node/proxy/index.ts';
+import { startProxy } from '../products/proxy/index.ts';
 import { withCache } from '../src/http/index.ts';
 import type { Store } from '../src/index.ts';
 import { serveFetch } from '../test/http/node-serve.ts';

@@ -40,7 +40,7 @@ const originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 const trees = { other: resolve(other), this: resolve(fileURLToPath(new URL('..', import.meta.url))) };
 const proxies: Record<string, { url: string; close(): Promise<void> }> = {};
 for (const [name, root] of Object.entries(trees)) {
-  const { startProxy } = await import(`${root}/runtimes/node/proxy/index.ts`);
+  const { startProxy } = await import(`${root}/products/proxy/index.ts`);
   const { memoryStore } = await import(`${root}/adapters/memory/index.ts`);
   const proxy = await startProxy({ origin: originUrl, store: memoryStore() });
   const first = await fetch(`${proxy.url}/items`);

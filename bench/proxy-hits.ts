@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { memoryStore } from '../adapters/memory/index.ts';
-import { startProxy } from '../runtimes/node/proxy/index.ts';
+import { startProxy } from '../products/proxy/index.ts';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 1 : 3;

@@ -26,7 +26,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { memoryStore } from '../adapters/memory/index.ts';
 import { valkeyStore } from '../adapters/valkey/index.ts';
-import { startProxy } from '../runtimes/node/proxy/index.ts';
+import { startProxy } from '../products/proxy/index.ts';
 import type { Store } from '../src/store/types.ts';
 import { startOwnedRedis } from './support/owned-redis.ts';
 

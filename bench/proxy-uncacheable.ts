@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { memoryStore } from '../adapters/memory/index.ts';
-import { startProxy } from '../runtimes/node/proxy/index.ts';
+import { startProxy } from '../products/proxy/index.ts';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = Number(process.env.ROUNDS ?? (quick ? 1 : 3));

@@ -50,7 +50,7 @@ const MAX_RECONNECT_DELAY_MS = 2000;
  * replies as UTF-8), so `getMany` is one pipelined GET per key: one round trip like an MGET, but
  * one command, one promise and one reply per key. Through the cache that costs more than the
  * valkey store's single MGET, which is why the valkey store is Bun's default for a Valkey URL
- * (runtimes/valkey-client.ts has the figures).
+ * (runtimes/shared/valkey-client.ts has the figures).
  *
  * Commands never queue while the server is away: they reject at once with an error naming the
  * server, the cache counts a miss, and the next command after a short, growing pause (at most

@@ -12,7 +12,7 @@ import { redactUrl } from '../../src/util/redact-url.ts';
 
 /** How the store reaches Upstash when it builds its own client. */
 export interface UpstashConnectionOptions {
-  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (`cachette bridge`, runtimes/node/bridge). */
+  /** REST endpoint: `UPSTASH_REDIS_REST_URL`, or a local bridge's `url` (`cachette bridge`, products/bridge). */
   url: string;
   /** REST token: `UPSTASH_REDIS_REST_TOKEN`, or the bridge's `token`. */
   token: string;

@@ -2,7 +2,7 @@
  * On Bun, cachette's two Valkey transports side by side: the bun-redis store (Bun's built-in
  * RedisClient) and the valkey store (iovalkey on Bun's node:net), store calls alone and through
  * `createCache` with its defaults, one call at a time and 50 in flight. It backs the choice of
- * Bun's default transport (runtimes/server-stores.ts) with figures that the full-stack rows,
+ * Bun's default transport (runtimes/shared/server-stores.ts) with figures that the full-stack rows,
  * where the engine's own cost dominates, cannot separate.
  *
  *   node_modules/.bin/bun bench/fullstack/bun-transport.ts            (~3 min on 2 quiet cores)

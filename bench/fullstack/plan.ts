@@ -1,4 +1,4 @@
-import { VALKEY_CLIENT_ON_BUN } from '../../runtimes/valkey-client.ts';
+import { VALKEY_CLIENT_ON_BUN } from '../../runtimes/shared/valkey-client.ts';
 
 /**
  * What the full-stack bench runs: each runtime target, its contenders on `/work`, its page
@@ -144,7 +144,7 @@ export const TARGETS: readonly Target[] = [
     ],
     pages: pageRows(NO_CACHE_API('Bun')),
     notes: [
-      `cachette's default store for a Valkey URL on Bun is the ${VALKEY_CLIENT_ON_BUN} store (runtimes/valkey-client.ts says why); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two.`,
+      `cachette's default store for a Valkey URL on Bun is the ${VALKEY_CLIENT_ON_BUN} store (runtimes/shared/valkey-client.ts says why); the second row is the other one. Store call by store call, without HTTP, \`node_modules/.bin/bun bench/fullstack/bun-transport.ts\` compares the two.`,
     ],
   },
   {

@@ -22,7 +22,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { integer, pgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startBridge } from '../../runtimes/node/bridge/index.ts';
+import { startBridge } from '../../products/bridge/index.ts';
 import { cachetteCache, withFencedWrites } from '../../src/drizzle/index.ts';
 import { createCache } from '../../src/index.ts';
 import type { RaceClient, RaceContender } from './race-contender.ts';

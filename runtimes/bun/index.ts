@@ -14,23 +14,12 @@
  */
 import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
-import { announceDeprecation } from '../../src/util/deprecation.ts';
-import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
-import { serverStoreFactories } from '../server-stores.ts';
-import {
-  internalServerError,
-  serverCache,
-  servedHandler,
-  serverUrl,
-  type CachedServer,
-  type RequestHandler,
-  type RunningServer,
-  type ServeOptions,
-  type ServerCacheOptions,
-  type ServerCachedHandler,
-} from '../server-cache.ts';
+import type { StoreSelectionOptions } from '../shared/env-store.ts';
+import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+import { internalServerError } from '../shared/server-cache.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 
-export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 
 /** The slice of Bun's server API used here, typed structurally so the package needs no bun-types. */
 interface BunServerObject {
@@ -42,12 +31,25 @@ interface BunGlobal {
   serve(options: { port: number; hostname: string; fetch: (request: Request, server: BunServerObject) => Promise<Response>; error: (error: Error) => Response }): BunServerObject;
 }
 
+const entry = serverEntry<BunServerObject>({
+  name: 'cachette/bun',
+  env: () => process.env,
+  async listener(fetch) {
+    const bun = (globalThis as { Bun?: BunGlobal }).Bun;
+    if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
+    return async (port, hostname) => {
+      const server = bun.serve({ port, hostname, fetch, error: internalServerError });
+      return { server, port: server.port, stop: async () => server.stop() };
+    };
+  },
+});
+
 /**
  * Puts a fetch-style handler behind the HTTP cache, its store picked from the environment, for `Bun.serve({ fetch })`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
 export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return cachedFor(handler, options ?? {}, 'withCache() from cachette/bun');
+  return entry.withCache(handler, options);
 }
 
 /**
@@ -56,13 +58,7 @@ export function withCache(handler: RequestHandler, options?: ServerCacheOptions)
  * says so once on the console.
  */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  announceDeprecation('cached() from cachette/bun', 'withCache() from cachette/bun');
-  return cachedFor(handler, options ?? {}, 'cached() from cachette/bun');
-}
-
-/** {@link withCache} under the name of the function that was called, for its errors. */
-function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
-  return serverCache(handler, process.env, options, callerName);
+  return entry.cached(handler, options);
 }
 
 /** Options of {@link serve}. */
@@ -82,21 +78,8 @@ export type BunCachedServer = CachedServer<BunServerObject>;
  */
 export function serve(handler: RequestHandler, options: BunServeOptions & { cache: true | ServerCacheOptions }): Promise<BunCachedServer>;
 export function serve(handler: RequestHandler, options?: BunServeOptions): Promise<BunServer>;
-export async function serve(handler: RequestHandler, options: BunServeOptions = {}): Promise<BunServer> {
-  const bun = (globalThis as { Bun?: BunGlobal }).Bun;
-  if (!bun) throw new TypeError('cachette/bun: Bun.serve is not available; run this under Bun (or use cachette/node)');
-  const served = servedHandler('cachette/bun', handler, options, cachedFor);
-  await served.cache?.ready;
-  const server = bun.serve({ port: served.port, hostname: served.hostname, fetch: served.fetch, error: internalServerError });
-  return {
-    server,
-    url: serverUrl(served.hostname, server.port),
-    cache: served.cache,
-    async close() {
-      await server.stop();
-      await served.cache?.close();
-    },
-  };
+export function serve(handler: RequestHandler, options?: BunServeOptions): Promise<BunServer> {
+  return entry.serve(handler, options);
 }
 
 /**
@@ -107,5 +90,5 @@ export async function serve(handler: RequestHandler, options: BunServeOptions = 
  * `createCache` instead.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/bun');
+  return entry.storeFromEnv(options);
 }

@@ -14,23 +14,12 @@
  */
 import '../native/install.ts';
 import type { Store } from '../../src/store/types.ts';
-import { announceDeprecation } from '../../src/util/deprecation.ts';
-import { openStoreFromEnv, type EnvLike, type StoreSelectionOptions } from '../env-store.ts';
-import { serverStoreFactories } from '../server-stores.ts';
-import {
-  internalServerError,
-  serverCache,
-  servedHandler,
-  serverUrl,
-  type CachedServer,
-  type RequestHandler,
-  type RunningServer,
-  type ServeOptions,
-  type ServerCacheOptions,
-  type ServerCachedHandler,
-} from '../server-cache.ts';
+import type { EnvLike, StoreSelectionOptions } from '../shared/env-store.ts';
+import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+import { internalServerError } from '../shared/server-cache.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 
-export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
 
 /** The slice of the Deno namespace used here, typed structurally so the package needs no Deno types. */
 interface DenoServerObject {
@@ -48,23 +37,41 @@ function deno(): DenoGlobal {
   return namespace;
 }
 
-function denoEnv(options: { env?: EnvLike; store?: unknown } | undefined): EnvLike {
-  if (options?.env) return options.env;
-  // A store passed in wins over every variable: the environment is not read, nor its permission needed.
-  if (options?.store !== undefined) return {};
-  try {
-    return deno().env.toObject();
-  } catch (error) {
-    throw new TypeError('cachette/deno: cannot read the environment to pick a store; run with --allow-env, or pass "env" or "store"', { cause: error });
-  }
+/** Options of {@link storeFromEnv}: how to pick the store, and optionally the variables to pick it from. */
+export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
+  /** Variables to pick the store from; default `Deno.env` (which needs `--allow-env`). */
+  env?: EnvLike;
 }
+
+const entry = serverEntry<DenoServerObject, DenoStoreFromEnvOptions>({
+  name: 'cachette/deno',
+  env(options) {
+    if (options?.env) return options.env;
+    // A store passed in wins over every variable: the environment is not read, nor its permission needed.
+    if (options?.store !== undefined) return {};
+    try {
+      return deno().env.toObject();
+    } catch (error) {
+      throw new TypeError('cachette/deno: cannot read the environment to pick a store; run with --allow-env, or pass "env" or "store"', { cause: error });
+    }
+  },
+  storeEnvOption: true,
+  async listener(fetch) {
+    const namespace = deno();
+    return async (port, hostname) => {
+      // onListen replaces Deno's own "Listening on" line: the caller prints what runs.
+      const server = namespace.serve({ port, hostname, onListen: () => {}, onError: internalServerError }, fetch);
+      return { server, port: server.addr.port, stop: () => server.shutdown() };
+    };
+  },
+});
 
 /**
  * Puts a fetch-style handler behind the HTTP cache, its store picked from `Deno.env`, for `Deno.serve(handler)`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
 export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return cachedFor(handler, options ?? {}, 'withCache() from cachette/deno');
+  return entry.withCache(handler, options);
 }
 
 /**
@@ -73,13 +80,7 @@ export function withCache(handler: RequestHandler, options?: ServerCacheOptions)
  * says so once on the console.
  */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  announceDeprecation('cached() from cachette/deno', 'withCache() from cachette/deno');
-  return cachedFor(handler, options ?? {}, 'cached() from cachette/deno');
-}
-
-/** {@link withCache} under the name of the function that was called, for its errors. */
-function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
-  return serverCache(handler, denoEnv(options), options, callerName);
+  return entry.cached(handler, options);
 }
 
 /** Options of {@link serve}. */
@@ -99,26 +100,8 @@ export type DenoCachedServer = CachedServer<DenoServerObject>;
  */
 export function serve(handler: RequestHandler, options: DenoServeOptions & { cache: true | ServerCacheOptions }): Promise<DenoCachedServer>;
 export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer>;
-export async function serve(handler: RequestHandler, options: DenoServeOptions = {}): Promise<DenoServer> {
-  const served = servedHandler('cachette/deno', handler, options, cachedFor);
-  await served.cache?.ready;
-  // onListen replaces Deno's own "Listening on" line: the caller prints what runs.
-  const server = deno().serve({ port: served.port, hostname: served.hostname, onListen: () => {}, onError: internalServerError }, served.fetch);
-  return {
-    server,
-    url: serverUrl(served.hostname, server.addr.port),
-    cache: served.cache,
-    async close() {
-      await server.shutdown();
-      await served.cache?.close();
-    },
-  };
-}
-
-/** Options of {@link storeFromEnv}: how to pick the store, and optionally the variables to pick it from. */
-export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
-  /** Variables to pick the store from; default `Deno.env` (which needs `--allow-env`). */
-  env?: EnvLike;
+export function serve(handler: RequestHandler, options?: DenoServeOptions): Promise<DenoServer> {
+  return entry.serve(handler, options);
 }
 
 /**
@@ -126,7 +109,6 @@ export interface DenoStoreFromEnvOptions extends StoreSelectionOptions {
  * valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache` rather than
  * whole responses. Without `--allow-env`, pass `env` (or build the store yourself).
  */
-export function storeFromEnv(options: DenoStoreFromEnvOptions = {}): Promise<Store> {
-  // denoEnv throws synchronously without --allow-env: keep it a rejection, like every other failure here.
-  return Promise.resolve().then(() => openStoreFromEnv(denoEnv(options), serverStoreFactories, options, 'storeFromEnv() from cachette/deno', ['env']));
+export function storeFromEnv(options?: DenoStoreFromEnvOptions): Promise<Store> {
+  return entry.storeFromEnv(options);
 }

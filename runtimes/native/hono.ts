@@ -1,4 +1,4 @@
 /** `cachette/hono` on Node, Bun and Deno: the same middleware, with the native default compressor. */
 import './install.ts';
 
-export * from '../../src/hono/index.ts';
+export * from '../../src/bindings/hono/index.ts';

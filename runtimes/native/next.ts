@@ -10,8 +10,8 @@ import { Buffer } from 'node:buffer';
 import { nextHandlerFactories } from '../../src/next/handlers.ts';
 import type { StorePicker } from '../../src/next/options.ts';
 import type { Store } from '../../src/store/types.ts';
-import { announceChoice, chooseStore, describeChoice, openStore } from '../env-store.ts';
-import { serverStoreFactories } from '../server-stores.ts';
+import { announceChoice, chooseStore, describeChoice, openStore } from '../shared/env-store.ts';
+import { serverStoreFactories } from '../shared/server-stores.ts';
 
 /**
  * The stores opened so far in this process, by what they are: the `"use cache"` handler and the

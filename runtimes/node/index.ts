@@ -16,30 +16,40 @@ import '../native/install.ts';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../../src/store/types.ts';
-import { announceDeprecation } from '../../src/util/deprecation.ts';
-import { openStoreFromEnv, type StoreSelectionOptions } from '../env-store.ts';
-import {
-  serverCache,
-  servedHandler,
-  serverUrl,
-  type CachedServer,
-  type RequestHandler,
-  type RunningServer,
-  type ServeOptions,
-  type ServerCacheOptions,
-  type ServerCachedHandler,
-} from '../server-cache.ts';
-import { serverStoreFactories } from '../server-stores.ts';
+import type { StoreSelectionOptions } from '../shared/env-store.ts';
+import type { CachedServer, RequestHandler, RunningServer, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+import { serverEntry } from '../shared/server-entry.ts';
 import { loadNodeListener, nodeListener } from './node-listener.ts';
 
-export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../server-cache.ts';
+export type { RequestHandler, ServeOptions, ServerCacheOptions, ServerCachedHandler } from '../shared/server-cache.ts';
+
+const entry = serverEntry<Server>({
+  name: 'cachette/node',
+  env: () => process.env,
+  async listener(fetch, callerName) {
+    const listener = await loadNodeListener(fetch, callerName);
+    return async (port, hostname) => {
+      const server = createServer(listener);
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, hostname, () => resolve()));
+      return {
+        server,
+        port: (server.address() as AddressInfo).port,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      };
+    };
+  },
+});
 
 /**
  * Puts a fetch-style handler behind the HTTP cache, its store picked from `process.env`, pass the result to `@hono/node-server`'s `serve({ fetch })`
  * (the same verb as `withCache` from cachette/http and cachette/workers).
  */
 export function withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  return cachedFor(handler, options ?? {}, 'withCache() from cachette/node');
+  return entry.withCache(handler, options);
 }
 
 /**
@@ -48,13 +58,7 @@ export function withCache(handler: RequestHandler, options?: ServerCacheOptions)
  * says so once on the console.
  */
 export function cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler {
-  announceDeprecation('cached() from cachette/node', 'withCache() from cachette/node');
-  return cachedFor(handler, options ?? {}, 'cached() from cachette/node');
-}
-
-/** {@link withCache} under the name of the function that was called, for its errors. */
-function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler {
-  return serverCache(handler, process.env, options, callerName);
+  return entry.cached(handler, options);
 }
 
 /**
@@ -62,7 +66,7 @@ function cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerN
  * It translates with `@hono/node-server` (an optional peer: `npm install @hono/node-server`).
  */
 export function requestListener(handler: RequestHandler, options?: ServerCacheOptions): RequestListener & { cache: ServerCachedHandler } {
-  const cache = cachedFor(handler, options ?? {}, 'requestListener() from cachette/node');
+  const cache = entry.cachedFor(handler, options ?? {}, 'requestListener() from cachette/node');
   return Object.assign(nodeListener(cache, 'requestListener() from cachette/node'), { cache });
 }
 
@@ -84,24 +88,8 @@ export type NodeCachedServer = CachedServer<Server>;
  */
 export function serve(handler: RequestHandler, options: NodeServeOptions & { cache: true | ServerCacheOptions }): Promise<NodeCachedServer>;
 export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer>;
-export async function serve(handler: RequestHandler, options: NodeServeOptions = {}): Promise<NodeServer> {
-  const served = servedHandler('cachette/node', handler, options, cachedFor);
-  const listener = await loadNodeListener(served.fetch, 'serve() from cachette/node');
-  await served.cache?.ready;
-  const server = createServer(listener);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(served.port, served.hostname, () => resolve()));
-  return {
-    server,
-    url: serverUrl(served.hostname, (server.address() as AddressInfo).port),
-    cache: served.cache,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await served.cache?.close();
-    },
-  };
+export function serve(handler: RequestHandler, options?: NodeServeOptions): Promise<NodeServer> {
+  return entry.serve(handler, options);
 }
 
 /**
@@ -110,7 +98,7 @@ export async function serve(handler: RequestHandler, options: NodeServeOptions =
  * rather than whole responses.
  */
 export function storeFromEnv(options?: StoreSelectionOptions): Promise<Store> {
-  return openStoreFromEnv(process.env, serverStoreFactories, options, 'storeFromEnv() from cachette/node');
+  return entry.storeFromEnv(options);
 }
 
 export { zlibCompressor } from './zlib-compressor.ts';

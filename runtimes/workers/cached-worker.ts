@@ -8,7 +8,7 @@ import { duringRequest } from '../../src/cache/background.ts';
 import { openHttpCache } from '../../src/http/exchange/http-cache.ts';
 import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../src/http/index.ts';
 import { checkHttpCacheOptions } from '../../src/http/exchange/options.ts';
-import { openStoreFromEnv, STORE_SELECTION_OPTIONS, type StoreFactories, type StoreSelectionOptions } from '../env-store.ts';
+import { openStoreFromEnv, STORE_SELECTION_OPTIONS, type StoreFactories, type StoreSelectionOptions } from '../shared/env-store.ts';
 
 /** A Worker's ExecutionContext, typed structurally (the cache itself only uses `waitUntil`). */
 export interface WorkerContext {

@@ -16,7 +16,7 @@
  * `ctx.waitUntil`, after the response has been sent; so do the grace refreshes and store writes
  * that `getOrSet` calls made by the Worker start while it handles the request.
  */
-import type { StoreFactories } from '../env-store.ts';
+import type { StoreFactories } from '../shared/env-store.ts';
 import { cachedWorker, openKv, type CachedWorker, type WorkerApp, type WorkerFetch, type WorkersCacheOptions } from './cached-worker.ts';
 
 export type { CachedWorker, WorkerApp, WorkerContext, WorkerFetch, WorkersCacheOptions } from './cached-worker.ts';

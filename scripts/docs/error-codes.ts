@@ -14,7 +14,7 @@ import ts from 'typescript';
 export const ERROR_CODE_STYLE = /^E_[A-Z0-9]+(?:_[A-Z0-9]+)*$/;
 
 /** The folders whose classes ship in the package. */
-const SHIPPED = ['src', 'adapters', 'runtimes'];
+const SHIPPED = ['src', 'adapters', 'runtimes', 'products'];
 
 /** One class that carries a `code`. */
 export interface ErrorCodeRow {

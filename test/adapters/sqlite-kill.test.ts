@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, it, vi } from 'vitest';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { PENDING_GRACE_MS } from '../../adapters/sqlite/pending-files.ts';
-import { SWEEP_EVERY } from '../../adapters/sqlite/store.ts';
+import { SWEEP_EVERY } from '../../adapters/sqlite/upkeep.ts';
 import { bytes } from '../support/suite-api.ts';
 import { removeDir, tempDir } from './sqlite-temp.ts';
 import { checkValue, makeValue } from './sqlite-values.ts';

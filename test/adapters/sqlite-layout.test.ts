@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { APPLICATION_ID, SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
 import { CLEAR_BATCH } from '../../adapters/sqlite/statements.ts';
-import { EVICTION_SAMPLE } from '../../adapters/sqlite/store.ts';
+import { EVICTION_SAMPLE } from '../../adapters/sqlite/upkeep.ts';
 import { createCache } from '../../src/index.ts';
 import { StoreClosedError } from '../../src/store/errors.ts';
 import { bytes, text } from '../support/suite-api.ts';

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { join } from 'node:path';
 import { defaultBinding, openConnection, type SqliteConnection } from '../../adapters/sqlite/binding.ts';
 import { sqliteStore, SqliteStoreError, type SqliteStore } from '../../adapters/sqlite/index.ts';
-import { SWEEP_EVERY } from '../../adapters/sqlite/store.ts';
+import { SWEEP_EVERY } from '../../adapters/sqlite/upkeep.ts';
 import { createCache } from '../../src/index.ts';
 import { bytes, text, type SuiteApi } from '../support/suite-api.ts';
 import { removeDir, tempDir } from './sqlite-temp.ts';

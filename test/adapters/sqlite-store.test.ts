@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { sqliteStore, SqliteStoreError, type SqliteStore } from '../../adapters/sqlite/index.ts';
 import { MAX_SPARES } from '../../adapters/sqlite/pending-files.ts';
 import { SCHEMA_VERSION } from '../../adapters/sqlite/schema.ts';
-import { SWEEP_EVERY } from '../../adapters/sqlite/store.ts';
+import { SWEEP_EVERY } from '../../adapters/sqlite/upkeep.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { StoreClosedError } from '../../src/store/errors.ts';
 import { mustRunAll } from '../support/redis-env.ts';

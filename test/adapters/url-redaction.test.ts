@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { chooseStore } from '../../runtimes/env-store.ts';
-import { startBridge } from '../../runtimes/node/bridge/index.ts';
-import { parseOrigin } from '../../runtimes/node/proxy/options.ts';
+import { chooseStore } from '../../runtimes/shared/env-store.ts';
+import { startBridge } from '../../products/bridge/index.ts';
+import { parseOrigin } from '../../products/proxy/options.ts';
 import { createCache } from '../../src/index.ts';
 import { redactUrl } from '../../src/util/redact-url.ts';
 

@@ -1,4 +1,4 @@
-import { startBridge, type Bridge, type BridgeOptions } from '../../runtimes/node/bridge/index.ts';
+import { startBridge, type Bridge, type BridgeOptions } from '../../products/bridge/index.ts';
 import { redisUrl } from '../support/redis-env.ts';
 
 /** What a raw request to the bridge answered. */

@@ -13,7 +13,7 @@ import { redisUrl, requireRedis } from '../support/redis-env.ts';
 
 /** A `cachette bridge` that should not start: its exit code and what it said (null when it started after all, and was stopped). */
 function failedStart(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'bridge', '--port', '0', '--redis', redisUrl!, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'products/cli/main.ts', 'bridge', '--port', '0', '--redis', redisUrl!, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, UPSTASH_BRIDGE_TOKEN: '', ...env },
   });

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'vitest';
-import type { Started } from '../../runtimes/node/cli/command.ts';
-import { runCli } from '../../runtimes/node/cli/run.ts';
+import type { Started } from '../../products/shared/command.ts';
+import { runCli } from '../../products/cli/run.ts';
 import { freePort } from '../support/redis-server.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { terminal } from '../proxy/support.ts';

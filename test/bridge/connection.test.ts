@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Bridge } from '../../runtimes/node/bridge/index.ts';
+import type { Bridge } from '../../products/bridge/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { startRedis } from '../support/redis-server.ts';
 import { openBridge, post, uniqueName } from './bridge-client.ts';

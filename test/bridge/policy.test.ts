@@ -10,7 +10,7 @@ import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import * as redisProtocol from '../../adapters/shared/redis-protocol.ts';
 import { upstashStore } from '../../adapters/upstash/index.ts';
-import { STORE_SCRIPTS, type Bridge } from '../../runtimes/node/bridge/index.ts';
+import { STORE_SCRIPTS, type Bridge } from '../../products/bridge/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { openBridge, post, uniqueName } from './bridge-client.ts';
 

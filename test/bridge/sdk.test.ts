@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { Bridge } from '../../runtimes/node/bridge/index.ts';
+import type { Bridge } from '../../products/bridge/index.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { openBridge, uniqueName } from './bridge-client.ts';
 

@@ -4,7 +4,7 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { withCache } from '../../runtimes/workers/index.ts';
 import type { WorkerContext } from '../../runtimes/workers/index.ts';
 import { DEFAULT_FACTORY_TIMEOUT_MS, resolveOptions } from '../../src/cache/options.ts';
-import { cache as honoCache } from '../../src/hono/index.ts';
+import { cache as honoCache } from '../../src/bindings/hono/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 

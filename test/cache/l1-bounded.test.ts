@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { upstashStore } from '../../adapters/upstash/index.ts';
-import { startBridge, type Bridge } from '../../runtimes/node/bridge/index.ts';
+import { startBridge, type Bridge } from '../../products/bridge/index.ts';
 import { createCache, MissingCapabilityError, type Cache } from '../../src/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { uniqueNamespace } from './targets.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startBridge, type Bridge } from '../../runtimes/node/bridge/index.ts';
+import { startBridge, type Bridge } from '../../products/bridge/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { tempSqliteStore } from '../adapters/sqlite-temp.ts';

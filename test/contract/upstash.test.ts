@@ -5,7 +5,7 @@ import { Redis } from '@upstash/redis';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { BINARY_MARKER, decodeValue, encodeValue, upstashStore, type UpstashConnectionOptions, type UpstashStore } from '../../adapters/upstash/index.ts';
-import { startBridge, type Bridge } from '../../runtimes/node/bridge/index.ts';
+import { startBridge, type Bridge } from '../../products/bridge/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { StoreRefusedError } from '../../src/store/index.ts';
 import { spawnBridge, type BridgeProcess } from '../support/bridge-process.ts';

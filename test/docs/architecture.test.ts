@@ -13,7 +13,7 @@ import { headingAnchors } from './markdown-links.ts';
 const root = join(import.meta.dirname, '../..');
 const PAGE = 'docs/architecture.md';
 /** The folders whose every subfolder the table must name. */
-const MAPPED = ['src', 'adapters', 'runtimes'];
+const MAPPED = ['src', 'adapters', 'runtimes', 'products'];
 /** The top-level folders a path in the page may start with. */
 const REPOSITORY_FOLDERS = [...MAPPED, 'test', 'scripts', 'bench', 'examples', 'docs'];
 /** Files searched for citations: sources, scripts and pages. */

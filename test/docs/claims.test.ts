@@ -19,7 +19,7 @@ import { StoreLayer } from '../../src/cache/path/layer.ts';
 import { decodeEnvelope } from '../../src/codec/envelope.ts';
 import { cborSerializer, jsonSerializer } from '../../src/codec/serializers.ts';
 import type { Store } from '../../src/store/types.ts';
-import { tokenProblem } from '../../runtimes/node/shared/bearer-token.ts';
+import { tokenProblem } from '../../products/shared/bearer-token.ts';
 import { entrySources } from './entry-sources.ts';
 import { documentationPages } from './markdown-snippets.ts';
 
@@ -199,7 +199,7 @@ describe('what the documentation says about iovalkey', () => {
     ...readdirSync(join(root, 'examples'))
       .map((name) => `examples/${name}/README.md`)
       .filter((path) => existsSync(join(root, path))),
-    'runtimes/server-stores.ts',
+    'runtimes/shared/server-stores.ts',
   ];
   /** The sentences of a page (of a source: its doc comments) that name iovalkey, with line breaks and comment markers folded away. */
   const sentencesNamingIovalkey = (text: string) =>

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import express, { type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
-import { cache } from '../../runtimes/express/index.ts';
+import { cache } from '../../runtimes/node-http/express/index.ts';
 import type { PurgeTarget } from '../../src/http/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget, TestCacheOptions } from '../http/http-behaviour.ts';

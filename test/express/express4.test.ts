@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import express4 from 'express4';
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { cache } from '../../runtimes/express/index.ts';
+import { cache } from '../../runtimes/node-http/express/index.ts';
 
 const store = memoryStore();
 afterAll(() => store.close());

@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { ResponseCapture } from '../../runtimes/node-http/capture.ts';
-import { cache, type ExpressCacheMiddleware, type ExpressCacheOptions } from '../../runtimes/express/index.ts';
-import { RealResponse } from '../../runtimes/node-http/real-response.ts';
+import { ResponseCapture } from '../../runtimes/node-http/exchange/capture.ts';
+import { cache, type ExpressCacheMiddleware, type ExpressCacheOptions } from '../../runtimes/node-http/express/index.ts';
+import { RealResponse } from '../../runtimes/node-http/exchange/real-response.ts';
 
 const store = memoryStore();
 afterAll(() => store.close());

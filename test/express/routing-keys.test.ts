@@ -6,7 +6,7 @@ import express from 'express';
 import express4 from 'express4';
 import { afterAll, describe } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { cache } from '../../runtimes/express/index.ts';
+import { cache } from '../../runtimes/node-http/express/index.ts';
 import { routingKeyScenarios } from '../http/routing-key-scenarios.ts';
 
 const store = memoryStore();

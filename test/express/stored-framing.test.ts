@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import express4 from 'express4';
 import { describe } from 'vitest';
-import { cache } from '../../runtimes/express/index.ts';
+import { cache } from '../../runtimes/node-http/express/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { expectStoredFramingIgnored, onEveryStore } from '../http/hostile-framing.ts';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import cache from '../../runtimes/fastify/index.ts';
+import cache from '../../runtimes/node-http/fastify/index.ts';
 import type { PurgeTarget } from '../../src/http/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget, TestCacheOptions } from '../http/http-behaviour.ts';

@@ -13,7 +13,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache } from '../../src/cache/create-cache.ts';
-import cache, { type FastifyCacheOptions } from '../../runtimes/fastify/index.ts';
+import cache, { type FastifyCacheOptions } from '../../runtimes/node-http/fastify/index.ts';
 import { rawExchange } from '../proxy/support.ts';
 
 const store = memoryStore();

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import Fastify4 from 'fastify4';
 import { afterAll, describe } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import cache from '../../runtimes/fastify/index.ts';
+import cache from '../../runtimes/node-http/fastify/index.ts';
 import { routingKeyScenarios } from '../http/routing-key-scenarios.ts';
 
 const store = memoryStore();

@@ -3,7 +3,7 @@
 import Fastify from 'fastify';
 import Fastify4 from 'fastify4';
 import { describe } from 'vitest';
-import cache from '../../runtimes/fastify/index.ts';
+import cache from '../../runtimes/node-http/fastify/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { expectStoredFramingIgnored, onEveryStore } from '../http/hostile-framing.ts';
 

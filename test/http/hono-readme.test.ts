@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { cache } from '../../src/hono/index.ts';
+import { cache } from '../../src/bindings/hono/index.ts';
 import { ownCacheStatus } from './behaviour/harness.ts';
 
 describe("README's Hono snippet", () => {

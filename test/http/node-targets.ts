@@ -1,7 +1,7 @@
 /** The Node targets of the HTTP behaviour suite: the reverse proxy and the Hono middleware, each over real loopback HTTP. */
 import { Hono } from 'hono';
-import { startProxy } from '../../runtimes/node/proxy/index.ts';
-import { cache } from '../../src/hono/index.ts';
+import { startProxy } from '../../products/proxy/index.ts';
+import { cache } from '../../src/bindings/hono/index.ts';
 import type { Store } from '../../src/index.ts';
 import type { HttpTarget } from './http-behaviour.ts';
 import { serveFetch } from './node-serve.ts';

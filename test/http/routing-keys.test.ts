@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { afterAll, describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { requestListener } from '../../runtimes/node/index.ts';
-import { cache } from '../../src/hono/index.ts';
+import { cache } from '../../src/bindings/hono/index.ts';
 import { rawGet } from '../proxy/support.ts';
 import { serveFetch } from './node-serve.ts';
 import { parseResponses } from './wire.ts';

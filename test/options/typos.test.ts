@@ -14,12 +14,12 @@ import { memoryStore } from '../../adapters/memory/index.ts';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { upstashStore } from '../../adapters/upstash/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { chooseStore, describeChoice } from '../../runtimes/env-store.ts';
-import { cache as expressCache } from '../../runtimes/express/index.ts';
+import { chooseStore, describeChoice } from '../../runtimes/shared/env-store.ts';
+import { cache as expressCache } from '../../runtimes/node-http/express/index.ts';
 import { serve as nodeServe, storeFromEnv, withCache as nodeWithCache } from '../../runtimes/node/index.ts';
-import { startProxy } from '../../runtimes/node/proxy/index.ts';
+import { startProxy } from '../../products/proxy/index.ts';
 import { withCache as workersWithCache } from '../../runtimes/workers/index.ts';
-import { cache as honoCache } from '../../src/hono/index.ts';
+import { cache as honoCache } from '../../src/bindings/hono/index.ts';
 import { createHttpCache, withCache as httpWithCache } from '../../src/http/index.ts';
 import { cached, cachedResponse, createCache, type Cache } from '../../src/index.ts';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'vitest';
-import type { Started } from '../../runtimes/node/cli/command.ts';
-import { HELP, runCli } from '../../runtimes/node/cli/run.ts';
+import type { Started } from '../../products/shared/command.ts';
+import { HELP, runCli } from '../../products/cli/run.ts';
 import { freePort } from '../support/redis-server.ts';
 import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand, terminal } from './support.ts';
 
@@ -124,7 +124,7 @@ describe('cachette proxy', () => {
 
   it('runs as `npm run proxy` does, and exits 0 on SIGTERM', async () => {
     const origin = closing(await recordingOrigin((_req, res) => cacheable(res, 'spawned')));
-    const proxy = await spawnProxyCommand(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'proxy', '--origin', origin.url, '--port', '0']);
+    const proxy = await spawnProxyCommand(process.execPath, ['--import', 'tsx', 'products/cli/main.ts', 'proxy', '--origin', origin.url, '--port', '0']);
     try {
       assert.equal(await (await fetch(`${proxy.url}/s`)).text(), 'spawned');
     } finally {

@@ -4,8 +4,8 @@
 // ttl applies as before.
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import type { Started } from '../../runtimes/node/cli/command.ts';
-import { runCli } from '../../runtimes/node/cli/run.ts';
+import type { Started } from '../../products/shared/command.ts';
+import { runCli } from '../../products/cli/run.ts';
 import { closesAfterEach, recordingOrigin, terminal } from './support.ts';
 
 const closing = closesAfterEach();

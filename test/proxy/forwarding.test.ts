@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { isForwardingField, TRUSTED_FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from '../../runtimes/node/proxy/index.ts';
+import { isForwardingField, TRUSTED_FORWARDING_FIELDS, TRUSTED_KEYED_FIELDS } from '../../products/proxy/index.ts';
 import { closesAfterEach, headerOf, proxyFor, rawGet, recordingOrigin, type RecordingOrigin } from './support.ts';
 
 const closing = closesAfterEach();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'vitest';
-import { HeldBytes } from '../../runtimes/node/proxy/held-bytes.ts';
+import { HeldBytes } from '../../products/proxy/held-bytes.ts';
 import { waitFor } from './support.ts';
 
 let server: Server;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { MAX_INTERIM_RESPONSES } from '../../runtimes/node/proxy/interim.ts';
+import { MAX_INTERIM_RESPONSES } from '../../products/proxy/interim.ts';
 import { closesAfterEach, headerOf, proxyFor, rawExchange, rawGet, rawOrigin, recordingOrigin, statusOf, waitFor } from './support.ts';
 
 const closing = closesAfterEach();

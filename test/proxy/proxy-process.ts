@@ -5,7 +5,7 @@
  * killed.
  */
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startProxy } from '../../runtimes/node/proxy/index.ts';
+import { startProxy } from '../../products/proxy/index.ts';
 
 const job = JSON.parse(process.argv[process.argv.length - 1]!) as { origin: string; redisUrl: string; namespace: string; maxBodyBytes: number };
 const proxy = await startProxy({ origin: job.origin, store: valkeyStore(job.redisUrl), namespace: job.namespace, maxBodyBytes: job.maxBodyBytes });

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { MAX_PURGE_BODY_BYTES, MAX_PURGE_TARGETS } from '../../runtimes/node/proxy/purge-endpoint.ts';
+import { MAX_PURGE_BODY_BYTES, MAX_PURGE_TARGETS } from '../../products/proxy/purge-endpoint.ts';
 import { cacheable, closesAfterEach, proxyFor, rawExchange, recordingOrigin, statusOf, type RecordingOrigin } from './support.ts';
 
 const closing = closesAfterEach();

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../../runtimes/node/proxy/index.ts';
+import { startProxy, type ProxyOptions, type RunningProxy } from '../../products/proxy/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { closesAfterEach, recordingOrigin, waitFor } from './support.ts';
 

@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import type { CliIo } from '../../runtimes/node/cli/command.ts';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../../runtimes/node/proxy/index.ts';
+import type { CliIo } from '../../products/shared/command.ts';
+import { startProxy, type ProxyOptions, type RunningProxy } from '../../products/proxy/index.ts';
 
 /** Something a test opens and must close. */
 interface Closable {

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, it } from 'vitest';
-import { runCli } from '../../runtimes/node/cli/run.ts';
-import { originClient } from '../../runtimes/node/proxy/origin-client.ts';
+import { runCli } from '../../products/cli/run.ts';
+import { originClient } from '../../products/proxy/origin-client.ts';
 import { closesAfterEach, proxyFor, rawGet, recordingOrigin, statusOf, terminal, waitFor } from './support.ts';
 
 const closing = closesAfterEach();

@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'vitest';
 import type { BytesAnswer } from '../../src/http/index.ts';
-import { HeldBytes } from '../../runtimes/node/proxy/held-bytes.ts';
-import { writeBytes } from '../../runtimes/node/proxy/write-response.ts';
+import { HeldBytes } from '../../products/proxy/held-bytes.ts';
+import { writeBytes } from '../../products/proxy/write-response.ts';
 import { parseResponses, pipelinedGets, wireHeader } from '../http/wire.ts';
 import { rawExchange } from './support.ts';
 

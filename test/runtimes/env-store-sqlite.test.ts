@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { chooseStore, describeChoice, openStoreFromEnv } from '../../runtimes/env-store.ts';
+import { chooseStore, describeChoice, openStoreFromEnv } from '../../runtimes/shared/env-store.ts';
 
 describe('CACHETTE_STORE in the environment', () => {
   it('sqlite:PATH picks the embedded store, ahead of the generic server variables', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import { chooseStore, describeChoice, openStoreFromEnv } from '../../runtimes/env-store.ts';
-import { serverStoreFactories } from '../../runtimes/server-stores.ts';
+import { chooseStore, describeChoice, openStoreFromEnv } from '../../runtimes/shared/env-store.ts';
+import { serverStoreFactories } from '../../runtimes/shared/server-stores.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 import { bytes, text } from '../support/suite-api.ts';
 

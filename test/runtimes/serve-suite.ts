@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { PurgeTarget } from '../../src/http/index.ts';
-import type { ServeOptions, ServerCacheOptions } from '../../runtimes/server-cache.ts';
-import type { EnvLike } from '../../runtimes/env-store.ts';
+import type { ServeOptions, ServerCacheOptions } from '../../runtimes/shared/server-cache.ts';
+import type { EnvLike } from '../../runtimes/shared/env-store.ts';
 import type { SuiteApi } from '../support/suite-api.ts';
 
 /** What the suite uses of a running server. */

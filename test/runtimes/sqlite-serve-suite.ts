@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { SqliteStore } from '../../adapters/sqlite/index.ts';
-import { openStoreFromEnv } from '../../runtimes/env-store.ts';
-import { serverStoreFactories } from '../../runtimes/server-stores.ts';
+import { openStoreFromEnv } from '../../runtimes/shared/env-store.ts';
+import { serverStoreFactories } from '../../runtimes/shared/server-stores.ts';
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { bytes, text, type SuiteApi } from '../support/suite-api.ts';
 import type { ServeFn } from './serve-suite.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { memoryStore } from '../../adapters/memory/index.ts';
-import type { StoreSelectionOptions } from '../../runtimes/env-store.ts';
+import type { StoreSelectionOptions } from '../../runtimes/shared/env-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import { bytes, text, type SuiteApi } from '../support/suite-api.ts';
 

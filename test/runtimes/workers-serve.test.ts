@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { unstable_dev, type Unstable_DevWorker } from 'wrangler';
-import { startBridge, type Bridge } from '../../runtimes/node/bridge/index.ts';
+import { startBridge, type Bridge } from '../../products/bridge/index.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
 
 // cachette/workers over real HTTP: `wrangler dev` (workerd through miniflare) on 127.0.0.1,

@@ -94,7 +94,7 @@ describe('error codes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cachette-codes-'));
     try {
       mkdirSync(join(dir, 'src'));
-      for (const folder of ['adapters', 'runtimes']) mkdirSync(join(dir, folder));
+      for (const folder of ['adapters', 'runtimes', 'products']) mkdirSync(join(dir, folder));
       writeFileSync(
         join(dir, 'src', 'probe.ts'),
         [

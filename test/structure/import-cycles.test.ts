@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
 /** Every folder of the design card that holds TypeScript. */
-const FOLDERS = ['src', 'adapters', 'runtimes', 'examples', 'test', 'bench', 'scripts'];
+const FOLDERS = ['src', 'adapters', 'runtimes', 'products', 'examples', 'test', 'bench', 'scripts'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -37,10 +37,10 @@ describe('layering (docs/architecture.md#layers)', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('adapters/ import nothing from runtimes/', () => {
+  it('adapters/ import nothing from runtimes/ or products/', () => {
     const offenders = sources(join(root, 'adapters')).flatMap((file) =>
       importsOf(file)
-        .filter((spec) => /(^|\/)runtimes\//.test(spec))
+        .filter((spec) => /(^|\/)(runtimes|products)\//.test(spec))
         .map((spec) => `${relative(root, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
@@ -61,9 +61,30 @@ describe('layering (docs/architecture.md#layers)', () => {
     expect(files.map((f) => relative(root, f))).toContain(join('src', 'http', 'rules', 'freshness.ts'));
   });
 
+  it('src/ and runtimes/ import nothing from products/ (the products sit on top)', () => {
+    const offenders = [...sources(join(root, 'src')), ...sources(join(root, 'runtimes'))].flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /(^|\/)products\//.test(spec))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the products' commands import the flag parsing below the dispatcher, never the dispatcher", () => {
+    const offenders = sources(join(root, 'products'))
+      .filter((file) => !file.includes(`${join('products', 'cli')}/`))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((spec) => /(^|\/)cli\/[^/]*$/.test(spec) && !spec.startsWith('./'))
+          .map((spec) => `${relative(root, file)} imports ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('the scan sees the engine (guards against a scan that checks nothing)', () => {
     const files = sources(join(root, 'src')).map((f) => relative(root, f));
     expect(files).toContain(join('src', 'cache', 'create-cache.ts'));
+    expect(sources(join(root, 'products')).map((f) => relative(root, f))).toContain(join('products', 'proxy', 'cli.ts'));
     expect(importsOf(join(root, 'src', 'codec', 'serializers.ts'))).toContain('cbor-x/encode');
   });
 });

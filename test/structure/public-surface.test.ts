@@ -122,7 +122,7 @@ function modules(dir: string): string[] {
 describe('package.json sideEffects', () => {
   it('lists exactly the modules that run code for its effect when they load', () => {
     expect(Array.isArray(manifest.sideEffects), 'sideEffects is a list, not true or false').toBe(true);
-    const withEffects = ['src', 'adapters', 'runtimes']
+    const withEffects = ['src', 'adapters', 'runtimes', 'products']
       .flatMap(modules)
       .filter((file) => ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest).statements.some(hasEffect))
       .map((file) => `./dist/${file.replace(/\.ts$/, '.js')}`)

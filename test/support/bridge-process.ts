@@ -13,7 +13,7 @@ export interface BridgeProcess {
 export async function spawnBridge(redisUrl: string, args: readonly string[] = []): Promise<BridgeProcess> {
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtimes/node/cli/main.ts', 'bridge', '--port', String(port), '--redis', redisUrl, '--token', token, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'products/cli/main.ts', 'bridge', '--port', String(port), '--redis', redisUrl, '--token', token, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await ready(child);

@@ -1,5 +1,5 @@
 /**
- * A fault drill for the cluster store: the caching proxy (runtimes/node/proxy) over the cluster
+ * A fault drill for the cluster store: the caching proxy (products/proxy) over the cluster
  * store in front of a small origin, real HTTP clients on loopback keeping a steady load on a set
  * of cached URLs, a fault injected while they run (a master killed, slots resharded), and what
  * the clients saw: HTTP errors, the longest request, and how long until hits came back.
@@ -9,7 +9,7 @@
  */
 import { Agent, request } from 'node:http';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { startProxy } from '../../runtimes/node/proxy/index.ts';
+import { startProxy } from '../../products/proxy/index.ts';
 import type { HealthEventDetail } from '../../src/cache/events.ts';
 import { serveFetch } from '../http/node-serve.ts';
 import type { RedisCluster } from './redis-cluster.ts';

@@ -14,7 +14,7 @@ import type CacheHandler from 'undici/types/cache-interceptor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type Store } from '../../src/index.ts';
-import { CachetteUndiciStore, undiciOriginTag, undiciStore } from '../../runtimes/undici/index.ts';
+import { CachetteUndiciStore, undiciOriginTag, undiciStore } from '../../runtimes/node/undici/index.ts';
 import { tempSqliteStore } from '../adapters/sqlite-temp.ts';
 import { uniqueNamespace } from '../cache/targets.ts';
 import { eventually } from '../support/eventually.ts';

@@ -4,7 +4,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cache as honoCache } from 'hono/cache';
-import { cache as cachetteHono } from '../../../src/hono/index.ts';
+import { cache as cachetteHono } from '../../../src/bindings/hono/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender } from '../../contenders/types.ts';
 import { doWork, paramsFromQuery, prefill, workKeys } from './workload.ts';

@@ -193,7 +193,7 @@ export function targetChecks(targets: readonly TargetResult[]): TargetCheck[] {
   const bun = targets.find((t) => t.id === 'bun');
   if (bun) {
     const other = bun.work.find((r) => r.role === 'cachette-variant');
-    ratioCheck("Bun: cachette's default Valkey transport (runtimes/valkey-client.ts) is the faster of the two", bun, cachetteRow(bun), other, 1);
+    ratioCheck("Bun: cachette's default Valkey transport (runtimes/shared/valkey-client.ts) is the faster of the two", bun, cachetteRow(bun), other, 1);
   }
 
   const cachettes = targets.flatMap((t) => t.work.filter((r) => r.role?.startsWith('cachette') && measured(r)).map((r) => ({ t, r, s: summarize(r) })));

@@ -11,7 +11,7 @@
  * that only the Workers that use Upstash bundle its client.
  */
 import { upstashStore } from '../../../adapters/upstash/index.ts';
-import type { StoreFactories } from '../../env-store.ts';
+import type { StoreFactories } from '../../shared/env-store.ts';
 import { cachedWorker, openKv, type CachedWorker, type WorkerApp, type WorkerFetch, type WorkersCacheOptions } from '../cached-worker.ts';
 
 export type { CachedWorker, WorkerApp, WorkerContext, WorkerFetch, WorkersCacheOptions } from '../cached-worker.ts';
