@@ -72,6 +72,8 @@ export interface RedisCluster {
    * cluster is healthy again, as every running node sees it; resolves how long that took.
    */
   waitForFailover(port: number, withinMs?: number): Promise<number>;
+  /** Waits until every node sees a healthy cluster of the shape it was started with, every replica in sync (after a node was restarted). */
+  settled(): Promise<void>;
   /**
    * Moves `slot` with its keys to the master on `toPort`, as `redis-cli --cluster reshard` does
    * (IMPORTING/MIGRATING, MIGRATE a few keys at a time, then SETSLOT NODE everywhere), pausing
@@ -138,6 +140,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     cli,
     masterOf: async (slot) => masterOf(await slotMap(cluster), slot),
     waitForFailover: (port, withinMs = 30_000) => waitForFailover(cluster, port, withinMs),
+    settled: () => waitUntilSettled(cluster, masters, replicas),
     moveSlot: (slot, toPort, moveOptions = {}) => moveSlot(cluster, slot, toPort, moveOptions),
     busySlots: (port, count, match = '*') =>
       withNode(port, async (client) => {
