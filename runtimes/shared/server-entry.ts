@@ -53,11 +53,15 @@ export interface ServeFunction<S> {
 
 /** The functions a server platform's entry exports. */
 export interface ServerEntry<S, O extends StoreSelectionOptions> {
+  /** The handler behind the HTTP cache, its store picked from the platform's environment. */
   withCache(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler;
+  /** {@link withCache} under its old name, saying once on the console that it was renamed. */
   cached(handler: RequestHandler, options?: ServerCacheOptions): ServerCachedHandler;
   /** {@link withCache} under the name of the function that was called, for its errors. */
   cachedFor(handler: RequestHandler, options: ServerCacheOptions, callerName: string): ServerCachedHandler;
+  /** Starts the platform's server for a handler, behind the HTTP cache when `cache` asks for it. */
   serve: ServeFunction<S>;
+  /** The store the platform's environment selects, announced once. */
   storeFromEnv(options?: O): Promise<Store>;
 }
 
