@@ -1,6 +1,6 @@
 import { StoreClosedError } from '../../src/store/errors.ts';
 import type { Store, StoreEntry } from '../../src/store/types.ts';
-import { formatCounter, parseCounter } from '../shared/counter.ts';
+import { formatCounter, parseCounter } from '../../src/store/layout/counter.ts';
 import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';
 
 /**

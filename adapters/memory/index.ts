@@ -1,7 +1,7 @@
 import { StoreClosedError, StoreRefusedError } from '../../src/store/errors.ts';
 import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry } from '../../src/store/types.ts';
 import { copyBytes } from '../../src/util/bytes.ts';
-import { parseCounter, formatCounter } from '../shared/counter.ts';
+import { parseCounter, formatCounter } from '../../src/store/layout/counter.ts';
 import { expireEntriesIn, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
 import { checkKnownOptions, checkOptionsObject } from '../../src/util/known-options.ts';

@@ -5,10 +5,10 @@
  * Generations are decimal counters (so `incr` works on them); a fence is a small JSON record of
  * tokens and their expiry times, kept under its key with a TTL as long as its last token's.
  */
-import { softMovesIn, softRecord } from '../../src/cache/tags/soft-moves.ts';
-import { staledEnvelope } from '../../src/codec/envelope.ts';
+import { formatCounter, parseCounter } from '../../src/store/layout/counter.ts';
+import { staledEnvelope } from '../../src/store/layout/envelope.ts';
+import { softMovesIn, softRecord } from '../../src/store/layout/soft-record.ts';
 import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, TagKeys, TagState } from '../../src/store/types.ts';
-import { formatCounter, parseCounter } from './counter.ts';
 import { sameBytes } from './same-bytes.ts';
 
 /** The cells a store exposes to these functions, read and written within one atomic step. */

@@ -1,4 +1,7 @@
 import { StoreRefusedError } from '../../src/store/errors.ts';
+import { counterValue } from '../../src/store/layout/counter.ts';
+import { CREATED_AT_OFFSET, FIXED_BYTES_V1, MAGIC, VERSION, VERSION_1, VERSION_OFFSET } from '../../src/store/layout/envelope.ts';
+import { SOFT_RECORD_LUA_PATTERN } from '../../src/store/layout/soft-record.ts';
 import type { GenerationWrite, SoftMoves, TagKeys, TagState } from '../../src/store/types.ts';
 
 /**
@@ -51,13 +54,8 @@ export function prefixPattern(prefix: string): string {
 const SERVER_NOW = `local function server_now() local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end`;
 
 /**
- * A tag's soft record (TagKeys.soft) is `from:to:at`; it speaks for the current generation only
- * while `to` is that generation (a hard move leaves it behind). As read, it becomes `from:at`.
- */
-const SOFT_RECORD = `'^(%d+):(%d+):(%-?%d+)$'`;
-
-/**
- * Store.readWithGenerations in one round trip. KEYS: the n entry keys, then a generation
+ * Store.readWithGenerations in one round trip (the semantics of readGenerationsIn,
+ * adapters/shared/generation-cells.ts, which test/store/layout-agreement.test.ts holds it to). KEYS: the n entry keys, then a generation
  * key, a fence key and a soft record key per tag. ARGV: n, the epoch for missing counters,
  * then per entry key the prefix of a copy the caller holds ('' for none). Replies, per entry,
  * its value, nil, or 1 when it still starts with the known prefix (not sent back); then per tag
@@ -86,7 +84,7 @@ for j = n + 1, #KEYS, 3 do
   else
     local record = redis.call('GET', KEYS[j + 2])
     if record then
-      local from, to, at = string.match(record, ${SOFT_RECORD})
+      local from, to, at = string.match(record, ${SOFT_RECORD_LUA_PATTERN})
       if to == g then soft = from .. ':' .. at end
     end
   end
@@ -102,7 +100,8 @@ end
 return out`;
 
 /**
- * Store.writeGenerations in one round trip. KEYS: a generation key, a fence key and a soft
+ * Store.writeGenerations in one round trip (the semantics of writeGenerationsIn, held to it by
+ * the same test). KEYS: a generation key, a fence key and a soft
  * record key per tag. ARGV: the action (bump, soft, hold, commit, release), the epoch for
  * missing counters, the writer's token, the lease TTL in ms, the time of a soft move. A soft
  * move extends the record when the move before it was soft too (its `to` is the generation
@@ -128,7 +127,7 @@ for j = 1, #KEYS, 3 do
     local from = before
     local record = redis.call('GET', KEYS[j + 2])
     if record then
-      local f, to = string.match(record, ${SOFT_RECORD})
+      local f, to = string.match(record, ${SOFT_RECORD_LUA_PATTERN})
       if to == before then from = f end
     end
     redis.call('SET', KEYS[j + 2], from .. ':' .. g .. ':' .. ARGV[5])
@@ -140,22 +139,24 @@ end
 return 1`;
 
 /**
- * Store.expireEntries for the keys of one script. KEYS: entry keys. ARGV: now (ms). Per key,
- * reads only the envelope's fixed header (src/codec/envelope.ts: magic 0xCA, version 1 or 2,
- * then created-at, fresh-for and stale-for as big-endian float64 at bytes 3, 11 and 19); an
- * entry fresh at `now` gets created-at and fresh-for that make it turn stale at `now`, and a
- * TTL of its grace. Anything else (no envelope, another type, stale already) is left alone.
- * Replies how many entries it rewrote.
+ * Store.expireEntries for the keys of one script: staledEnvelope (src/store/layout/envelope.ts)
+ * on the server, built from the layout's constants and held to it byte for byte by
+ * test/store/layout-agreement.test.ts. KEYS: entry keys. ARGV: now (ms). Per key, reads only
+ * the fixed part both versions share (the magic, the version, then created-at, fresh-for and
+ * stale-for as three consecutive big-endian float64); an entry fresh at `now` gets created-at
+ * and fresh-for that make it turn stale at `now`, and a TTL of its grace. Anything else (no
+ * envelope, another type, unreadable times, stale already) is left alone. Replies how many
+ * entries it rewrote. Lua strings count from 1, hence the `+ 1`s.
  */
 export const EXPIRE_ENTRIES_LUA = `local now = tonumber(ARGV[1])
 local marked = 0
 for i = 1, #KEYS do
-  local head = redis.pcall('GETRANGE', KEYS[i], 0, 26)
-  if type(head) == 'string' and #head == 27 and string.byte(head, 1) == 202 and (string.byte(head, 2) == 2 or string.byte(head, 2) == 1) then
-    local created, fresh, stale = struct.unpack('>d>d>d', head, 4)
-    if created == created and fresh >= 0 and stale >= 0 and now < created + fresh then
+  local head = redis.pcall('GETRANGE', KEYS[i], 0, ${FIXED_BYTES_V1 - 1})
+  if type(head) == 'string' and #head == ${FIXED_BYTES_V1} and string.byte(head, 1) == ${MAGIC} and (string.byte(head, ${VERSION_OFFSET + 1}) == ${VERSION} or string.byte(head, ${VERSION_OFFSET + 1}) == ${VERSION_1}) then
+    local created, fresh, stale = struct.unpack('>d>d>d', head, ${CREATED_AT_OFFSET + 1})
+    if created == created and created ~= math.huge and created ~= -math.huge and fresh >= 0 and stale >= 0 and now < created + fresh then
       if created > now then created = now end
-      redis.call('SETRANGE', KEYS[i], 3, struct.pack('>d>d', created, now - created))
+      redis.call('SETRANGE', KEYS[i], ${CREATED_AT_OFFSET}, struct.pack('>d>d', created, now - created))
       if stale ~= math.huge then redis.call('PEXPIRE', KEYS[i], math.max(1, math.ceil(stale))) end
       marked = marked + 1
     end
@@ -184,8 +185,8 @@ export function parseTagStates(reply: readonly unknown[], entrySlots: number, co
   for (let i = 0; i < count; i++) {
     const raw = reply[entrySlots + 3 * i];
     const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
-    const generation = Number(text);
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(generation)) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
+    const generation = counterValue(raw instanceof Uint8Array ? raw : textEncoder.encode(text));
+    if (generation === undefined) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
     const fenced = Number(reply[entrySlots + 3 * i + 1]) === 1;
     const soft = softMovesOf(reply[entrySlots + 3 * i + 2], generation);
     states.push(soft === undefined ? { generation, fenced } : { generation, fenced, soft });
@@ -206,3 +207,4 @@ function softMovesOf(raw: unknown, generation: number): SoftMoves | undefined {
 }
 
 const textDecoder = new TextDecoder();
+const textEncoder = new TextEncoder();

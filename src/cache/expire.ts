@@ -7,7 +7,7 @@
  * two round trips, and a write that lands between the two is overwritten by the older value,
  * now stale, which the next read serves while refreshing it.
  */
-import { staledEnvelope } from '../codec/envelope.ts';
+import { staledEnvelope } from '../store/layout/envelope.ts';
 import type { Store, StoreEntry } from '../store/types.ts';
 
 /** Marks the entries under `fulls` (store keys) stale at `now`; resolves how many were fresh. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, MAGIC, staledEnvelope, VERSION } from '../../src/codec/envelope.ts';
+import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope } from '../../src/codec/envelope.ts';
+import { MAGIC, staledEnvelope, VERSION } from '../../src/store/layout/envelope.ts';
 import { createCache, ValueTooLargeError } from '../../src/index.ts';
 import { utf8BytesAfter } from '../../src/util/bytes.ts';
 

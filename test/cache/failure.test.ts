@@ -1,7 +1,8 @@
 import Valkey from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
-import { encodeEnvelope, HEADER_BYTES } from '../../src/codec/envelope.ts';
+import { encodeEnvelope } from '../../src/codec/envelope.ts';
+import { HEADER_BYTES } from '../../src/store/layout/envelope.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { StoreTimeoutError, StoreUnavailableError } from '../../src/store/index.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';

@@ -46,6 +46,21 @@ describe('layering (docs/architecture.md#layers)', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('adapters/ import from src/ only the store contract (src/store/, its stored formats in src/store/layout/) and src/util/', () => {
+    const src = join(root, 'src');
+    const allowed = [join(src, 'store'), join(src, 'util')];
+    const reached = sources(join(root, 'adapters')).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => ({ file, target: resolve(dirname(file), spec) }))
+        .filter(({ target }) => target.startsWith(src + sep)),
+    );
+    const offenders = reached.filter(({ target }) => !allowed.some((dir) => target.startsWith(dir + sep))).map(({ file, target }) => `${relative(root, file)} imports ${relative(root, target)}`);
+    expect(offenders).toEqual([]);
+    // The scan sees the adapters' imports of src/ (guards against a scan that checks nothing).
+    expect(reached.map(({ target }) => relative(root, target))).toContain(join('src', 'store', 'types.ts'));
+  });
+
   it('src/http/rules/ (the pure HTTP rules) imports nothing from the HTTP machinery', () => {
     const http = join(root, 'src', 'http');
     const rules = join(http, 'rules');

@@ -18,7 +18,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 /** At most this many names in `cachette` (bentocache's root has 6, Hono's about 20). */
 const ROOT_LIMIT = 30;
 /** Modules no entry may export anything from. */
-const INTERNAL_MODULES = ['src/codec/envelope.ts'];
+const INTERNAL_MODULES = ['src/codec/envelope.ts', 'src/store/layout/envelope.ts'];
 /** Hooks the Node, Bun and Deno entries install when they load: never for users to call. */
 const INTERNAL_NAMES = ['installPlatformDeflate', 'installImpliedTypeProbe'];
 /**

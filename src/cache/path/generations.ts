@@ -1,6 +1,7 @@
 import type { GenerationRead, GenerationReadResult, GenerationWrite, Store, TagKeys, TagState } from '../../store/types.ts';
-import { softMovesIn, softRecord } from '../tags/soft-moves.ts';
-import { generationOf, newEpoch } from '../tags/tag-keys.ts';
+import { counterValue } from '../../store/layout/counter.ts';
+import { softMovesIn, softRecord } from '../../store/layout/soft-record.ts';
+import { newEpoch } from '../tags/tag-keys.ts';
 import { StoreLayer } from './layer.ts';
 import { TickFlush } from '../../store/tick-flush.ts';
 
@@ -292,7 +293,7 @@ function startsWith(value: Uint8Array, prefix: Uint8Array): boolean {
 
 /** A counter read back: anything but a safe integer is an error, never a guess. */
 function parseGeneration(bytes: Uint8Array | undefined, key: string): number {
-  const generation = generationOf(bytes);
+  const generation = counterValue(bytes);
   if (generation === undefined) throw new TypeError(`the generation counter "${key}" holds "${bytes === undefined ? '' : decoder.decode(bytes).slice(0, 40)}", not an integer`);
   return generation;
 }

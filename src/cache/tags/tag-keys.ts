@@ -3,16 +3,6 @@
 /** The most tags one entry may carry: each costs its generation on every read of the entry. */
 export const MAX_TAGS = 64;
 
-const counterText = new TextDecoder();
-
-/** A generation counter as stored (a decimal integer), or undefined when missing or anything but a safe integer. */
-export function generationOf(bytes: Uint8Array | undefined): number | undefined {
-  if (bytes === undefined) return undefined;
-  const text = counterText.decode(bytes);
-  const generation = Number(text);
-  return /^-?\d+$/.test(text) && Number.isSafeInteger(generation) ? generation : undefined;
-}
-
 /** No tags, shared so that untagged calls allocate nothing. */
 export const NO_TAGS: readonly string[] = Object.freeze([]);
 

@@ -1,3 +1,4 @@
+import { VERSION_PREFIX_BYTES } from '../../store/layout/envelope.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
 
 /** One entry held in process memory: what it decoded to, and the stored bytes' first bytes. */
@@ -8,13 +9,6 @@ export interface L1Copy {
   /** What it counts against `maxBytes`: its stored size plus its key. */
   readonly size: number;
 }
-
-/**
- * The envelope's first 35 bytes (magic, version, flags, times, size, a random stamp) identify
- * one stored version; one more byte (the tag count's first) makes it 36, a multiple of 3, so
- * that stores keeping values as base64 text can compare it too.
- */
-export const VERSION_PREFIX_BYTES = 36;
 
 /**
  * The L1 tier's memory: decoded entries by full key, least recently used first out, bounded by

@@ -3,7 +3,8 @@ import type { GenerationRead, GenerationReadResult, TagKeys, TagState } from '..
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { tagKeys } from '../key-space.ts';
-import { generationOf, newEpoch } from '../tags/tag-keys.ts';
+import { counterValue } from '../../store/layout/counter.ts';
+import { newEpoch } from '../tags/tag-keys.ts';
 import { RecordedTags } from './recorded-tags.ts';
 import type { TagSnapshot, TierHost, TierRead } from './tier.ts';
 
@@ -179,7 +180,7 @@ export class RemoteReads {
     const states = new Array<TagState>(tags.length);
     let moved = false;
     for (let i = 0; i < tags.length; i++) {
-      const generation = generationOf(got[i + 1]);
+      const generation = counterValue(got[i + 1]);
       // A counter that moved past what the entry recorded may have moved softly (a stale entry,
       // not an outdated one): that tag is left out, so that its full state, soft record included,
       // is read next (lackingTags). Only a miss or a stale read pays that second round trip.

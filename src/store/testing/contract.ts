@@ -6,6 +6,7 @@
  * collide.
  */
 import { StoreClosedError } from '../errors.ts';
+import { CREATED_AT_OFFSET, FRESH_FOR_OFFSET, HEADER_BYTES, MAGIC, SIZE_OFFSET, STALE_FOR_OFFSET, VERSION, VERSION_OFFSET } from '../layout/envelope.ts';
 import type { Store, StoreOp } from '../types.ts';
 import { deepEqual, equal, ok, rejects, rejectsWith, sameBytes } from './assert.ts';
 import { bytes, sleep, text, type SuiteApi } from './suite-api.ts';
@@ -357,12 +358,12 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       const envelope = (createdAt: number, freshFor: number, staleFor: number) => {
         const value = new Uint8Array(40);
         const view = new DataView(value.buffer);
-        value[0] = 0xca;
-        value[1] = 2;
-        view.setFloat64(3, createdAt);
-        view.setFloat64(11, freshFor);
-        view.setFloat64(19, staleFor);
-        value.fill(7, 35);
+        value[0] = MAGIC;
+        value[VERSION_OFFSET] = VERSION;
+        view.setFloat64(CREATED_AT_OFFSET, createdAt);
+        view.setFloat64(FRESH_FOR_OFFSET, freshFor);
+        view.setFloat64(STALE_FOR_OFFSET, staleFor);
+        value.fill(7, HEADER_BYTES);
         return value;
       };
       await store.set(k('ex:fresh'), envelope(now - 500, 60_000, 30_000), 90_000);
@@ -374,10 +375,10 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       const [fresh, endless, stale, other] = await store.getMany([k('ex:fresh'), k('ex:endless'), k('ex:stale'), k('ex:other')]);
       const header = (value: Uint8Array | undefined) => {
         const view = new DataView(value!.buffer, value!.byteOffset, value!.byteLength);
-        return [view.getFloat64(3), view.getFloat64(11), view.getFloat64(19)];
+        return [view.getFloat64(CREATED_AT_OFFSET), view.getFloat64(FRESH_FOR_OFFSET), view.getFloat64(STALE_FOR_OFFSET)];
       };
       deepEqual(header(fresh), [now - 500, 500, 30_000]);
-      deepEqual([...fresh!.subarray(27)], [...envelope(0, 0, 0).subarray(27)], 'the rest is unchanged');
+      deepEqual([...fresh!.subarray(SIZE_OFFSET)], [...envelope(0, 0, 0).subarray(SIZE_OFFSET)], 'the rest is unchanged');
       deepEqual(header(endless), [now - 500, 500, Infinity]);
       deepEqual(header(stale), [now - 70_000, 60_000, 30_000]);
       equal(text(other), 'not an envelope, long enough to have a header');
