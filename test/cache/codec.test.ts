@@ -31,6 +31,30 @@ describe('entry envelope', () => {
     expect(stored.equals(before)).toBe(true);
   });
 
+  it('reads and writes the bytes cachette wrote before the layout moved to src/store/layout/ (version 2, compressed flag, tags)', () => {
+    // Written by the encoder of d9a14e5 (src/codec/envelope.ts, before the layout had a folder), and staled by its staledEnvelope.
+    const written = new Uint8Array(Buffer.from('ca02124278bcfe5680080040ed4c00000000007ff000000000000000000007deadbeef00020006757365723a3141f00000005000000002c3a90000000000000000010203', 'hex'));
+    const staled = Buffer.from('ca02124278bcfe5680080040dd4be0000000007ff000000000000000000007deadbeef00020006757365723a3141f00000005000000002c3a90000000000000000010203', 'hex');
+    const fields = {
+      serializerId: 2,
+      compressionId: 1,
+      createdAt: 1_700_000_000_000.5,
+      freshFor: 60_000,
+      staleFor: Infinity,
+      size: 7,
+      stamp: 0xdeadbeef,
+      tags: [
+        { tag: 'user:1', generation: 4294967301 },
+        { tag: 'é', generation: 0 },
+      ],
+    };
+    expect(decodeEnvelope(written)).toEqual({ ...fields, payload: new Uint8Array([1, 2, 3]) });
+    expect(encodeEnvelope({ ...fields, payload: new Uint8Array([1, 2, 3]) })).toEqual(written);
+    const again = staledEnvelope(written, 1_700_000_030_000);
+    expect(Buffer.from(again!.bytes).equals(staled)).toBe(true);
+    expect(again!.ttlMs).toBeUndefined();
+  });
+
   it('stamps every write differently, so two writes of one millisecond are told apart', () => {
     const stamps = new Set(Array.from({ length: 100 }, () => decodeEnvelope(encodeEnvelope({ ...base, tags: [] })).stamp));
     expect(stamps.size).toBeGreaterThan(95);
