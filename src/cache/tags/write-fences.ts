@@ -29,7 +29,7 @@ export interface WriteFence {
   abort(): Promise<void>;
 }
 
-/** What fences need from the engine's front. */
+/** What fences need from the engine: wired in src/cache/engine.ts to its reports (`StoreReports`, src/cache/roles/reports.ts), its tier and its clock. */
 export interface FenceHost {
   /** Reports a failed store call (an `error` event); throws it when the cache is strict. */
   failed(operation: string, keys: readonly string[], error: unknown): void;

@@ -5,7 +5,7 @@ import { InvalidatedTier } from './reads-in-flight.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
 import type { Tier, TierRead } from './tier.ts';
 
-/** What the coherent tier reports to the engine's front. */
+/** What the coherent tier reports to the engine: its tier-hosting role (`TierHosting`, src/cache/roles/tier-hosting.ts). */
 export interface CoherentHost {
   /** A read that a copy could have answered went to the store: coherence was not confirmed. */
   bypassed(): void;

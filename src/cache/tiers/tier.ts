@@ -23,7 +23,7 @@ export interface TierRead {
   readonly snapshot: TagSnapshot | undefined;
 }
 
-/** What the tiers need from the engine's front. */
+/** What the tiers need from the engine: implemented by its tier-hosting role (`TierHosting`, src/cache/roles/tier-hosting.ts). */
 export interface TierHost {
   /** Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back undefined. */
   decode(key: string, bytes: Uint8Array): DecodedEntry | undefined;
