@@ -1,7 +1,9 @@
 /**
  * Store.readWithGenerations, Store.writeGenerations and Store.expireEntries for stores that can run them as one
  * synchronous step over their own cells (memory in one turn of the event loop, SQLite inside
- * one transaction): the same semantics as the Redis scripts in redis-protocol.ts, written once.
+ * one transaction). The one TypeScript definition of these semantics: the Redis scripts in
+ * redis-protocol.ts and the engine's fallback (src/cache/path/generations.ts) are held to it by
+ * test/store/layout-agreement.test.ts.
  * Generations are decimal counters (so `incr` works on them); a fence is a small JSON record of
  * tokens and their expiry times, kept under its key with a TTL as long as its last token's.
  */
