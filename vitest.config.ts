@@ -26,7 +26,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // The suites share one redis-server; files use distinct key prefixes, so they may run in parallel.
+    // A file that changes the server for every client (CLIENT PAUSE, maxmemory, INFO counters)
+    // starts a server of its own. Three at once on two cores: most files wait on sockets, child
+    // processes and timers rather than on the CPU, and vitest's default (cores − 1) ran them one by one.
     fileParallelism: true,
+    maxWorkers: 3,
     projects,
   },
 });

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { valkeyStore, type ValkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/index.ts';
 import { StoreRefusedError } from '../../src/store/index.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
+import { requireRedis } from '../support/redis-env.ts';
 import { CountingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from '../cache/targets.ts';
 
@@ -69,14 +70,17 @@ describe.runIf(requireRedis()).each(transports)('valkey store folding, on $name'
   let admin: Valkey;
   let valkey: ValkeyStore;
   let closeStore: () => Promise<void>;
-  beforeAll(() => {
-    admin = new Valkey(redisUrl!);
-    ({ store: valkey, close: closeStore } = open(redisUrl!));
+  // A server of its own: INFO commandstats counts every client's commands, and the other files run beside this one.
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
+    admin = new Valkey(server.url);
+    ({ store: valkey, close: closeStore } = open(server.url));
   });
   afterAll(async () => {
-    await valkey.clear('cachette:vf-');
     await closeStore();
     admin.disconnect();
+    await server.stop();
   });
 
   it('sends a tick of reads as one MGET, answers in call order', async () => {
@@ -150,7 +154,7 @@ describe.runIf(requireRedis()).each(transports)('valkey store folding, on $name'
   it('falls back to plain commands for good when the server refuses scripts', async () => {
     const user = `noscript-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
     await admin.call('ACL', 'SETUSER', user, 'on', 'nopass', '~*', '+@all', '-@scripting');
-    const url = new URL(redisUrl!);
+    const url = new URL(server.url);
     url.username = user;
     url.password = 'any'; // a nopass user takes any password; without one the client would not AUTH
     const limited = open(url.toString());

@@ -167,16 +167,20 @@ describe.runIf(requireRedis())('a full server (maxmemory, noeviction)', () => {
 });
 
 describe.runIf(requireRedis())('a store that answers too late', () => {
+  // A server of its own: CLIENT PAUSE holds every client of a server, and the other files run beside this one.
+  let server: RedisServer;
   let store: ValkeyStore;
   let admin: Valkey;
-  beforeAll(() => {
-    store = valkeyStore(redisUrl!);
-    admin = new Valkey(redisUrl!);
+  beforeAll(async () => {
+    server = await startRedis({ bin: process.env.REDIS_SERVER_BIN });
+    store = valkeyStore(server.url);
+    admin = new Valkey(server.url);
   });
   afterAll(async () => {
     await admin.client('UNPAUSE');
     admin.disconnect();
     await store.close();
+    await server.stop();
   });
 
   it('is a miss plus a timeout event; strict mode throws instead', async () => {
