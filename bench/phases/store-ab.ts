@@ -47,8 +47,14 @@ const withTtl = ttl === undefined ? {} : { ttl };
 const ops: Record<string, (i: number) => Promise<boolean>> = {
   get: async (i) => (await cache.get(`v:${i % 1000}`)) !== undefined,
   'get-miss': async (i) => (await cache.get(`absent:${i}`)) === undefined,
-  set: async (i) => (await cache.set(`s:${i}`, smallValue(i), withTtl), true),
-  setMany: async (i) => (await cache.setMany(Array.from({ length: BATCH }, (_, j) => ({ key: `m:${(i * BATCH + j) % n}`, value: smallValue(j), ...withTtl }))), true),
+  set: async (i) => {
+    await cache.set(`s:${i}`, smallValue(i), withTtl);
+    return true;
+  },
+  setMany: async (i) => {
+    await cache.setMany(Array.from({ length: BATCH }, (_, j) => ({ key: `m:${(i * BATCH + j) % n}`, value: smallValue(j), ...withTtl })));
+    return true;
+  },
 };
 
 await timedPass(1000, IN_FLIGHT, (i) => cache.set(`v:${i}`, smallValue(i)).then(() => true));

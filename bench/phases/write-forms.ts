@@ -15,7 +15,6 @@
  */
 import { RespConnection, type ReplySink } from '../../adapters/valkey/resp/connection.ts';
 import { bulk, commandHead } from '../../adapters/valkey/resp/encoder.ts';
-import type { RespValue } from '../../adapters/valkey/resp/parser.ts';
 import { smallValue } from '../support/payloads.ts';
 import { timedPass } from '../support/measure.ts';
 
@@ -52,7 +51,13 @@ interface Entry {
 /** A sink that resolves `done` once `count` replies came in. */
 function counted(count: number, done: () => void, fail: (error: Error) => void): ReplySink {
   let left = count;
-  return { resolve: () => (--left === 0 && done(), true), reject: fail };
+  return {
+    resolve: () => {
+      if (--left === 0) done();
+      return true;
+    },
+    reject: fail,
+  };
 }
 
 type Form = (calls: Array<{ entries: Entry[]; done: () => void; fail: (error: Error) => void }>) => void;
@@ -99,7 +104,15 @@ const forms: Record<string, Form> = {
     for (const entry of entries) encoder.string(entry.key);
     for (const entry of entries) encoder.bytes(entry.value);
     for (const entry of entries) encoder.number(entry.ttlMs);
-    connection.expect({ resolve: () => (calls.forEach((call) => call.done()), true), reject: (error) => calls.forEach((call) => call.fail(error)) });
+    connection.expect({
+      resolve: () => {
+        for (const call of calls) call.done();
+        return true;
+      },
+      reject: (error) => {
+        for (const call of calls) call.fail(error);
+      },
+    });
   },
 };
 
