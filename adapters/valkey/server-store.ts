@@ -203,6 +203,14 @@ export class ValkeyStore<Client extends IovalkeyClient | NodeRedisClient = Ioval
    * Entries in order: each run without a TTL as one MSET (a SET when alone), each entry with one
    * as SET PX. One connection keeps their order, so a later write to a key wins; a command's
    * failure fails exactly the ops whose entries it carried.
+   *
+   * SET PX sets a key and its own expiry in one step. MSET then a PEXPIRE per key costs the
+   * server as much and leaves a key without expiry if the connection drops between the two; a
+   * script per tick costs the client least (one command) but the server about twice as much
+   * (bench/phases/write-forms.ts: 10-entry setMany calls, 50 in flight, each entry with its own
+   * TTL, six interleaved rounds on a loaded machine: 45–64 µs of server CPU per call with SET
+   * PX, 42–90 with MSET + PEXPIRE, 84–158 with the script, which ran at 0.46–0.67× SET PX's rate
+   * in five rounds of the six).
    */
   protected sendWrites(round: Round, ops: readonly StoreOp[], from: number, to: number): void {
     const channel = this.#link.channel;
