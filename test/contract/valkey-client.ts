@@ -12,6 +12,7 @@ import { bytes, text } from '../support/suite-api.ts';
  */
 export function clientOnTheSameServer(context: StoreTestContext<ValkeyStore<Redis> | ValkeyClusterStore<Cluster>>): void {
   ownExpiryPerKey(context);
+  keysAsUtf8(context);
   context.runner.it('offers store.client on the same server, which sees what the store wrote', async () => {
     const key = context.key('through-client');
     await context.store.set(key, bytes('written by the store'), 60_000);
@@ -48,6 +49,33 @@ export function ownExpiryPerKey(context: StoreTestContext<ValkeyStore<Redis> | V
       if (entry.ttlMs === undefined) assert.equal(pttl, -1, `${entry.key} has no TTL`);
       else assert.ok(pttl > entry.ttlMs - TTL_STEP / 2 && pttl <= entry.ttlMs, `${entry.key}: pttl ${pttl}, written with ${entry.ttlMs}`);
       assert.equal(text(await context.store.get(entry.key)), text(entry.value));
+    }
+  });
+}
+
+/**
+ * Keys go to the server as their UTF-8 bytes, whatever their characters and length (the store's
+ * encoder writes short ASCII keys by a path of its own on each runtime: resp/encoder.ts): each
+ * key written by the store is found by the client under those bytes.
+ */
+export function keysAsUtf8(context: StoreTestContext<ValkeyStore<Redis> | ValkeyClusterStore<Cluster>>): void {
+  context.runner.it('writes every key as its UTF-8 bytes: ASCII, 2-, 3- and 4-byte characters, short and long', async () => {
+    const base = context.key('utf8');
+    const suffixes = [
+      'plain',
+      '\u00e9a',
+      'a\u00e9',
+      '\u20ac',
+      '\u{1F600}b',
+      'x'.repeat(Math.max(0, 62 - base.length)) + '\u00e9a',
+      'y'.repeat(Math.max(0, 64 - base.length)),
+      'z'.repeat(80) + '\u00e9',
+    ];
+    for (const [i, suffix] of suffixes.entries()) {
+      const key = `${base}${suffix}`;
+      await context.store.set(key, bytes(`value ${i}`));
+      const read = await context.store.client.getBuffer(Buffer.from(key, 'utf8'));
+      assert.equal(read === null ? undefined : text(read), `value ${i}`, `key ${JSON.stringify(key)}`);
     }
   });
 }
