@@ -231,7 +231,7 @@ export class FillHandler {
               return latest.found.value;
             }
             if (tags.length > 0 && (latest.snapshot === undefined || latest.snapshot.fenced.length > 0)) {
-              this.#keep(request, owned.release());
+              this.#keep(request, owned.abandon());
               snap = latest.snapshot;
               continue;
             }
@@ -244,9 +244,15 @@ export class FillHandler {
       } else {
         return this.#runAndStore(request, fill, { generations: storable ? (snap?.generations ?? NO_GENERATIONS) : undefined, lease: undefined, snapshot: snap });
       }
-      // Another process's fill is at work: look again shortly.
-      await backoff(attempt);
-      const again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
+      // Another process's fill is at work. With a bus that will tell of its write, wait for
+      // that; else look again shortly. The look below is issued after the watch was opened: when
+      // it still misses, the write is still to come and will be heard (or the lease given up,
+      // or the bus lost, which ends the wait too).
+      const watch = this.#ctx.tier.watch?.(full);
+      if (watch === undefined) await backoff(attempt);
+      let again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
+      if (watch !== undefined && again.found?.state !== 'fresh' && (await watch.until(deadline))) again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
+      watch?.cancel();
       if (again.found?.state === 'fresh') {
         this.#remoteJoin(key);
         return again.found.value;
@@ -273,11 +279,11 @@ export class FillHandler {
       const started = startWrite(this.#reads, this.#writes, request, ran, generations, how.snapshot);
       write = started instanceof Promise ? await started : started;
     } catch (error) {
-      if (lease) this.#keep(request, lease.release());
+      if (lease) this.#keep(request, lease.abandon());
       throw error;
     }
     if (write === undefined) {
-      if (lease) this.#keep(request, lease.release());
+      if (lease) this.#keep(request, lease.abandon());
       return ran.value;
     }
     fill.written = write.landed;
@@ -306,12 +312,16 @@ export class FillHandler {
       // this one keeps serving the stale value. A store that cannot answer does not stop it.
       const lease = ctx.leases ? await ctx.leases.acquire(key) : 'unavailable';
       if (lease === 'held') return;
+      let written = false;
       try {
         const ran = await runFactory(ctx, request, stale, true);
         this.#backoffs.succeeded(full);
-        await (await startWrite(this.#reads, this.#writes, request, ran, snap?.generations ?? NO_GENERATIONS, snap))?.landed;
+        const write = await startWrite(this.#reads, this.#writes, request, ran, snap?.generations ?? NO_GENERATIONS, snap);
+        written = write !== undefined;
+        await write?.landed;
       } finally {
-        if (lease !== 'unavailable') await lease.release();
+        // Nothing written: whoever waits for this lease is told it is free (FillLease.abandon).
+        if (lease !== 'unavailable') await (written ? lease.release() : lease.abandon());
       }
     })().catch((error: unknown) => {
       // Stale-if-error: the stale entry stays in place and keeps being served; the failure

@@ -71,7 +71,11 @@ export class EngineContext {
     this.tier = tier;
     this.remote = remote;
     const reports = this.reports;
-    this.leases = FillLeases.possible(this.path) ? new FillLeases(this.path, options.keyPrefix, options.lockTimeoutMs, (operation, key, error) => reports.report(error, operation, key)) : undefined;
+    // With a bus, an abandoned lease is announced on it: the waiters it wakes do not poll.
+    const announce = bus && ((full: string) => bus.coherence.invalidate([full], Promise.resolve()).catch(() => undefined));
+    this.leases = FillLeases.possible(this.path)
+      ? new FillLeases(this.path, options.keyPrefix, options.lockTimeoutMs, (operation, key, error) => reports.report(error, operation, key), announce)
+      : undefined;
   }
 
   /** The cache's clock (milliseconds since the epoch). */

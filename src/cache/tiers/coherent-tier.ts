@@ -1,5 +1,6 @@
 import type { Coherence, CoherenceListener, CoherenceOptions, Store } from '../../store/types.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
+import { type KeyWatch, KeyWatches } from './coherent-watches.ts';
 import type { L1Copies } from './l1-copies.ts';
 import { InvalidatedTier } from './reads-in-flight.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
@@ -47,6 +48,7 @@ export function openCoherence(store: Store, options: CoherenceOptions): { cohere
 export class CoherentTier extends InvalidatedTier implements Tier, CoherenceListener {
   readonly #coherence: Coherence;
   readonly #barrier: boolean;
+  readonly #watches = new KeyWatches();
 
   constructor(
     remote: RemoteReads,
@@ -110,10 +112,34 @@ export class CoherentTier extends InvalidatedTier implements Tier, CoherenceList
 
   async close(): Promise<void> {
     this.copies.clear();
+    this.#watches.all();
     await this.#coherence.close();
   }
 
+  /**
+   * A watch of `full` when the bus will tell this process of its next change: copies are being
+   * served (the bus is live, and any loss of it flushes, which resolves every watch) and the
+   * channel of `full` is confirmed subscribed. Otherwise undefined, and the channel is asked
+   * for, so that the next watch of it can be given. A read issued after the watch was opened
+   * that misses the entry means its write is still to come, and will be heard.
+   */
+  watch(full: string): KeyWatch | undefined {
+    const coherence = this.#coherence;
+    if (!coherence.serving() || !coherence.covered([full], coherence.mark)) return undefined;
+    return this.#watches.open(full);
+  }
+
   // CoherenceListener -------------------------------------------------------------------------
+
+  override invalidated(keys: readonly string[]): void {
+    super.invalidated(keys);
+    this.#watches.changed(keys);
+  }
+
+  override flushed(): void {
+    super.flushed();
+    this.#watches.all();
+  }
 
   liveChanged(live: boolean): void {
     if (!live) this.flushed();

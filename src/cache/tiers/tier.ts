@@ -6,6 +6,7 @@
  */
 import type { TagGeneration } from '../../codec/envelope.ts';
 import type { DecodedEntry } from '../entry-codec.ts';
+import type { KeyWatch } from './coherent-watches.ts';
 
 /** The state of the tags a caller named, read before any factory runs (in the same round trip as the entry). */
 export interface TagSnapshot {
@@ -46,6 +47,12 @@ export interface Tier {
   readManyNow?(keys: readonly string[], fulls: readonly string[]): Array<DecodedEntry | undefined>;
   /** The current state of `tags` alone (a refresh that must record them, a tagged set). */
   snapshot(tags: readonly string[]): Promise<TagSnapshot>;
+  /**
+   * A watch of the entry `full`'s next change, when this tier is told of changes by a bus that
+   * will not lose one unnoticed (the coherent tier, live): a fill waiting for another process's
+   * write waits on it instead of polling. Undefined otherwise.
+   */
+  watch?(full: string): KeyWatch | undefined;
   /** This process deletes or overwrites these keys (or tries to). */
   forget(fulls: readonly string[]): void;
   /** This process invalidated these tags. */
