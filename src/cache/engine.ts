@@ -50,7 +50,7 @@ export class CacheEngine implements Cache {
     this.#fills = new FillHandler(ctx, this.#reads, this.#writes);
     const { remote, tier, reports } = ctx;
     this.#fences = new WriteFences(ctx.path, (tag) => remote.keysOf(tag), options.writeLeaseTtlMs, {
-      failed: (operation, keys, error) => reports.fallback(error, operation, keys, undefined, undefined),
+      failed: (operation, keys, error) => reports.invalidationFailed(error, operation, keys),
       tagsInvalidated: (tags) => tier.tagsInvalidated(tags),
       now: () => ctx.now(),
     });

@@ -13,11 +13,13 @@ import { childLines } from '../support/child-lines.ts';
 import type Valkey from 'iovalkey';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
+import { CircuitOpenError } from '../../src/store/index.ts';
 import { createHttpCache } from '../../src/http/index.ts';
 import { LEASE_MS } from '../../src/store/bus/format.ts';
 import { requireRedis } from '../support/redis-env.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
+import { FailingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from './targets.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -93,6 +95,38 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
       },
     };
   }
+
+  it('a commit() the breaker skipped is an error event naming the invalidation not made, and invalidateTags once the store is back makes it (docs/l1.md)', async () => {
+    const namespace = uniqueNamespace('l1cf-skipped');
+    const reader = createCache({ store: valkeyStore(server.url), namespace, logger: false, l1: { consistency: 'coherent' } });
+    // The writer's store fails its writes on demand (as a partition of this process alone would), with a breaker opening at the first.
+    const failing = new FailingStore(valkeyStore(server.url));
+    const writer = createCache({ store: failing, namespace, logger: false, circuitBreaker: { threshold: 1, cooldownMs: 50 }, l1: { consistency: 'coherent' } });
+    const errors: Array<{ operation: string; keys: readonly string[]; error: unknown }> = [];
+    writer.events.addEventListener('error', (event) => errors.push(event.detail));
+    let version = 0;
+    const load = () => reader.getOrSet('row', () => version, { tags: ['rows'] });
+    expect(await load()).toBe(0);
+    await untilFromMemory(reader, 'row');
+    const fence = await writer.beginWrite(['rows']);
+    version = 1;
+    failing.writes = 'fail';
+    expect(await writer.set('other', 'x')).toBe(false);
+    const reported = errors.length;
+    const skipped = writer.stats().storeSkipped;
+    // The source committed; the cache's commit cannot reach the store.
+    await fence.commit();
+    expect(writer.stats().storeSkipped).toBeGreaterThan(skipped);
+    const event = errors.slice(reported).find((e) => e.operation === 'writeGenerations');
+    expect(event?.error).toBeInstanceOf(CircuitOpenError);
+    expect(event?.keys).toEqual([expect.stringContaining('rows')]);
+    // What docs/l1.md says to do: invalidate the tags again once the store answers.
+    failing.writes = 'pass';
+    await eventually(() => writer.invalidateTags(['rows']), 'invalidateTags succeeds once the breaker lets a call through', 500);
+    expect(await load()).toBe(1);
+    await reader.close();
+    await writer.close();
+  });
 
   it('the bus connection killed: memory flushed and bypassed (stats, event), writes seen meanwhile, served from memory once confirmed again', async () => {
     const { reader, writer, close } = pair();

@@ -84,6 +84,21 @@ export class StoreReports implements GuardReporter {
     else this.fallback(error, operation, keys, undefined, undefined);
   }
 
+  /**
+   * A failed invalidation (`invalidateTags`, a fence's `beginWrite` or `commit()`): the
+   * {@link fallback}, except that one the breaker skipped is reported too, as an `error` event
+   * carrying the CircuitOpenError (counted in `storeSkipped`, not in `storeErrors`). Other
+   * skipped calls are said once per outage (the `health` event) because each answers its
+   * caller; a skipped invalidation answers nobody (commit() resolves), yet other processes and
+   * their L1 keep serving what it should have invalidated (docs/l1.md, "When an invalidation
+   * could not be made").
+   */
+  invalidationFailed(error: unknown, operation: string, keys: readonly string[]): void {
+    const { events } = this.#ctx;
+    if (error instanceof CircuitOpenError && events.listens('error')) events.emit('error', { source: 'store', operation, keys, error });
+    this.fallback(error, operation, keys, undefined, undefined);
+  }
+
   /** Reports a failure the guard did not see (a bug above it, or a layer's own error), and never one skipped by the breaker. */
   report(error: unknown, operation: string, keys: string | readonly string[]): void {
     const seen = typeof error === 'object' && error !== null && this.#reported.has(error);
