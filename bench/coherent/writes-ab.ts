@@ -47,7 +47,9 @@ try {
       const w = await window(v.root, v.mode, redis.url);
       loads.push(loadavg()[0]!);
       results.get(v.name)!.push(w);
-      console.log(`round ${round} ${v.name}: ${(w.requests / w.seconds).toFixed(0)} req/s, ${w.cpuMsPerRequest.toFixed(2)} CPU ms/req, failed ${w.failed}, store errors ${JSON.stringify(w.storeErrors)}, load ${loadavg()[0]!.toFixed(2)}`);
+      console.log(
+        `round ${round} ${v.name}: ${(w.requests / w.seconds).toFixed(0)} req/s, ${w.cpuMsPerRequest.toFixed(2)} CPU ms/req, failed ${w.failed}, store errors ${JSON.stringify(w.storeErrors)}, load ${loadavg()[0]!.toFixed(2)}`,
+      );
     }
   }
 } finally {

@@ -55,6 +55,8 @@ const started = performance.now();
 const { requests, failed } = await run(until(Number(seconds) * 1000));
 const elapsed = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
-process.stdout.write(`${JSON.stringify({ requests, seconds: elapsed, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(requests, 1), failed, storeErrors: Object.fromEntries(storeErrors) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ requests, seconds: elapsed, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(requests, 1), failed, storeErrors: Object.fromEntries(storeErrors) })}\n`,
+);
 await contender.close();
 process.exit(0);
