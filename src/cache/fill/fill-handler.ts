@@ -249,10 +249,14 @@ export class FillHandler {
       // it still misses, the write is still to come and will be heard (or the lease given up,
       // or the bus lost, which ends the wait too).
       const watch = this.#ctx.tier.watch?.(full);
-      if (watch === undefined) await backoff(attempt);
-      let again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
-      if (watch !== undefined && again.found?.state !== 'fresh' && (await watch.until(deadline))) again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
-      watch?.cancel();
+      let again: TaggedLookup<T>;
+      try {
+        if (watch === undefined) await backoff(attempt);
+        again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
+        if (watch !== undefined && again.found?.state !== 'fresh' && (await watch.until(deadline))) again = await checkedLookup(request, await reads.lookup<T>(key, full, tags), undefined);
+      } finally {
+        watch?.cancel();
+      }
       if (again.found?.state === 'fresh') {
         this.#remoteJoin(key);
         return again.found.value;
