@@ -2,8 +2,9 @@
  * The coherent L1 and fill leases across processes (issue 28): a getOrSet that finds another
  * process's fill lease held waits for that process's write on the coherence bus, and looks at
  * the store again only when told (the write's invalidation, or the lease given up), instead of
- * polling it with a backoff. The filler is a real process on a real redis-server; what is
- * asserted is how many calls the waiter sent to the store while it waited, and what it got.
+ * polling it with a backoff. The filler is a real process on a redis-server of this suite's own
+ * (other suites' clears on a shared server would wake the waiter too: harmless, but counted);
+ * what is asserted is how many calls the waiter sent to the store while it waited, and what it got.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,8 @@ import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { childLines } from '../support/child-lines.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { requireRedis } from '../support/redis-env.ts';
+import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { sleep } from '../support/suite-api.ts';
 import { CountingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from './targets.ts';
@@ -24,20 +26,23 @@ describe.runIf(requireRedis())('coherent L1: a fill lease held by another proces
   let waiter: Cache;
   let counted: CountingStore;
   let namespace: string;
+  let server: RedisServer;
   beforeAll(async () => {
+    server = await startRedis();
+    const redisUrl = server.url;
     namespace = uniqueNamespace('l1c-wake');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/coherent-filler.ts', redisUrl!, namespace], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/coherent-filler.ts', redisUrl, namespace], { stdio: ['pipe', 'pipe', 'inherit'] });
     filler = { child, next: childLines(child), send: (line) => child.stdin!.write(`${line}\n`) };
     expect(await filler.next()).toBe('ready');
-    counted = new CountingStore(valkeyStore(redisUrl!));
+    counted = new CountingStore(valkeyStore(redisUrl));
     // A lease that outlives the test: a waiter that was not woken would wait for all of it.
     waiter = createCache({ store: counted, namespace, lockTimeout: '1m', l1: { consistency: 'coherent' } });
   });
   afterAll(async () => {
     filler.send('quit');
     await new Promise((resolve) => filler.child.once('exit', resolve));
-    await waiter.clear();
     await waiter.close();
+    await server.stop();
   });
 
   /** Makes the waiter's bus live and subscribed to the channel of `key`'s entry (a copy of it served from memory), then removes the entry. */
