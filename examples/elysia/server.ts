@@ -26,10 +26,7 @@ const app = new Elysia()
   .listen({ port: Number(process.env.PORT ?? 3000), hostname: '127.0.0.1' });
 console.log(`listening on http://127.0.0.1:${app.server?.port}/api/products/1`);
 
-const shutdown = async () => {
-  await app.stop(true);
-  await responses.close();
-  await store.close();
-};
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+// Ctrl-C or SIGTERM: stop listening, then close the cache and the store.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void app.stop(true).then(() => responses.close()).then(() => store.close()));
+}

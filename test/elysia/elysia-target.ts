@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import { cache } from '../../src/bindings/elysia/index.ts';
 import type { HttpTarget } from '../http/http-behaviour.ts';
 import { asResponse } from '../http/odd-response.ts';
+import { runningAt } from '../http/running-target.ts';
 import type { LazyStore } from '../runtimes/http-targets.ts';
 
 /** An Elysia app whose catch-all route calls the origin, with the cache plugin used at the root. */
@@ -18,19 +19,9 @@ export function elysiaTarget(store: LazyStore): HttpTarget {
         // Origins that fail on purpose (stale-if-error): answered 500 as Elysia does, without printing the error.
         .onError(() => new Response('Internal Server Error', { status: 500 }))
         .listen({ port: 0, hostname: '127.0.0.1' });
-      const base = `http://127.0.0.1:${app.server!.port}`;
-      return {
-        // The store the entries live on, for scenarios that plant entries in it.
-        store: opened,
-        // Redirects are the client's to see, not to follow.
-        fetch: (path, init) => fetch(base + path, { redirect: 'manual', ...init }),
-        purge: (target) => plugin.purge(target),
-        idle: () => plugin.idle(),
-        async close() {
-          await app.stop(true);
-          await plugin.close();
-        },
-      };
+      return runningAt(`http://127.0.0.1:${app.server!.port}`, opened, plugin, async () => {
+        await app.stop(true);
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 /** The Express middleware as an HTTP behaviour target: an Express 5 app over real loopback HTTP. */
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import express, { type Request as ExpressRequest, type Response as ExpressResponse } from 'express';
@@ -7,6 +7,7 @@ import { cache } from '../../runtimes/node-http/express/index.ts';
 import type { PurgeTarget } from '../../src/http/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget, TestCacheOptions } from '../http/http-behaviour.ts';
+import { listenOnLoopback, runningAt } from '../http/running-target.ts';
 
 /** What an Express route hands to a fetch-style origin: the request the handlers were given. */
 export function fetchRequestOf(req: ExpressRequest): Request {
@@ -49,25 +50,8 @@ export function expressTarget(store: () => Store): HttpTarget {
           next(error);
         }
       });
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const running = {
-        // The store the entries live on, for scenarios that plant entries in it.
-        store: opened,
-        // Redirects are the client's to see, not to follow.
-        fetch: (path: string, init?: RequestInit) => fetch(base + path, { redirect: 'manual', ...init }),
-        purge: (target: PurgeTarget) => middleware.purge(target),
-        idle: () => middleware.idle(),
-        async close() {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          });
-          await middleware.close();
-        },
-      };
-      return running;
+      const { base, stop } = await listenOnLoopback(createServer(app));
+      return runningAt(base, opened, middleware, stop);
     },
   };
 }

@@ -1,11 +1,11 @@
 /** The h3 middleware as an HTTP behaviour target: an h3 v2 app on node:http (h3's own toNodeHandler) over real loopback HTTP. */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { H3, toNodeHandler } from 'h3';
 import { cache } from '../../src/bindings/h3/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget } from '../http/http-behaviour.ts';
 import { asResponse } from '../http/odd-response.ts';
+import { listenOnLoopback, runningAt } from '../http/running-target.ts';
 
 /** An h3 app whose catch-all route calls the origin, behind the cache middleware used on every path. */
 export function h3Target(store: () => Store): HttpTarget {
@@ -18,24 +18,8 @@ export function h3Target(store: () => Store): HttpTarget {
       const middleware = cache({ store: opened, ...options });
       app.use(middleware);
       app.all('/**', async (event) => asResponse(await origin(event.req)));
-      const server = createServer(toNodeHandler(app));
-      await new Promise<void>((resolve, reject) => server.listen(0, '127.0.0.1', resolve).once('error', reject));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      return {
-        // The store the entries live on, for scenarios that plant entries in it.
-        store: opened,
-        // Redirects are the client's to see, not to follow.
-        fetch: (path, init) => fetch(base + path, { redirect: 'manual', ...init }),
-        purge: (target) => middleware.purge(target),
-        idle: () => middleware.idle(),
-        async close() {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          });
-          await middleware.close();
-        },
-      };
+      const { base, stop } = await listenOnLoopback(createServer(toNodeHandler(app)));
+      return runningAt(base, opened, middleware, stop);
     },
   };
 }

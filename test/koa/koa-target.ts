@@ -1,11 +1,12 @@
 /** The Koa middleware as an HTTP behaviour target: a Koa 3 app over real loopback HTTP. */
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import Koa, { type Context } from 'koa';
 import { cache } from '../../runtimes/node-http/koa/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { HttpTarget } from '../http/http-behaviour.ts';
+import { listenOnLoopback, runningAt } from '../http/running-target.ts';
 
 /** What a Koa middleware hands to a fetch-style origin: the request it was given, its body streamed. */
 export function fetchRequestOf(ctx: Context): Request {
@@ -50,24 +51,8 @@ export function koaTarget(store: () => Store): HttpTarget {
       const middleware = cache({ store: opened, ...options });
       app.use(middleware);
       app.use(async (ctx) => sendFetchResponse(ctx, await origin(fetchRequestOf(ctx))));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      return {
-        // The store the entries live on, for scenarios that plant entries in it.
-        store: opened,
-        // Redirects are the client's to see, not to follow.
-        fetch: (path, init) => fetch(base + path, { redirect: 'manual', ...init }),
-        purge: (target) => middleware.purge(target),
-        idle: () => middleware.idle(),
-        async close() {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          });
-          await middleware.close();
-        },
-      };
+      const { base, stop } = await listenOnLoopback(createServer(app.callback()));
+      return runningAt(base, opened, middleware, stop);
     },
   };
 }
