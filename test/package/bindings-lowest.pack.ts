@@ -22,7 +22,7 @@ const LOWEST: Record<string, { peer: string; version: string }> = {
   koa: { peer: 'koa', version: '2.0.0' },
   koa3: { peer: 'koa', version: '3.0.0' },
   h3: { peer: 'h3', version: '2.0.0' },
-  elysia: { peer: 'elysia', version: '1.2.0' },
+  elysia: { peer: 'elysia', version: '1.4.4' },
 };
 
 let work: string;
@@ -57,8 +57,8 @@ describe('the packed package with the lowest Koa, h3 and Elysia', () => {
     assert.deepEqual(stdout.trim().split('\n'), ['ok koa@2.0.0', 'ok koa3@3.0.0', 'ok h3@2.0.0', 'node ok']);
   }, 90_000);
 
-  it('runs cachette/elysia on Elysia 1.2, on Bun', async () => {
+  it('runs cachette/elysia on Elysia 1.4.4, on Bun', async () => {
     const { stdout } = await run(bun, ['bun-app.mjs'], { cwd: app, timeout: 60_000 });
-    assert.deepEqual(stdout.trim().split('\n'), ['ok elysia@1.2.0', 'bun ok']);
+    assert.deepEqual(stdout.trim().split('\n'), ['ok elysia@1.4.4', 'bun ok']);
   }, 90_000);
 });
