@@ -2,7 +2,9 @@
  * Issue 30, item 5: cachette/koa, cachette/h3 and cachette/elysia from the packed tarball, each on
  * the lowest version of every major its peer range allows (from the npm registry: not the
  * checkout's versions): Koa 2 and 3 and h3 v2 on Node (bindings-lowest/node-app.mjs), Elysia on
- * Bun, where it runs (bindings-lowest/bun-app.mjs).
+ * Bun, where it runs (bindings-lowest/bun-app.mjs). Koa 2 from 2.4.1, the first with
+ * `app.handleRequest`, which runs Koa's own response step; h3 from 2.0.1 (2.0.0's package
+ * cannot be imported); Elysia from 1.4.4 (no 1.2.0 or 1.4.0 was published).
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -19,9 +21,9 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 /** The lowest version of each major the peer ranges name, under the name each app imports. */
 const LOWEST: Record<string, { peer: string; version: string }> = {
-  koa: { peer: 'koa', version: '2.0.0' },
+  koa: { peer: 'koa', version: '2.4.1' },
   koa3: { peer: 'koa', version: '3.0.0' },
-  h3: { peer: 'h3', version: '2.0.0' },
+  h3: { peer: 'h3', version: '2.0.1' },
   elysia: { peer: 'elysia', version: '1.4.4' },
 };
 
@@ -54,7 +56,7 @@ describe('the packed package with the lowest Koa, h3 and Elysia', () => {
 
   it('runs cachette/koa on Koa 2 and 3 and cachette/h3 on h3 v2, on Node', async () => {
     const { stdout } = await run(process.execPath, ['node-app.mjs'], { cwd: app, timeout: 60_000 });
-    assert.deepEqual(stdout.trim().split('\n'), ['ok koa@2.0.0', 'ok koa3@3.0.0', 'ok h3@2.0.0', 'node ok']);
+    assert.deepEqual(stdout.trim().split('\n'), ['ok koa@2.4.1', 'ok koa3@3.0.0', 'ok h3@2.0.1', 'node ok']);
   }, 90_000);
 
   it('runs cachette/elysia on Elysia 1.4.4, on Bun', async () => {
