@@ -28,5 +28,12 @@ console.log(`listening on http://127.0.0.1:${app.server?.port}/api/products/1`);
 
 // Ctrl-C or SIGTERM: stop listening, then close the cache and the store.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void app.stop(true).then(() => responses.close()).then(() => store.close()));
+  process.once(
+    signal,
+    () =>
+      void app
+        .stop(true)
+        .then(() => responses.close())
+        .then(() => store.close()),
+  );
 }
