@@ -1,6 +1,6 @@
 /**
- * The controls every binding built here hands back beside its middleware or plugin (cachette/h3,
- * cachette/elysia, cachette/koa): one shape, one way of making it from the policy.
+ * The controls every HTTP binding hands back beside its middleware or plugin (cachette/hono,
+ * express, fastify, koa, h3, elysia): one shape, one way of making it from the policy.
  */
 import type { HttpCache, PurgeTarget } from '../http/exchange/http-cache.ts';
 

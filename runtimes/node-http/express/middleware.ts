@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { openHttpCache } from '../../../src/http/exchange/http-cache.ts';
-import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../../src/http/index.ts';
+import { controlsOf, type HttpCacheControls } from '../../../src/bindings/controls.ts';
+import type { HttpCache, HttpCacheOptions } from '../../../src/http/index.ts';
 import { exchange } from '../exchange/exchange.ts';
 import { RealResponse } from '../exchange/real-response.ts';
 import { refetchCapture, serverOf } from '../exchange/refetch.ts';
@@ -14,16 +15,8 @@ export type ExpressNext = (error?: unknown) => void;
 export type ExpressCacheOptions = HttpCacheOptions;
 
 /** The middleware returned by {@link cache}, with the cache's controls. */
-export interface ExpressCacheMiddleware {
+export interface ExpressCacheMiddleware extends HttpCacheControls {
   (req: ExpressRequest, res: ServerResponse, next: ExpressNext): void;
-  /** Deletes the responses stored for a URL (every variant) or carrying a tag. */
-  purge(target: PurgeTarget): Promise<number>;
-  /** Resolves when background store writes and revalidations have settled. */
-  idle(): Promise<void>;
-  /** Waits for background work, then closes the engine the middleware opened (never a store or cache you passed in). */
-  close(): Promise<void>;
-  /** The policy object behind the middleware. */
-  readonly httpCache: HttpCache;
 }
 
 /**
@@ -69,12 +62,7 @@ export function cache(options: ExpressCacheOptions): ExpressCacheMiddleware {
       failResponse(real, error);
     });
   };
-  return Object.assign(middleware, {
-    purge: (target: PurgeTarget) => policy.purge(target),
-    idle: () => policy.idle(),
-    close: () => policy.close(),
-    httpCache: policy,
-  });
+  return Object.assign(middleware, controlsOf(policy));
 }
 
 function answer(policy: HttpCache, req: ExpressRequest, real: RealResponse, next: ExpressNext): Promise<void> {

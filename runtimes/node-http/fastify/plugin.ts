@@ -1,7 +1,8 @@
 import { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { openHttpCache } from '../../../src/http/exchange/http-cache.ts';
-import type { HttpCache, HttpCacheOptions, PurgeTarget } from '../../../src/http/index.ts';
+import { controlsOf, type HttpCacheControls } from '../../../src/bindings/controls.ts';
+import type { HttpCache, HttpCacheOptions } from '../../../src/http/index.ts';
 import { exchange } from '../exchange/exchange.ts';
 import { RealResponse } from '../exchange/real-response.ts';
 import { refetchCapture } from '../exchange/refetch.ts';
@@ -11,20 +12,8 @@ import { fastifyFetchRequest } from './request.ts';
 /** Options of the Fastify plugin: the HTTP cache's own (`cachette/http`): `store` or `cache`, `ttl`, … */
 export type FastifyCacheOptions = HttpCacheOptions;
 
-/** What the plugin decorates its Fastify instance with, as `app.cache`. */
-export interface FastifyCache {
-  /** Deletes the responses stored for a URL (every variant) or carrying a tag. */
-  purge(target: PurgeTarget): Promise<number>;
-  /** Resolves when background store writes and revalidations have settled. */
-  idle(): Promise<void>;
-  /**
-   * Waits for background work, then closes the engine the plugin opened (never a store or cache
-   * you passed in). `app.close()` calls it.
-   */
-  close(): Promise<void>;
-  /** The policy object behind the plugin. */
-  readonly httpCache: HttpCache;
-}
+/** What the plugin decorates its Fastify instance with, as `app.cache` (`app.close()` calls its `close`). */
+export type FastifyCache = HttpCacheControls;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,13 +43,7 @@ const plugin: FastifyPluginCallback<FastifyCacheOptions> = (instance, options, d
     return;
   }
   const onError = options.onError ?? (() => {});
-  const controls: FastifyCache = {
-    purge: (target) => policy.purge(target),
-    idle: () => policy.idle(),
-    close: () => policy.close(),
-    httpCache: policy,
-  };
-  instance.decorate('cache', controls);
+  instance.decorate('cache', controlsOf(policy));
   instance.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: HookHandlerDoneFunction) => answer(instance, policy, onError, request, reply, next));
   instance.addHook('onClose', (_instance, closed) => {
     policy.close().then(() => closed(), closed);

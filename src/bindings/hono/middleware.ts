@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { duringRequest } from '../../cache/background.ts';
-import { openHttpCache, type HttpCache, type OriginFetch, type PurgeTarget } from '../../http/exchange/http-cache.ts';
+import { openHttpCache, type OriginFetch } from '../../http/exchange/http-cache.ts';
+import { controlsOf, type HttpCacheControls } from '../controls.ts';
 import type { HttpCacheOptions, HttpOptionsCaller } from '../../http/exchange/options.ts';
 import { checkOptionsObject } from '../../util/known-options.ts';
 
@@ -28,16 +29,7 @@ export interface HonoCacheOptions extends HttpCacheOptions {
 const CALLER: HttpOptionsCaller = { name: 'cache() from cachette/hono', own: ['app'] };
 
 /** The middleware returned by {@link cache}, with the cache's controls. */
-export interface HonoCacheMiddleware extends MiddlewareHandler {
-  /** Deletes the responses stored for a URL or carrying a tag. */
-  purge(target: PurgeTarget): Promise<number>;
-  /** Resolves when background store writes and revalidations have settled. */
-  idle(): Promise<void>;
-  /** Waits for background work and closes the engine the middleware opened. */
-  close(): Promise<void>;
-  /** The policy object behind the middleware. */
-  readonly httpCache: HttpCache;
-}
+export interface HonoCacheMiddleware extends MiddlewareHandler, HttpCacheControls {}
 
 /**
  * Hono middleware: an RFC 9111 shared cache for the routes it is mounted on.
@@ -97,12 +89,7 @@ export function cache(options: HonoCacheOptions): HonoCacheMiddleware {
     c.res = res;
   };
 
-  return Object.assign(middleware, {
-    purge: (target: PurgeTarget) => policy.purge(target),
-    idle: () => policy.idle(),
-    close: () => policy.close(),
-    httpCache: policy,
-  });
+  return Object.assign(middleware, controlsOf(policy));
 }
 
 /** Hono's executionCtx getter throws outside Workers-like platforms: there is simply none then. */
