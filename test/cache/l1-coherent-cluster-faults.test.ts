@@ -147,7 +147,8 @@ describe.runIf(requireRedis())('coherent L1 on a Redis Cluster under faults', ()
       const master = await cluster.masterOf(entrySlot);
       const replica = await replicaOf(master);
       await cluster.cli(replica, 'cluster', 'failover');
-      await eventually(async () => (await cluster.masterOf(entrySlot)) === replica, 'the replica serves the slot', 1000);
+      // Mid-failover the slot map may show no master for the slot at all: not yet, not a failure.
+      await eventually(async () => (await cluster.masterOf(entrySlot).catch(() => undefined)) === replica, 'the replica serves the slot', 1000);
     });
     expect(seen.stale, summary(seen)).toEqual([]);
     expect(seen.readErrors, summary(seen)).toEqual([]);
