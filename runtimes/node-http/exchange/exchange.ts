@@ -28,8 +28,9 @@ export interface Exchange {
   /**
    * The framework routed the request before the cache ran and stops its handlers once the
    * client's answer has ended (Fastify: routing precedes hooks, and `reply.sent` ends the
-   * lifecycle). Its handlers then run in this pass only for the routed method and while the
-   * client waits; a background revalidation goes through {@link server} as a request of its own.
+   * lifecycle; Koa: its response step runs only once the middleware has unwound). Its handlers
+   * then run in this pass only for the routed method and while the client waits; a background
+   * revalidation goes through {@link server} as a request of its own.
    * False (Express) runs the handlers of a stale-while-revalidate refresh in this pass, after
    * the client got the stale copy.
    */
