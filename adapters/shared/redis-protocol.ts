@@ -1,5 +1,5 @@
 import { StoreRefusedError } from '../../src/store/errors.ts';
-import { counterValue } from '../../src/store/layout/counter.ts';
+import { counterOfText } from '../../src/store/layout/counter.ts';
 import { CREATED_AT_OFFSET, FIXED_BYTES_V1, MAGIC, VERSION, VERSION_1, VERSION_OFFSET } from '../../src/store/layout/envelope.ts';
 import { SOFT_RECORD_LUA_PATTERN } from '../../src/store/layout/soft-record.ts';
 import type { GenerationWrite, SoftMoves, TagKeys, TagState } from '../../src/store/types.ts';
@@ -185,7 +185,7 @@ export function parseTagStates(reply: readonly unknown[], entrySlots: number, co
   for (let i = 0; i < count; i++) {
     const raw = reply[entrySlots + 3 * i];
     const text = raw instanceof Uint8Array ? textDecoder.decode(raw) : String(raw);
-    const generation = counterValue(raw instanceof Uint8Array ? raw : textEncoder.encode(text));
+    const generation = counterOfText(text);
     if (generation === undefined) throw new StoreRefusedError(`the tag generation counter holds "${text.slice(0, 40)}", not an integer`);
     const fenced = Number(reply[entrySlots + 3 * i + 1]) === 1;
     const soft = softMovesOf(reply[entrySlots + 3 * i + 2], generation);
@@ -207,4 +207,3 @@ function softMovesOf(raw: unknown, generation: number): SoftMoves | undefined {
 }
 
 const textDecoder = new TextDecoder();
-const textEncoder = new TextEncoder();

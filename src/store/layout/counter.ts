@@ -9,8 +9,11 @@ const INTEGER = /^-?\d+$/;
 
 /** A stored counter's value, or undefined when missing or anything but a safe integer. */
 export function counterValue(bytes: Uint8Array | undefined): number | undefined {
-  if (bytes === undefined) return undefined;
-  const text = decoder.decode(bytes);
+  return bytes === undefined ? undefined : counterOfText(decoder.decode(bytes));
+}
+
+/** The value of a counter already read as text (a script's reply), or undefined when it is anything but a safe integer. */
+export function counterOfText(text: string): number | undefined {
   const value = Number(text);
   return INTEGER.test(text) && Number.isSafeInteger(value) ? value : undefined;
 }
