@@ -92,6 +92,28 @@ export function purgeScenarios(scenario: ScenarioFn): void {
     assert.equal(origin.count('/swr'), 2);
   });
 
+  scenario('soft purge of a varying URL marks every variant, and each is revalidated with its own validator', {}, async ({ origin, get, cache }) => {
+    origin.on('/soft-vary', (req) => {
+      const flavour = req.headers.get('x-flavour') ?? 'plain';
+      const headers = { etag: `"${flavour}"`, vary: 'x-flavour', 'cache-control': 'max-age=100' };
+      return req.headers.get('if-none-match') === headers.etag ? reply(null, headers, 304) : reply(flavour, headers);
+    });
+    const url = await fetchedUrl(cache, '/soft-vary');
+    assert.equal((await get('/soft-vary', { headers: { 'x-flavour': 'sweet' } })).body, 'sweet');
+    assert.equal(await cache.purge({ url, soft: true }), 2);
+    for (const [flavour, init] of [
+      ['plain', {}],
+      ['sweet', { headers: { 'x-flavour': 'sweet' } }],
+    ] as const) {
+      const revalidated = await get('/soft-vary', init);
+      assert.equal(revalidated.body, flavour);
+      assert.match(revalidated.cs, /fwd=stale; fwd-status=304/, flavour);
+      assert.equal(origin.seen.at(-1)!.headers.get('if-none-match'), `"${flavour}"`);
+      assert.match((await get('/soft-vary', init)).cs, /^cachette; hit; ttl=\d/, flavour);
+    }
+    assert.equal(origin.count('/soft-vary'), 4);
+  });
+
   // Issue 32, item 4: a soft purge by tag stales what carries the tag, as a soft purge by URL does.
   scenario('soft purge of a tag: the stored response is revalidated, and a 304 refreshes it', {}, async ({ origin, get, cache }) => {
     origin.on('/tag-soft', (req, k) => {
