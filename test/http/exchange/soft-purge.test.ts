@@ -76,7 +76,7 @@ function softPurgeSuite(name: string, open: () => [Store, Store]) {
       if (stores[1] !== stores[0]) await stores[1].close();
     });
 
-    it("stales the version another process stored while the purge ran, and never puts the old one back", async () => {
+    it('stales the version another process stored while the purge ran, and never puts the old one back', async () => {
       const namespace = `soft-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
       const origin = new VersionedOrigin();
       const held = new HeldWrite(createCache({ store: stores[0], closeStore: false, compression: false, namespace }));
