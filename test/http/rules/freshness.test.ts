@@ -34,7 +34,7 @@ describe('the freshness record and what the store keeps (issue 29)', () => {
     assert.equal(retentionMs(staled, now, 600 * SECOND), 1 + 600 * SECOND);
   });
 
-  it('keeps a response once stale for its longest stale window or retainStale: the engine entry\'s grace', () => {
+  it("keeps a response once stale for its longest stale window or retainStale: the engine entry's grace", () => {
     assert.equal(keptStaleMs(stored, 10 * SECOND), 30 * SECOND);
     assert.equal(keptStaleMs(stored, 600 * SECOND), 600 * SECOND);
   });
