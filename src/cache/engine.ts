@@ -14,7 +14,7 @@ import { entryKey } from './key-space.ts';
 import type { ResolvedOptions } from './options.ts';
 import { checkTags } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
-import type { BatchFactory, Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions } from './types.ts';
+import type { BatchFactory, Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions, ValueLookup } from './types.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
@@ -66,6 +66,17 @@ export class CacheEngine implements Cache {
       return Promise.reject(error);
     }
     return this.#reads.get<T>(key, full);
+  }
+
+  lookup<T>(key: string): Promise<ValueLookup<T> | undefined> {
+    let full: string;
+    try {
+      this.#open('lookup', key);
+      full = this.#full(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#reads.lookupValue<T>(key, full);
   }
 
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {

@@ -133,6 +133,13 @@ export interface Cache {
   readonly events: CacheEvents;
   /** The fresh value under `key`, or undefined. */
   get<T = unknown>(key: string): Promise<T | undefined>;
+  /**
+   * The value under `key` while it may still be served: fresh, or stale inside its grace (its
+   * ttl ran out, `expire` or a soft `invalidateTags` made it stale), with how long it has been
+   * stale; undefined when there is none. Counted as `get` counts (a hit only when fresh). For
+   * callers that keep their own freshness and revalidate stale values themselves (the HTTP cache).
+   */
+  lookup<T = unknown>(key: string): Promise<ValueLookup<T> | undefined>;
   /** Fresh values for `keys` in order, undefined for holes; one store round trip. */
   getMany<T = unknown>(keys: readonly string[]): Promise<Array<T | undefined>>;
   /**
@@ -252,6 +259,15 @@ export interface WrappedFunction<A extends unknown[], R, This = unknown> {
 
 /** Any function: what `cache.wrap` accepts (its parameters, `this` and result are read from it). */
 export type AnyFunction = (...args: never[]) => unknown;
+
+/** What `lookup` found: a value that may still be served, and whether it is fresh. */
+export interface ValueLookup<T> {
+  readonly value: T;
+  /** `fresh` (what `get` returns) or `stale` (inside its grace). */
+  readonly state: 'fresh' | 'stale';
+  /** Milliseconds since it turned stale, on the cache's clock (0 while fresh, and when that is not known: an endless grace). */
+  readonly staleMs: number;
+}
 
 /** What `cache.inspect(key)` found. */
 export interface EntryInspection {

@@ -6,6 +6,7 @@ import type { CacheEvents, CacheStats } from '../events.ts';
 import { callerKeyOf, entryKey } from '../key-space.ts';
 import { NO_TAGS } from '../tags/tag-keys.ts';
 import type { TagSnapshot, Tier, TierRead } from '../tiers/tier.ts';
+import type { ValueLookup } from '../types.ts';
 import type { EngineContext } from './context.ts';
 import type { StoreReports } from './reports.ts';
 
@@ -55,34 +56,59 @@ export class Reads {
 
   /** `cache.get` of `key` (store key `full`), its arguments checked by the front. */
   get<T>(key: string, full: string): Promise<T | undefined> {
+    return this.#readOne(key, full, this.#served) as Promise<T | undefined>;
+  }
+
+  /**
+   * `cache.lookup` of `key` (store key `full`): like {@link get}, counted the same way (a hit
+   * when fresh, else a miss), but a value inside its grace is returned too, with how long it
+   * has been stale.
+   */
+  lookupValue<T>(key: string, full: string): Promise<ValueLookup<T> | undefined> {
+    return this.#readOne(key, full, this.#withGrace) as Promise<ValueLookup<T> | undefined>;
+  }
+
+  /** One entry read through the tier, answered by `answer`; a store failure is a counted miss. */
+  #readOne<R>(key: string, full: string, answer: (key: string, entry: DecodedEntry | undefined, started: number) => R): Promise<R | undefined> {
     // The hot path: one promise chain, no async frame; none at all on a store that answers synchronously.
     const started = this.#ctx.started();
     const tier = this.#tier;
     if (tier.readNow) {
-      let entry: DecodedEntry | undefined;
       try {
-        entry = tier.readNow(key, full, NO_TAGS).entry;
-        return Promise.resolve(this.#served<T>(key, entry, started));
+        return Promise.resolve(answer(key, tier.readNow(key, full, NO_TAGS).entry, started));
       } catch (error) {
         // A store too busy to answer now: the promise below waits for it.
         if (!(error instanceof StoreBusyError)) return settle(() => this.#reports.fallback(error, 'get', key, () => this.miss(key, started), undefined));
       }
     }
     return tier.read(key, full, NO_TAGS).then(
-      ({ entry }) => this.#served<T>(key, entry, started),
+      ({ entry }) => answer(key, entry, started),
       (error: unknown) => this.#reports.fallback(error, 'get', key, () => this.miss(key, started), undefined),
     );
   }
 
+  /** What {@link lookupValue} answers for `entry`, counted. */
+  readonly #withGrace = (key: string, entry: DecodedEntry | undefined, started: number): ValueLookup<unknown> | undefined => {
+    const now = this.#clock.now();
+    if (entry !== undefined && now < entry.freshUntil) {
+      this.hit(key, started);
+      return { value: entry.value, state: 'fresh', staleMs: 0 };
+    }
+    this.miss(key, started);
+    if (entry === undefined || !(now < entry.staleUntil)) return undefined;
+    const since = staleSince(entry);
+    return { value: entry.value, state: 'stale', staleMs: Number.isFinite(since) ? Math.max(0, now - since) : 0 };
+  };
+
   /** The value of a fresh entry (a hit), or undefined (a miss). */
-  #served<T>(key: string, entry: DecodedEntry | undefined, started: number): T | undefined {
+  readonly #served = (key: string, entry: DecodedEntry | undefined, started: number): unknown => {
     if (entry !== undefined && this.#clock.now() < entry.freshUntil) {
       this.hit(key, started);
-      return entry.value as T;
+      return entry.value;
     }
     this.miss(key, started);
     return undefined;
-  }
+  };
 
   /** `cache.getMany` of `keys` (store keys `fulls`, at least one). */
   getMany<T>(keys: readonly string[], fulls: readonly string[]): Promise<Array<T | undefined>> {
@@ -220,6 +246,16 @@ class LookupOf<T> implements TaggedLookup<T> {
   get snapshot(): TagSnapshot | undefined {
     return this.read.snapshot;
   }
+}
+
+/**
+ * When a stale entry turned stale, on the writer's clock: its grace ends `graceMs` after that,
+ * however it got there (its ttl ran out, `expire` cut it, or a soft tag move made it stale at
+ * once and counted its grace from the move: tiers/remote-reads.ts, softlyMoved). Its fresh-until
+ * when the grace is endless.
+ */
+function staleSince(entry: DecodedEntry): number {
+  return Number.isFinite(entry.graceMs) && Number.isFinite(entry.staleUntil) ? entry.staleUntil - entry.graceMs : entry.freshUntil;
 }
 
 /** A read the store failed: nothing found, no tag state. */

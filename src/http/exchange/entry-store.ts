@@ -10,10 +10,14 @@
  * and purge made here lets go of the reads in flight for what it changed once it has settled.
  *
  * How long an entry lives on the store is derived from the response's freshness record
- * (freshness.ts, retentionMs): the engine entry's window is not a second record of freshness.
+ * (freshness.ts, retentionMs and keptStaleMs): the engine entry's window is not a second record
+ * of freshness. A soft purge stales entries through the engine (`expire`, or a soft tag
+ * invalidation), atomically on the store; a lookup reads them with `cache.lookup`, which also
+ * returns an entry in its grace, and judges it stale since the engine made it so (staledBy).
  */
 import type { Cache } from '../../cache/create-cache.ts';
-import { retentionMs, staleAsOf } from '../rules/freshness.ts';
+import type { ValueLookup } from '../../cache/types.ts';
+import { keptStaleMs, retentionMs, staledBy } from '../rules/freshness.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { SharedReads } from './shared-reads.ts';
 import { isLanguageAlias, isStoredResponse, isVaryMarker, storedResponseProblem, type LanguageAlias, type StoredResponse, type VaryMarker } from '../rules/stored-response.ts';
@@ -31,6 +35,8 @@ export interface EntryStoreOptions {
   retainStaleMs: number;
   /** Most variants kept per URL and vary epoch. */
   maxVariants: number;
+  /** The HTTP cache's clock, which stored responses' freshness is on. */
+  now: () => number;
 }
 
 const URI_MISS: Lookup = { kind: 'uri-miss' };
@@ -39,7 +45,7 @@ const URI_MISS: Lookup = { kind: 'uri-miss' };
 export class EntryStore {
   /**
    * Serialises, per URL within the process, what reads and writes back what is stored for it:
-   * its vary marker's updates, a soft purge's rewrite, and every write they could overwrite.
+   * its vary marker's updates, and every write they could overwrite.
    */
   readonly #perUrl = new KeyedQueue();
   /** The reads in flight that lookups may join. */
@@ -58,14 +64,16 @@ export class EntryStore {
   /** Finds the response stored for `primaryKey` that matches the request's varying headers. */
   async lookup(primaryKey: string, headers: Headers): Promise<Lookup> {
     const key = EntryStore.storeKey(primaryKey);
-    const value = await this.#read(key);
-    if (isStoredResponse(value)) return (await this.#sound(value, key)) ? { kind: 'found', entry: value, storeKey: key, marker: undefined } : URI_MISS;
+    const read = await this.#read(key);
+    const value = read?.value;
+    if (isStoredResponse(value)) return (await this.#sound(value, key)) ? { kind: 'found', entry: this.#judged(value, read!), storeKey: key, marker: undefined } : URI_MISS;
     if (!isVaryMarker(value)) return URI_MISS;
     const values = varyValues(value.varyBy, headers);
     const variantKey = variantKeyOf(key, value, values);
-    const variant = await this.#read(variantKey);
+    const variantRead = await this.#read(variantKey);
+    const variant = variantRead?.value;
     if (isStoredResponse(variant) && sameValues(variant.varyValues, values)) {
-      return (await this.#sound(variant, variantKey)) ? { kind: 'found', entry: variant, storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
+      return (await this.#sound(variant, variantKey)) ? { kind: 'found', entry: this.#judged(variant, variantRead!), storeKey: variantKey, marker: value } : { kind: 'vary-miss', marker: value };
     }
     const chosen = value.varyBy.includes('accept-language') ? await this.#byLanguage(key, value, values, headers) : undefined;
     return chosen ?? { kind: 'vary-miss', marker: value };
@@ -84,11 +92,12 @@ export class EntryStore {
     for (let i = 0; i < languages.length; i++) {
       const alias = aliases[i];
       if (!isLanguageAlias(alias)) continue;
-      const variant = await this.#read(alias.variantKey);
+      const variantRead = await this.#read(alias.variantKey);
+      const variant = variantRead?.value;
       if (!isStoredResponse(variant) || contentLanguage(variant.headers) !== languages[i] || !answersLanguage(marker.varyBy, variant.varyValues, languages[i]!)) continue;
       const filed = languageValues(marker.varyBy, variant.varyValues, languages[i]!);
       if (!sameValues(filed, languageValues(marker.varyBy, values, languages[i]!))) continue;
-      if (await this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: variant, storeKey: alias.variantKey, marker };
+      if (await this.#sound(variant, alias.variantKey)) return { kind: 'found', entry: this.#judged(variant, variantRead!), storeKey: alias.variantKey, marker };
     }
     return undefined;
   }
@@ -105,9 +114,18 @@ export class EntryStore {
     return this.#changing([storeKey], this.cache.delete(storeKey)).then(() => false);
   }
 
-  /** The value under `key`, from the read of it in flight when there is one. */
-  #read(key: string): Promise<unknown> {
-    return this.#reads.get(key, () => this.cache.get(key));
+  /**
+   * What is stored under `key`, fresh or in its grace on the engine, from the read of it in
+   * flight when there is one. A vary marker or language alias is used either way: each lives
+   * until its last variant may (they are never staled).
+   */
+  #read(key: string): Promise<ValueLookup<unknown> | undefined> {
+    return this.#reads.get(key, () => this.cache.lookup(key)) as Promise<ValueLookup<unknown> | undefined>;
+  }
+
+  /** A stored response as the decision judges it: stale since the engine made it so, when it did. */
+  #judged(entry: StoredResponse, read: ValueLookup<unknown>): StoredResponse {
+    return read.state === 'stale' ? staledBy(entry, read.staleMs, this.options.now()) : entry;
   }
 
   /** `change` of the entries under `keys`; once it settled, lookups read them again. */
@@ -135,12 +153,12 @@ export class EntryStore {
    */
   write(primaryKey: string, entry: StoredResponse): Promise<WriteResult> {
     const key = EntryStore.storeKey(primaryKey);
-    const retainMs = retentionMs(entry, entry.responseTime, this.options.retainStaleMs);
-    if (entry.vary.length > 0) return this.#perUrl.run(key, () => this.#writeVariant(key, entry, retainMs));
-    return this.#perUrl.run(key, async () => ((await this.#changing([key], this.cache.set(key, entry, { ttl: retainMs, tags: entry.tags }))) ? 'stored' : 'store-failed'));
+    const kept = { ttl: retentionMs(entry, entry.responseTime, this.options.retainStaleMs), grace: keptStaleMs(entry, this.options.retainStaleMs) };
+    if (entry.vary.length > 0) return this.#perUrl.run(key, () => this.#writeVariant(key, entry, kept));
+    return this.#perUrl.run(key, async () => ((await this.#changing([key], this.cache.set(key, entry, { ...kept, tags: entry.tags }))) ? 'stored' : 'store-failed'));
   }
 
-  async #writeVariant(key: string, entry: StoredResponse, retainMs: number): Promise<WriteResult> {
+  async #writeVariant(key: string, entry: StoredResponse, kept: Kept): Promise<WriteResult> {
     const now = Date.now(); // the store's own clock: it decides expiry
     const current = await this.cache.get(key);
     const reuse = isVaryMarker(current) && sameValues(current.varyBy, entry.vary) ? current : undefined;
@@ -148,7 +166,8 @@ export class EntryStore {
     const live = reuse ? liveVariants(reuse, now).filter(([stored]) => stored !== digest) : [];
     // Oldest first: the list is kept in the order variants were stored.
     const evicted = live.splice(0, Math.max(0, live.length - this.options.maxVariants + 1));
-    const until = now + retainMs;
+    // Its grace included: a variant a soft purge staled lives on for that long.
+    const until = now + kept.ttl + kept.grace;
     const marker: VaryMarker = {
       varyBy: entry.vary,
       epoch: reuse?.epoch ?? Math.random().toString(36).slice(2, 10),
@@ -157,13 +176,13 @@ export class EntryStore {
     };
     const variantKey = variantKeyOf(key, marker, entry.varyValues);
     // The variant carries the tags; the marker and a language alias lead only to it.
-    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number; tags?: readonly string[] }> = [
-      { key, value: marker, ttl: Math.max(1, marker.until - now) },
-      { key: variantKey, value: entry, ttl: retainMs, tags: entry.tags },
+    const writes: Array<{ key: string; value: StoredResponse | VaryMarker | LanguageAlias; ttl: number; grace?: number; tags?: readonly string[] }> = [
+      { key, value: marker, ttl: Math.max(1, marker.until - now), grace: 0 },
+      { key: variantKey, value: entry, ...kept, tags: entry.tags },
     ];
     const language = entry.vary.includes('accept-language') ? contentLanguage(entry.headers) : undefined;
     if (language !== undefined && answersLanguage(entry.vary, entry.varyValues, language)) {
-      writes.push({ key: variantKeyOf(key, marker, languageValues(entry.vary, entry.varyValues, language)), value: { variantKey }, ttl: retainMs });
+      writes.push({ key: variantKeyOf(key, marker, languageValues(entry.vary, entry.varyValues, language)), value: { variantKey }, ttl: kept.ttl + kept.grace, grace: 0 });
     }
     const stored = await this.#changing(
       writes.map((write) => write.key),
@@ -179,41 +198,27 @@ export class EntryStore {
 
   /**
    * A soft purge of URLs: every response stored for the primary keys (each live variant
-   * included) is rewritten stale as of `now` (freshness.ts, staleAsOf), keeping its tags and
-   * its validators, so the next request revalidates it (a 304 refreshes it) or is served it
-   * under stale-while-revalidate; the store keeps it for its stale windows (or `retainStale`)
-   * counted from `now`. Resolves with how many responses were fresh and are now stale.
+   * included) is made stale now by the engine's `expire`, keeping its tags and its validators,
+   * so the next request revalidates it (a 304 refreshes it) or is served it under
+   * stale-while-revalidate; the store keeps it for its grace (its stale windows, or
+   * `retainStale`) counted from now. Resolves with how many responses were marked (one marked
+   * already is not counted again).
    *
-   * Read, then written back: this process's writes for the URL wait until the rewrite is done,
-   * so none is overwritten by the older response; one from another process sharing the store
-   * that lands in between still is (the older one, now stale, is then revalidated). The engine's
-   * atomic `expire` cannot do it: it turns the engine entry stale, and `cache.get` returns fresh
-   * entries only, so the response could then be neither revalidated nor served stale.
+   * `expire` rewrites each entry in place, atomically on the store (a script on the
+   * Redis-protocol stores, one step on memory and SQLite): a response that any process sharing
+   * the store writes for the URL meanwhile is never overwritten by the older one (it is either
+   * marked too, or written after the purge). Only a vary marker is read first, for the variants
+   * it lists.
    */
-  async markStale(primaryKeys: readonly string[], now: number): Promise<number> {
-    let marked = 0;
+  async markStale(primaryKeys: readonly string[]): Promise<number> {
+    const keys: string[] = [];
     for (const primaryKey of primaryKeys) {
       const key = EntryStore.storeKey(primaryKey);
-      marked += await this.#perUrl.run(key, () => this.#markUrlStale(key, now));
+      const value = await this.cache.get(key);
+      if (isStoredResponse(value)) keys.push(key);
+      else if (isVaryMarker(value)) for (const [digest] of liveVariants(value, Date.now())) keys.push(variantKeyFor(key, value, digest));
     }
-    return marked;
-  }
-
-  /** {@link markStale} of one URL: its response, or each live variant. */
-  async #markUrlStale(key: string, now: number): Promise<number> {
-    const value = await this.cache.get(key);
-    const keys = isStoredResponse(value) ? [key] : isVaryMarker(value) ? liveVariants(value, Date.now()).map(([digest]) => variantKeyFor(key, value, digest)) : [];
-    let marked = 0;
-    for (const storeKey of keys) if (await this.#stale(storeKey, now)) marked++;
-    return marked;
-  }
-
-  /** Rewrites the response under `storeKey` stale as of `now`; false when there is none, or it is stale already. */
-  async #stale(storeKey: string, now: number): Promise<boolean> {
-    const entry = await this.cache.get(storeKey);
-    const staled = isStoredResponse(entry) ? staleAsOf(entry, now) : undefined;
-    if (staled === undefined) return false;
-    return this.#changing([storeKey], this.cache.set(storeKey, staled, { ttl: retentionMs(staled, now, this.options.retainStaleMs), tags: staled.tags }));
+    return keys.length === 0 ? 0 : this.#changing(keys, this.cache.expire(keys));
   }
 
   /** Deletes what is stored for the primary keys (every variant included); resolves with how many existed. */
@@ -221,6 +226,12 @@ export class EntryStore {
     const keys = primaryKeys.map(EntryStore.storeKey);
     return this.#changing(keys, this.cache.delete(keys));
   }
+}
+
+/** The engine lifetimes of a stored response: its ttl and grace (freshness.ts). */
+interface Kept {
+  ttl: number;
+  grace: number;
 }
 
 function variantKeyOf(key: string, marker: VaryMarker, values: ReadonlyArray<string | null>): string {

@@ -157,7 +157,7 @@ class SharedHttpCache implements HttpCache {
     this.#options = options;
     this.cache = options.cache;
     this.#forwards = new Forwards({ ms: options.hitForMissMs, now: options.now });
-    this.#entries = new EntryStore(options.cache, { retainStaleMs: options.retainStaleMs, maxVariants: options.maxVariants });
+    this.#entries = new EntryStore(options.cache, { retainStaleMs: options.retainStaleMs, maxVariants: options.maxVariants, now: options.now });
     this.#responder = new Responder(options);
     this.#health = new StoreHealth(options.cache);
     const track = (work: Promise<unknown>, handleOptions: HandleOptions) => this.#track(work, handleOptions);
@@ -236,7 +236,7 @@ class SharedHttpCache implements HttpCache {
    */
   async #fenceAndRemove(keys: string[], soft = false): Promise<number> {
     await this.#forwards.fence(keys.map((key) => ({ key })));
-    return soft ? this.#entries.markStale(keys, this.#options.now()) : this.#entries.remove(keys);
+    return soft ? this.#entries.markStale(keys) : this.#entries.remove(keys);
   }
 
   async idle(): Promise<void> {

@@ -4,9 +4,11 @@
  *
  * The {@link Freshness} a stored response carries (with its `responseTime`, on the HTTP cache's
  * clock) is its one freshness record. The engine entry it is stored in has a window of its own,
- * but that window is derived from this record by {@link retentionMs} and only says how long the
- * store keeps the response (while it may still be served, revalidated or served stale); nothing
- * reads freshness back from it.
+ * derived from this record by {@link retentionMs} and {@link keptStaleMs}: fresh while the store
+ * keeps the response as it was stored, then a grace. The one thing read back from that window
+ * is that the engine made the entry stale before it ran out (a soft purge, done by the engine
+ * atomically: `expire`, or a soft tag invalidation) and how long ago: {@link staledBy} turns
+ * that into this record's terms before the decision (decision.ts) reads it.
  */
 import { deltaSeconds } from './cache-control.ts';
 import { parseHttpDate } from './http-date.ts';
@@ -111,13 +113,21 @@ export function currentAge(stored: Pick<Freshness, 'initialAge'> & { responseTim
 export type Timed = Freshness & { responseTime: number };
 
 /**
- * How long, from `now`, the store keeps a stored response: what is left of its freshness (at
- * least 1 ms), then the longest of its stale windows and `retainStaleMs`, so that it can still
- * be revalidated or served stale once it is stale. The engine entry's TTL, derived here and
- * nowhere else.
+ * How long a stored response is kept once it is stale, so that it can still be revalidated or
+ * served stale: the longest of its stale windows and `retainStaleMs`. The engine entry's grace.
+ */
+export function keptStaleMs(stored: Freshness, retainStaleMs: number): number {
+  return Math.max(stored.staleWhileRevalidateMs, stored.staleIfErrorMs, retainStaleMs);
+}
+
+/**
+ * How long, from `now`, the store keeps a stored response as it was stored: what is left of
+ * its freshness (at least 1 ms), then {@link keptStaleMs}. The engine entry's ttl, derived here
+ * and nowhere else; its grace is {@link keptStaleMs}, so that a response the engine marks
+ * stale (a soft purge: `expire`, or a soft tag invalidation) is kept for that long from then.
  */
 export function retentionMs(stored: Timed, now: number, retainStaleMs: number): number {
-  return Math.max(1, stored.lifetime - currentAge(stored, now)) + Math.max(stored.staleWhileRevalidateMs, stored.staleIfErrorMs, retainStaleMs);
+  return Math.max(1, stored.lifetime - currentAge(stored, now)) + keptStaleMs(stored, retainStaleMs);
 }
 
 /**
@@ -128,4 +138,14 @@ export function retentionMs(stored: Timed, now: number, retainStaleMs: number): 
 export function staleAsOf<T extends Timed>(stored: T, now: number): T | undefined {
   const age = currentAge(stored, now);
   return age < stored.lifetime ? { ...stored, lifetime: age - 1 } : undefined;
+}
+
+/**
+ * `stored` as the decision must judge it at `now` once the engine says its entry has been stale
+ * for `staleMs` (a soft purge by URL or tag made it so; a duration, so that the engine's clock
+ * and this cache's need not agree on the time): stale since then ({@link staleAsOf}), or as it
+ * is when it was stale by its own record already.
+ */
+export function staledBy<T extends Timed>(stored: T, staleMs: number, now: number): T {
+  return staleAsOf(stored, now - staleMs) ?? stored;
 }

@@ -92,6 +92,59 @@ export function purgeScenarios(scenario: ScenarioFn): void {
     assert.equal(origin.count('/swr'), 2);
   });
 
+  scenario('soft purge of a varying URL marks every variant, and each is revalidated with its own validator', {}, async ({ origin, get, cache }) => {
+    origin.on('/soft-vary', (req) => {
+      const flavour = req.headers.get('x-flavour') ?? 'plain';
+      const headers = { etag: `"${flavour}"`, vary: 'x-flavour', 'cache-control': 'max-age=100' };
+      return req.headers.get('if-none-match') === headers.etag ? reply(null, headers, 304) : reply(flavour, headers);
+    });
+    const url = await fetchedUrl(cache, '/soft-vary');
+    assert.equal((await get('/soft-vary', { headers: { 'x-flavour': 'sweet' } })).body, 'sweet');
+    assert.equal(await cache.purge({ url, soft: true }), 2);
+    for (const [flavour, init] of [
+      ['plain', {}],
+      ['sweet', { headers: { 'x-flavour': 'sweet' } }],
+    ] as const) {
+      const revalidated = await get('/soft-vary', init);
+      assert.equal(revalidated.body, flavour);
+      assert.match(revalidated.cs, /fwd=stale; fwd-status=304/, flavour);
+      assert.equal(origin.seen.at(-1)!.headers.get('if-none-match'), `"${flavour}"`);
+      assert.match((await get('/soft-vary', init)).cs, /^cachette; hit; ttl=\d/, flavour);
+    }
+    assert.equal(origin.count('/soft-vary'), 4);
+  });
+
+  // Issue 32, item 4: a soft purge by tag stales what carries the tag, as a soft purge by URL does.
+  scenario('soft purge of a tag: the stored response is revalidated, and a 304 refreshes it', {}, async ({ origin, get, cache }) => {
+    origin.on('/tag-soft', (req, k) => {
+      const headers = { etag: '"t1"', 'cache-control': 'max-age=100', 'cache-tag': 'soft-news' };
+      return req.headers.get('if-none-match') === '"t1"' ? reply(null, headers, 304) : reply(`body${k}`, headers);
+    });
+    await fetchedUrl(cache, '/tag-soft');
+    assert.equal(await cache.purge({ tag: 'soft-news', soft: true }), 1);
+    const revalidated = await get('/tag-soft');
+    assert.equal(revalidated.body, 'body1');
+    assert.match(revalidated.cs, /fwd=stale; fwd-status=304/);
+    assert.equal(origin.seen[1]!.headers.get('if-none-match'), '"t1"', 'a conditional request, not a full refetch');
+    const hit = await get('/tag-soft');
+    assert.equal(hit.body, 'body1');
+    assert.match(hit.cs, /^cachette; hit; ttl=\d/, 'the 304 made the stored copy fresh again');
+    assert.equal(origin.count('/tag-soft'), 2);
+  });
+
+  scenario('soft purge of a tag within stale-while-revalidate: served stale once while one revalidation runs', {}, async ({ origin, get, cache }) => {
+    origin.on('/tag-swr', numbered({ 'cache-control': 'max-age=100, stale-while-revalidate=60', 'cache-tag': 'soft-swr' }));
+    await fetchedUrl(cache, '/tag-swr');
+    await cache.purge({ tag: 'soft-swr', soft: true });
+    const stale = await get('/tag-swr');
+    assert.equal(stale.body, 'v1');
+    assert.match(stale.cs, /^cachette; hit; ttl=-/, 'served stale (its revalidation runs in the background)');
+    const fresh = await get('/tag-swr');
+    assert.equal(fresh.body, 'v2');
+    assert.match(fresh.cs, /^cachette; hit; ttl=\d/);
+    assert.equal(origin.count('/tag-swr'), 2);
+  });
+
   scenario('purge takes several URLs and tags at once, and refuses what it cannot act on', {}, async ({ origin, get, cache }) => {
     origin.on('/m1', numbered({ 'cache-control': 'max-age=60', 'cache-tag': 'm' }));
     origin.on('/m2', numbered({ 'cache-control': 'max-age=60' }));

@@ -1,7 +1,9 @@
-// Issue 29, item 4: a soft purge by URL reads each stored response and writes it back stale.
-// A response this process stores for the URL while the purge holds the old one must not be
-// overwritten by the old one, now stale: here the purge's read is held (the engine passed to the
-// HTTP cache is wrapped) while a request with `no-cache` fetches and stores a new response.
+// Issue 29, item 4: a soft purge by URL goes through the engine's atomic `expire`. Two HTTP
+// caches, each on its own engine over one store (one memory store, or two clients of one real
+// redis-server), stand for two processes. Process A soft-purges the URL while process B stores
+// a newer version of it: A's write is held (its engine is wrapped) until B's response has
+// landed. A purge that read the old response and wrote it back stale would put the old version
+// back over the new one, and serve it; `expire` stales whatever is stored when it runs.
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { memoryStore } from '../../../adapters/memory/index.ts';
@@ -11,27 +13,23 @@ import { withCache } from '../../../src/http/index.ts';
 import type { Store } from '../../../src/store/types.ts';
 import { redisUrl, requireRedis } from '../../support/redis-env.ts';
 
-/** An engine whose next `get` after {@link arm} is held until {@link release}; it reports the writes that land meanwhile. */
-class Interleaving {
+/** An engine whose first write (`set` or `expire`) after {@link arm} waits for {@link release}. */
+class HeldWrite {
   #armed = false;
-  #holding = false;
   #reached!: () => void;
   #release!: () => void;
-  #landed!: () => void;
-  /** Settles when the armed `get` has read its value and is held. */
+  /** Settles when the armed write was called and is held. */
   readonly held = new Promise<void>((resolve) => (this.#reached = resolve));
-  /** Settles when a `set` lands while the `get` is held. */
-  readonly landed = new Promise<void>((resolve) => (this.#landed = resolve));
   readonly #released = new Promise<void>((resolve) => (this.#release = resolve));
   readonly cache: Cache;
 
   constructor(engine: Cache) {
     this.cache = new Proxy(engine, {
       get: (target, name) => {
-        if (name === 'get') return (key: string) => this.#get(target, key);
-        if (name === 'set') return (...args: Parameters<Cache['set']>) => this.#set(target, args);
         const value: unknown = Reflect.get(target, name, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (typeof value !== 'function') return value;
+        const bound = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+        return name === 'set' || name === 'expire' ? (...args: unknown[]) => this.#write(() => bound(...args)) : bound;
       },
     });
   }
@@ -41,75 +39,88 @@ class Interleaving {
   }
 
   release(): void {
-    this.#holding = false;
     this.#release();
   }
 
-  async #get(target: Cache, key: string): Promise<unknown> {
-    const value = await target.get(key);
+  async #write(write: () => Promise<unknown>): Promise<unknown> {
     if (this.#armed) {
       this.#armed = false;
-      this.#holding = true;
       this.#reached();
       await this.#released;
     }
-    return value;
-  }
-
-  async #set(target: Cache, args: Parameters<Cache['set']>): Promise<boolean> {
-    const stored = await target.set(...args);
-    if (this.#holding) this.#landed();
-    return stored;
+    return write();
   }
 }
 
-/** A few turns of the event loop: long enough for a write started by a finished response to reach the engine. */
-async function turns(n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+/** An origin whose current version a test moves on; it answers a request naming that version's ETag with a 304. */
+class VersionedOrigin {
+  version = 1;
+  /** The If-None-Match of every request, in order. */
+  readonly conditions: Array<string | null> = [];
+  readonly fetch = async (request: Request): Promise<Response> => {
+    const condition = request.headers.get('if-none-match');
+    this.conditions.push(condition);
+    const headers = { etag: `"${this.version}"`, 'cache-control': 'max-age=100, stale-while-revalidate=60' };
+    return condition === headers.etag ? new Response(null, { status: 304, headers }) : new Response(`v${this.version}`, { headers });
+  };
 }
 
-function softPurgeSuite(name: string, open: () => Store) {
-  describe(`soft purge by URL on ${name}`, () => {
-    let store: Store;
+function softPurgeSuite(name: string, open: () => [Store, Store]) {
+  describe(`soft purge by URL on ${name}, two processes`, () => {
+    let stores: [Store, Store];
     beforeAll(() => {
-      store = open();
+      stores = open();
     });
-    afterAll(() => store.close());
+    afterAll(async () => {
+      await stores[0].close();
+      if (stores[1] !== stores[0]) await stores[1].close();
+    });
 
-    it('leaves a response stored for the URL while the purge reads the old one in place, fresh', async () => {
-      const interleaving = new Interleaving(createCache({ store, closeStore: false, namespace: `soft-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` }));
-      let calls = 0;
-      const origin = async () => {
-        calls++;
-        return new Response(`v${calls}`, { headers: { 'cache-control': 'max-age=100', etag: `"${calls}"` } });
-      };
-      const cached = withCache(origin, { cache: interleaving.cache });
+    it('stales the version another process stored while the purge ran, and never puts the old one back', async () => {
+      const namespace = `soft-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      const origin = new VersionedOrigin();
+      const held = new HeldWrite(createCache({ store: stores[0], closeStore: false, compression: false, namespace }));
+      const engineB = createCache({ store: stores[1], closeStore: false, compression: false, namespace });
+      const a = withCache(origin.fetch, { cache: held.cache });
+      const b = withCache(origin.fetch, { cache: engineB });
       const url = 'http://example.test/soft';
-      assert.equal(await (await cached(new Request(url))).text(), 'v1');
-      await cached.idle();
+      assert.equal(await (await a(new Request(url))).text(), 'v1');
+      await a.idle();
 
-      interleaving.arm();
-      const purged = cached.purge({ url, soft: true });
-      await interleaving.held;
-      // The purge holds v1; a client that will not take a stored response makes the cache fetch and store v2.
-      const refetched = await cached(new Request(url, { headers: { 'cache-control': 'no-cache' } }));
+      origin.version = 2;
+      held.arm();
+      const purged = a.purge({ url, soft: true });
+      await held.held;
+      // While A's purge is under way, B revalidates (its client sent no-cache) and stores v2.
+      const refetched = await b(new Request(url, { headers: { 'cache-control': 'no-cache' } }));
       assert.equal(await refetched.text(), 'v2');
-      await Promise.race([interleaving.landed, turns(20)]);
-      interleaving.release();
-      assert.equal(await purged, 1, 'v1 was fresh when the purge read it');
-      await cached.idle();
+      await b.idle();
+      held.release();
+      assert.equal(await purged, 1);
+      await a.idle();
 
-      const after = await cached(new Request(url));
-      assert.equal(await after.text(), 'v2', 'v2 was not overwritten by v1, now stale');
-      assert.match(after.headers.get('cache-status') ?? '', /^cachette; hit/);
-      assert.equal(calls, 2);
-      await cached.close();
-      await interleaving.cache.close();
+      // Stale now, within stale-while-revalidate: served at once, revalidated in the background.
+      const stale = await b(new Request(url));
+      assert.equal(await stale.text(), 'v2', 'the purge put v1 back over v2');
+      assert.match(stale.headers.get('cache-status') ?? '', /^cachette; hit; ttl=-/, 'v2 was marked stale');
+      await b.idle();
+      assert.equal(origin.conditions.at(-1), '"2"', 'the revalidation asked about v2');
+      const fresh = await a(new Request(url));
+      assert.equal(await fresh.text(), 'v2');
+      assert.match(fresh.headers.get('cache-status') ?? '', /^cachette; hit; ttl=\d/, 'the 304 made v2 fresh again');
+      assert.equal(origin.conditions.length, 3);
+      await a.close();
+      await b.close();
+      await held.cache.close();
+      await engineB.close();
     });
   });
 }
 
-softPurgeSuite('memory', () => memoryStore());
+softPurgeSuite('memory', () => {
+  const store = memoryStore();
+  return [store, store];
+});
 describe.runIf(requireRedis())('valkey', () => {
-  softPurgeSuite('valkey', () => valkeyStore(redisUrl!));
+  softPurgeSuite('valkey', () => [valkeyStore(redisUrl!), valkeyStore(redisUrl!)]);
 });
