@@ -1,0 +1,194 @@
+/**
+ * Issue 30, item 2: the unstorage driver's `watch` over the store's coherence bus. Two valkey
+ * stores on one redis-server are two processes as far as the bus goes (each its own
+ * connections and bus id, nothing shared in memory): a write or removal through one reaches a
+ * watch on the other with its event and its key (under the storage's mount), from another
+ * driver or any cache with the coherent L1; unwatch stops delivery and unsubscribes what only
+ * the watcher needed; a watcher acknowledges, so writes do not wait a lease for it. Stores
+ * without a bus leave it to unstorage (events of the same storage only); SQLite's bus, which
+ * cannot name keys, refuses it; so does a cache whose writes are not announced.
+ */
+import { join } from 'node:path';
+import Valkey from 'iovalkey';
+import { createStorage, type WatchEvent } from 'unstorage';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryStore } from '../../adapters/memory/index.ts';
+import { sqliteStore } from '../../adapters/sqlite/index.ts';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { entryKey } from '../../src/cache/key-space.ts';
+import { createCache, type Store } from '../../src/index.ts';
+import { keyChannel, LEASE_MS } from '../../src/store/bus/format.ts';
+import cachetteDriver from '../../src/unstorage/index.ts';
+import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
+import { uniqueNamespace } from '../cache/targets.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { eventually } from '../support/eventually.ts';
+
+type Seen = Array<[WatchEvent, string]>;
+
+/** A watch callback that records what it was told. */
+function recorder(): { seen: Seen; callback: (event: WatchEvent, key: string) => void } {
+  const seen: Seen = [];
+  return { seen, callback: (event, key) => void seen.push([event, key]) };
+}
+
+describe.runIf(requireRedis())('watch over the valkey store’s coherence bus', () => {
+  const opened: Store[] = [];
+  const open = () => {
+    const store = valkeyStore(redisUrl!);
+    opened.push(store);
+    return store;
+  };
+  const raw = requireRedis() ? new Valkey(redisUrl!) : undefined;
+  afterAll(async () => {
+    await Promise.all(opened.map((store) => store.close()));
+    raw?.disconnect();
+  });
+  /** How many connections are subscribed to the bus channel of the driver's item `base:key`. */
+  const subscribers = async (item: string) => {
+    const [, count] = (await raw!.pubsub('NUMSUB', keyChannel(entryKey('cachette:', item)))) as [string, number];
+    return count;
+  };
+
+  it('a write and a removal through one store reach the watch of a storage over another, under its mount', async () => {
+    const base = uniqueNamespace('uwatch');
+    const writer = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+    const watched = createStorage().mount('site', cachetteDriver({ store: open(), base }));
+    const { seen, callback } = recorder();
+    const unwatch = await watched.watch(callback);
+    await writer.setItem('users:1', { name: 'Ada' });
+    await eventually(() => seen.length === 1, 'the update heard');
+    await writer.removeItem('users:1');
+    await eventually(() => seen.length === 2, 'the removal heard');
+    expect(seen).toEqual([
+      ['update', 'site:users:1'],
+      ['remove', 'site:users:1'],
+    ]);
+    expect(await watched.getItem('site:users:1')).toBeNull();
+    await unwatch();
+  });
+
+  it('writes of any cache with the coherent L1 over the store are heard, keys outside the base are not', async () => {
+    const base = uniqueNamespace('uwatch');
+    const watched = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+    const other = createCache({ store: open(), l1: { consistency: 'coherent' } });
+    const { seen, callback } = recorder();
+    const unwatch = await watched.watch(callback);
+    await other.set(`${base}-elsewhere:k`, 'not ours');
+    await other.set(`${base}:#k`, 'ours, escaped on the store');
+    await other.setMany([{ key: `${base}:a`, value: 1 }]);
+    await other.delete([`${base}:a`]);
+    await eventually(() => seen.length === 3, 'three events heard');
+    expect(seen).toEqual([
+      ['update', '#k'],
+      ['update', 'a'],
+      ['remove', 'a'],
+    ]);
+    await unwatch();
+    await other.close();
+  });
+
+  it('a watch hears the writes of its own storage once each, after they were made', async () => {
+    const storage = createStorage({ driver: cachetteDriver({ store: open(), base: uniqueNamespace('uwatch') }) });
+    const seen: Array<[WatchEvent, string, unknown]> = [];
+    const unwatch = await storage.watch((event, key) => void storage.getItem(key).then((value) => seen.push([event, key, value])));
+    await storage.setItem('k', 'one');
+    await eventually(() => seen.length === 1, 'the first write heard');
+    await storage.setItem('k', 'two');
+    await eventually(() => seen.length === 2, 'the second write heard');
+    // Told after the write executed (the value read back is the new one), and not also before it.
+    expect(seen).toEqual([
+      ['update', 'k', 'one'],
+      ['update', 'k', 'two'],
+    ]);
+    await unwatch();
+  });
+
+  it('unwatch stops delivery and unsubscribes the buckets only the watcher listened to', async () => {
+    const base = uniqueNamespace('uwatch');
+    const writer = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+    const driver = cachetteDriver({ store: open(), base });
+    const before = await subscribers(`${base}:gone`);
+    const first = recorder();
+    const second = recorder();
+    const unwatchFirst = await driver.watch!(first.callback);
+    const unwatchSecond = await driver.watch!(second.callback);
+    expect(await subscribers(`${base}:gone`)).toBe(before + 1);
+    await unwatchFirst();
+    await writer.setItem('gone', 'x');
+    await writer.setItem('marker', 'y');
+    // Both watchers sit on one bus, told of each message in order: the second heard the marker, so the first would have heard `gone`.
+    await eventually(() => second.seen.length === 2, 'the second watcher heard both');
+    expect(second.seen).toEqual([
+      ['update', 'gone'],
+      ['update', 'marker'],
+    ]);
+    expect(first.seen).toEqual([]);
+    await unwatchSecond();
+    expect(await subscribers(`${base}:gone`)).toBe(before);
+    await driver.dispose!();
+  });
+
+  it('a watcher acknowledges: writes wait for it no lease (latency with and without a watcher)', async () => {
+    const base = uniqueNamespace('uwatch');
+    const writer = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+    const watched = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+    const timedWrites = async (label: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        await writer.setItem(`k${i}`, label);
+        times.push(performance.now() - started);
+      }
+      return times;
+    };
+    await timedWrites('warm-up');
+    const without = await timedWrites('without');
+    const { seen, callback } = recorder();
+    const unwatch = await watched.watch(callback);
+    const withWatcher = await timedWrites('with');
+    await eventually(() => seen.length === 20, 'every write heard');
+    await unwatch();
+    const median = (times: number[]) => [...times].sort((a, b) => a - b)[times.length >> 1]!;
+    console.info(`unstorage watch: setItem median ${median(without).toFixed(2)} ms without a watcher, ${median(withWatcher).toFixed(2)} ms with one (the lease is ${LEASE_MS} ms)`);
+    // A watcher that did not acknowledge would hold every write for a whole lease; the median shows none did.
+    expect(median(withWatcher)).toBeLessThan(LEASE_MS);
+    // Every write was heard as the update it was.
+    expect(seen.every(([event]) => event === 'update')).toBe(true);
+  });
+
+  it('refuses a watch over a cache whose writes are not announced on the bus', async () => {
+    const cache = createCache({ store: open(), prefix: uniqueNamespace('uwatch') });
+    const storage = createStorage({ driver: cachetteDriver({ store: cache }) });
+    await expect(storage.watch(() => {})).rejects.toThrow(/watch needs the cache's writes announced on the store's coherence bus/);
+    await cache.close();
+  });
+});
+
+describe('watch where the store has no bus that names keys', () => {
+  it('a memory store: the driver has no watch, and unstorage reports the writes of the same storage', async () => {
+    const store = memoryStore();
+    const driver = cachetteDriver({ store });
+    expect(driver.watch).toBeUndefined();
+    const storage = createStorage({ driver });
+    const other = createStorage({ driver: cachetteDriver({ store }) });
+    const { seen, callback } = recorder();
+    await storage.watch(callback);
+    await other.setItem('theirs', 1);
+    await storage.setItem('mine', 1);
+    expect(seen).toEqual([['update', 'mine']]);
+    await storage.unwatch();
+  });
+
+  it('a sqlite store: watch refuses, since the change counter tells that something changed, not what', async () => {
+    const dir = tempDir('uwatch');
+    const store = sqliteStore(join(dir, 'cache.db'));
+    try {
+      const storage = createStorage({ driver: cachetteDriver({ store }) });
+      await expect(storage.watch(() => {})).rejects.toThrow(/sqlite store's coherence bus .* cannot tell a watcher what changed/);
+      await storage.dispose();
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
