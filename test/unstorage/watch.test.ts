@@ -19,11 +19,11 @@ import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { entryKey } from '../../src/cache/key-space.ts';
 import { createCache, type Store } from '../../src/index.ts';
-import { keyChannel, LEASE_MS } from '../../src/store/bus/format.ts';
+import { keyChannel, LEASE_MS, ownChannel } from '../../src/store/bus/format.ts';
 import cachetteDriver from '../../src/unstorage/index.ts';
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { uniqueNamespace } from '../cache/targets.ts';
-import { redisUrl, requireRedis } from '../support/redis-env.ts';
+import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { eventually } from '../support/eventually.ts';
 
 type Seen = Array<[WatchEvent, string]>;
@@ -80,6 +80,27 @@ function quotedArguments(line: string): string[] {
   return args;
 }
 
+/** A write and a removal through a driver over one store reach a watch over another store, under the storage's mount. */
+async function writeAndRemovalHeard(open: () => Store): Promise<void> {
+  const base = uniqueNamespace('uwatch');
+  const writer = createStorage({ driver: cachetteDriver({ store: open(), base }) });
+  const watched = createStorage().mount('site', cachetteDriver({ store: open(), base }));
+  const { seen, callback } = recorder();
+  const unwatch = await watched.watch(callback);
+  await writer.setItem('users:1', { name: 'Ada' });
+  await eventually(() => seen.length === 1, 'the update heard');
+  await writer.removeItem('users:1');
+  await eventually(() => seen.length === 2, 'the removal heard');
+  expect(seen).toEqual([
+    ['update', 'site:users:1'],
+    ['remove', 'site:users:1'],
+  ]);
+  expect(await watched.getItem('site:users:1')).toBeNull();
+  await unwatch();
+  await writer.dispose();
+  await watched.dispose();
+}
+
 /** A watch callback that records what it was told. */
 function recorder(): { seen: Seen; callback: (event: WatchEvent, key: string) => void } {
   const seen: Seen = [];
@@ -104,23 +125,7 @@ describe.runIf(requireRedis())('watch over the valkey store’s coherence bus', 
     return count;
   };
 
-  it('a write and a removal through one store reach the watch of a storage over another, under its mount', async () => {
-    const base = uniqueNamespace('uwatch');
-    const writer = createStorage({ driver: cachetteDriver({ store: open(), base }) });
-    const watched = createStorage().mount('site', cachetteDriver({ store: open(), base }));
-    const { seen, callback } = recorder();
-    const unwatch = await watched.watch(callback);
-    await writer.setItem('users:1', { name: 'Ada' });
-    await eventually(() => seen.length === 1, 'the update heard');
-    await writer.removeItem('users:1');
-    await eventually(() => seen.length === 2, 'the removal heard');
-    expect(seen).toEqual([
-      ['update', 'site:users:1'],
-      ['remove', 'site:users:1'],
-    ]);
-    expect(await watched.getItem('site:users:1')).toBeNull();
-    await unwatch();
-  });
+  it('a write and a removal through one store reach the watch of a storage over another, under its mount', () => writeAndRemovalHeard(open));
 
   it('writes of any cache with the coherent L1 over the store are heard, keys outside the base are not', async () => {
     const base = uniqueNamespace('uwatch');
@@ -211,7 +216,7 @@ describe.runIf(requireRedis())('watch over the valkey store’s coherence bus', 
     // Each write's invalidation was acknowledged to its writer by the watcher's process.
     const ours = (key: string) => published.filter(({ message }) => Array.isArray(message.k) && message.k.includes(entryKey('cachette:', `${base}:${key}`)));
     const acknowledged = (invalidation: Record<string, unknown>) =>
-      published.some(({ channel, message }) => channel === `cachette:bus:h:${String(invalidation.w)}` && message.a !== invalidation.w && Array.isArray(message.s) && message.s.includes(invalidation.s));
+      published.some(({ channel, message }) => channel === ownChannel(String(invalidation.w)) && message.a !== invalidation.w && Array.isArray(message.s) && message.s.includes(invalidation.s));
     await eventually(() => Array.from({ length: 20 }, (_, i) => ours(`with${i}`)).every((found) => found.length === 1 && acknowledged(found[0]!.message)), 'every invalidation acknowledged');
     await unwatch();
     monitor.destroy();
@@ -225,6 +230,17 @@ describe.runIf(requireRedis())('watch over the valkey store’s coherence bus', 
     await expect(storage.watch(() => {})).rejects.toThrow(/watch needs the cache's writes announced on the store's coherence bus/);
     await cache.close();
   });
+});
+
+describe.runIf(requireCluster())('watch over the cluster store’s coherence bus', () => {
+  it('a write and a removal through one store reach the watch of a storage over another, under its mount', () =>
+    // The same nodes in another order: both stores still agree on the bus node.
+    writeAndRemovalHeard(
+      (() => {
+        let opened = 0;
+        return () => valkeyStore({ cluster: opened++ % 2 === 0 ? clusterNodes!.split(',') : clusterNodes!.split(',').reverse() });
+      })(),
+    ));
 });
 
 describe('watch where the store has no bus that names keys', () => {
