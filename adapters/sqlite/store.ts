@@ -1,17 +1,5 @@
-import type {
-  Coherence,
-  CoherenceListener,
-  CoherenceOptions,
-  ExpireRequest,
-  GenerationRead,
-  GenerationReadResult,
-  GenerationWrite,
-  KeyPage,
-  Store,
-  StoreEntry,
-  StoreOp,
-  StoreOpResult,
-} from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { CoherenceOptions } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../../src/store/layout/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
