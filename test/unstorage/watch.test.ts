@@ -25,6 +25,7 @@ import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { uniqueNamespace } from '../cache/targets.ts';
 import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { eventually } from '../support/eventually.ts';
+import { freePort } from '../support/redis-server.ts';
 
 type Seen = Array<[WatchEvent, string]>;
 
@@ -241,6 +242,16 @@ describe.runIf(requireCluster())('watch over the cluster store’s coherence bus
         return () => valkeyStore({ cluster: opened++ % 2 === 0 ? clusterNodes!.split(',') : clusterNodes!.split(',').reverse() });
       })(),
     ));
+});
+
+describe('watch while the bus cannot come up', () => {
+  it('rejects with an error naming the store once it waited its bound', { timeout: 30_000 }, async () => {
+    // Nothing listens on the port: the bus never subscribes anything.
+    const store = valkeyStore(`redis://127.0.0.1:${await freePort()}`);
+    const storage = createStorage({ driver: cachetteDriver({ store }) });
+    await expect(storage.watch(() => {})).rejects.toThrow(/could not listen on the valkey store's coherence bus within 10 s/);
+    await storage.dispose();
+  });
 });
 
 describe('watch where the store has no bus that names keys', () => {
