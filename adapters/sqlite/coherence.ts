@@ -12,7 +12,7 @@
  * Writes wait for nobody, and nothing stale survives a commit that returned: the cost is one
  * pragma per hit, and a flush of everything for each commit of another process.
  */
-import type { Coherence, CoherenceListener } from '../../src/store/types.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions } from '../../src/store/types.ts';
 
 /** The bus of one SQLite store; {@link register} gives each cache its {@link Coherence}. */
 export class DataVersionBus {
@@ -28,8 +28,13 @@ export class DataVersionBus {
    */
   constructor(private readonly read: () => { connection: unknown; version: unknown } | undefined) {}
 
-  /** Registers one cache. */
-  register(listener: CoherenceListener): Coherence {
+  /** Registers one cache; a watcher is refused: the counter tells that another process committed, never what. */
+  register(listener: CoherenceListener, options?: CoherenceOptions): Coherence {
+    if (options?.watcher === true) {
+      throw new TypeError(
+        "the sqlite store's coherence bus (PRAGMA data_version) tells that another process committed, not which keys: it cannot tell a watcher what changed (a valkey store's bus can)",
+      );
+    }
     this.#listeners.add(listener);
     const bus = this;
     return {

@@ -1,4 +1,5 @@
 import type { Coherence, CoherenceListener, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry, StoreOp, StoreOpResult } from '../../src/store/types.ts';
+import type { CoherenceOptions } from '../../src/store/types.ts';
 import { formatCounter, parseCounter } from '../../src/store/layout/counter.ts';
 import { expireEntriesIn, missingGeneration, readGenerationsIn, writeGenerationsIn, type Cells } from '../shared/generation-cells.ts';
 import { sameBytes } from '../shared/same-bytes.ts';
@@ -323,7 +324,7 @@ export class SqliteStore implements Store {
   }
 
   /** The database's change counter as the bus of coherent L1 tiers (adapters/sqlite/coherence.ts). */
-  coherence(listener: CoherenceListener): Coherence {
+  coherence(listener: CoherenceListener, options?: CoherenceOptions): Coherence {
     this.#bus ??= new DataVersionBus(() => {
       try {
         const s = this.#file.statements();
@@ -332,7 +333,7 @@ export class SqliteStore implements Store {
         return undefined;
       }
     });
-    return this.#bus.register(listener);
+    return this.#bus.register(listener, options);
   }
 
   /** Entries and bytes held by the file, expired and deleted entries the sweep has not removed yet included. */

@@ -62,6 +62,12 @@ export class ValkeyBusTransport extends BusTransportBase implements BusTransport
     await sub.command(['SUBSCRIBE', channel]);
   }
 
+  async unsubscribe(channel: string): Promise<void> {
+    const sub = this.#sub;
+    if (sub === undefined || !this.up) throw new Error('the coherence bus is down');
+    await sub.command(['UNSUBSCRIBE', channel]);
+  }
+
   async publish(channel: string, message: string): Promise<number> {
     // An integer, checked by the connection (replies.ts).
     return (await this.#main.command(['PUBLISH', channel, message])) as number;

@@ -71,12 +71,18 @@ function isSubscribed(value: RespValue): boolean {
   return Array.isArray(value) && value.length === 3 && isSimple(value[0] ?? null, 'subscribe') && Buffer.isBuffer(value[1]) && typeof value[2] === 'number';
 }
 
+/** UNSUBSCRIBE (one channel): `unsubscribe`, the channel, and how many channels the connection is still subscribed to. */
+function isUnsubscribed(value: RespValue): boolean {
+  return Array.isArray(value) && value.length === 3 && isSimple(value[0] ?? null, 'unsubscribe') && Buffer.isBuffer(value[1]) && typeof value[2] === 'number';
+}
+
 /** The commands off the hot path, by name (and subcommand): what answers them. */
 const OFF_PATH: Readonly<Record<string, ReplyCheck>> = {
   SCAN: isScanPage,
   UNLINK: isInteger,
   PING: isPong,
   SUBSCRIBE: isSubscribed,
+  UNSUBSCRIBE: isUnsubscribed,
   PUBLISH: isInteger,
   'CLIENT ID': isInteger,
   'CLIENT TRACKING': isOk,

@@ -4,6 +4,7 @@ import { checkGetOrSetOptions, checkIncrOptions, checkSetManyEntry, checkSetOpti
 import { EngineContext } from './roles/context.ts';
 import { Reads } from './roles/reads.ts';
 import { storeTtl, Writes, type PreparedEntry } from './roles/writes.ts';
+import { describeEngine } from './engine-view.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FillHandler } from './fill/fill-handler.ts';
 import { fillRequest, type FillRequest } from './fill/fill-request.ts';
@@ -55,6 +56,7 @@ export class CacheEngine implements Cache {
       now: () => ctx.now(),
     });
     this.#inspector = new Inspector(ctx.path, options.keyPrefix, ctx.codec, ctx.clock);
+    describeEngine(this, { store: options.store, keyPrefix: options.keyPrefix, announcesWrites: options.l1?.consistency === 'coherent' });
   }
 
   get<T>(key: string): Promise<T | undefined> {

@@ -166,8 +166,12 @@ export interface Tracking {
  * (entries and tag generation counters) that another cache changed through its store.
  */
 export interface CoherenceListener {
-  /** These keys changed: drop what was read from them. */
-  invalidated(keys: readonly string[]): void;
+  /**
+   * These keys changed: drop what was read from them. `removed` is true when the write removed
+   * them (a delete), false or absent when it wrote them or could not say (a writer that does not
+   * tell).
+   */
+  invalidated(keys: readonly string[], removed?: boolean): void;
   /** Anything may have changed: drop everything. */
   flushed(): void;
   /**
@@ -186,6 +190,15 @@ export interface CoherenceOptions {
    * over the bus after the read began comes back (one round trip per tick of reads).
    */
   readonly confirm: 'lease' | 'barrier';
+  /**
+   * A watcher instead of a holder: it keeps no copies, and hears of every key's invalidation
+   * once the write behind it executed (its own process's writes included, none before they
+   * executed), acknowledging each at once, so that a writer never waits a lease for it. For
+   * `watch` of the unstorage driver. A bus that cannot name the keys it invalidates (SQLite's
+   * change counter) refuses it with a TypeError. {@link Coherence.barrier} of a watcher
+   * resolves once every key is watched (true), or false when the bus closed first.
+   */
+  readonly watcher?: boolean;
 }
 
 /**
@@ -220,8 +233,9 @@ export interface Coherence {
    * issued before this call on the store (on a store that keeps the order of calls in flight,
    * what is published here executes after it). Resolves once no other process can serve a
    * copy read before the write, rejects when that cannot be known (the bus could not publish).
+   * `removed`: the write removed the keys (watchers are told; see {@link CoherenceListener.invalidated}).
    */
-  invalidate(keys: readonly string[] | undefined, written: Promise<unknown>): Promise<void>;
+  invalidate(keys: readonly string[] | undefined, written: Promise<unknown>, removed?: boolean): Promise<void>;
   /** Stops delivering to this listener (the bus closes when nobody listens). */
   close(): Promise<void>;
 }

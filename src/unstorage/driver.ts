@@ -7,19 +7,28 @@
  * unstorage hands a driver keys already normalised (`a:b:c`) and values already serialized
  * (`setItem` gets a string, `setItemRaw` bytes); TTLs are in seconds, as its other drivers take
  * them. The cache stores each value as it is given, under `base:key`.
+ *
+ * `watch` exists where the store has a coherence bus (valkey: one server or a cluster;
+ * bun-redis; sqlite, which refuses it): a watcher on the bus hears every write and removal
+ * announced there by any process (watch.ts). Elsewhere the driver has none, and unstorage
+ * reports the writes made through the same storage itself, as for any driver without one.
  */
 import type { Driver, GetKeysOptions, StorageMeta, TransactionOptions } from 'unstorage';
+import { engineView } from '../cache/engine-view.ts';
 import { adapterCache } from '../cache/store-or-cache.ts';
 import type { Cache, SetOptions } from '../cache/types.ts';
 import type { Store } from '../store/types.ts';
 import { checkKnownOptions, checkOptionsObject } from '../util/known-options.ts';
+import { busWatch } from './watch.ts';
 
 /** Options of {@link cachetteDriver}. */
 export interface CachetteDriverOptions {
   /**
    * Where items live: a cachette store (the driver builds a cache over it, closed by
-   * `storage.dispose()`), or a cache from `createCache()` (shared: its prefix, timeouts, L1 and
-   * events apply, and `cache.invalidateTags` reaches the items the driver tagged).
+   * `storage.dispose()`; over a store with a coherence bus, with `l1: { consistency: 'coherent' }`,
+   * so that its writes reach every `watch`), or a cache from `createCache()` (shared: its prefix,
+   * timeouts, L1 and events apply, and `cache.invalidateTags` reaches the items the driver tagged;
+   * `watch` needs it to have the coherent L1).
    */
   store: Store | Cache;
   /** A key segment in front of every item, so that `getKeys` and `clear` stay inside it. Default: none. */
@@ -45,7 +54,10 @@ export type CachetteDriver = Driver<CachetteDriverOptions, Cache>;
 export function createCachetteDriver(options: CachetteDriverOptions): CachetteDriver {
   checkOptionsObject(options, 'cachetteDriver()');
   checkKnownOptions(options, KNOWN, 'cachetteDriver()');
-  const { cache, owned } = adapterCache(options.store, 'cachetteDriver()');
+  // Over a store with a bus, the driver's own cache announces its writes there (the coherent L1's write side), for watchers.
+  const busStore = typeof (options.store as Partial<Store> | undefined)?.coherence === 'function';
+  const { cache, owned } = adapterCache(options.store, 'cachetteDriver()', busStore ? { l1: { consistency: 'coherent' } } : {});
+  const view = engineView(cache);
   const base = (options.base ?? '').replace(/:+$/, '');
   if (options.ttl !== undefined && !(Number.isFinite(options.ttl) && options.ttl > 0))
     throw new RangeError(`cachetteDriver(): "ttl" is in seconds and must be a positive number, got ${String(options.ttl)}`);
@@ -53,6 +65,8 @@ export function createCachetteDriver(options: CachetteDriverOptions): CachetteDr
   const tagsOf = options.tags;
   const full = (key: string) => (base ? `${base}:${key}` : key);
   const relative = (key: string) => (base ? key.slice(base.length + 1) : key);
+  /** The item key of a cache key, or undefined when it lies outside `base`. */
+  const inBase = (key: string) => (!base ? key : key.startsWith(`${base}:`) ? relative(key) : undefined);
   /** The cache's options for a write of `key`: its TTL (seconds → ms) and its tags. */
   const writeOptions = (key: string, transaction: TransactionOptions | undefined): SetOptions | undefined => {
     const seconds = (transaction?.ttl as number | undefined) ?? options.ttl;
@@ -68,10 +82,13 @@ export function createCachetteDriver(options: CachetteDriverOptions): CachetteDr
     for await (const key of cache.keys(prefix)) yield relative(key);
   };
 
+  const watch = view?.store.coherence === undefined ? undefined : busWatch(view, inBase);
+
   return {
     name: DRIVER_NAME,
     options,
     flags: { ttl: true },
+    ...(watch && { watch: watch.watch }),
     getInstance: () => cache,
     async hasItem(key) {
       return cache.has(full(key));
@@ -122,6 +139,7 @@ export function createCachetteDriver(options: CachetteDriverOptions): CachetteDr
       if (batch.length > 0) await cache.delete(batch);
     },
     async dispose() {
+      await watch?.closeAll();
       if (owned) await cache.close();
     },
   };

@@ -8,8 +8,8 @@
  * const storage = createStorage({ driver: cachetteDriver({ store: memoryStore() }) });
  * ```
  *
- * There is no `watch`: the driver would need an invalidation bus to tell other processes'
- * writes, which cachette does not have yet.
+ * `watch` is there where the store has a coherence bus (valkey, bun-redis): writes and removals
+ * of any process reach it (src/unstorage/watch.ts).
  */
 import type { Driver } from 'unstorage';
 import { importPeer } from '../util/optional-peer.ts';

@@ -38,7 +38,7 @@ export class CoherenceLayer extends StoreLayer {
   }
 
   override delete(keys: readonly string[]): Promise<number> {
-    return this.#written(keys, this.next.delete(keys));
+    return this.#written(keys, this.next.delete(keys), true);
   }
 
   override incr(key: string, by: number, ttlMs?: number): Promise<number> {
@@ -64,9 +64,9 @@ export class CoherenceLayer extends StoreLayer {
     return this.#written(undefined, this.next.clear!(prefix));
   }
 
-  /** `write`, settled once its invalidation is done; its own failure wins over the invalidation's. */
-  #written<T>(keys: readonly string[] | undefined, write: Promise<T>): Promise<T> {
-    const invalidated = this.inOrder(() => this.bus.invalidate(keys, write));
+  /** `write`, settled once its invalidation is done; its own failure wins over the invalidation's. `removed`: a delete (watchers are told). */
+  #written<T>(keys: readonly string[] | undefined, write: Promise<T>, removed = false): Promise<T> {
+    const invalidated = this.inOrder(() => this.bus.invalidate(keys, write, removed));
     return write.then(
       (value) => invalidated.then(() => value),
       (error: unknown) => {

@@ -8,7 +8,8 @@
  *   cachette:bus:all          invalidations of everything (a clear, or too many keys at once)
  *   cachette:bus:h:<id>       one process's own channel: acknowledgements to it, and its beats
  *
- * Messages are JSON objects: `{"w":id,"s":seq,"k":[keys]}` (an invalidation; no `k`: everything),
+ * Messages are JSON objects: `{"w":id,"s":seq,"k":[keys]}` (an invalidation; no `k`: everything;
+ * `"d":1` when the write removed the keys, for watchers: a process that does not know it ignores it),
  * `{"a":id,"s":[seqs]}` (holder `a` applied those invalidations of the channel's owner),
  * `{"b":n}` (a beat of the channel's owner, to itself). Whatever arrives is untrusted: a message
  * that is not one of these is an invalidation of everything.
@@ -52,6 +53,11 @@ export function keyChannel(key: string): string {
   return CHANNEL + bucketOf(key);
 }
 
+/** Every bucket channel, in bucket order: what a watcher listens to. */
+export function bucketChannels(): string[] {
+  return Array.from({ length: BUCKETS }, (_, bucket) => CHANNEL + bucket);
+}
+
 /** The own channel of process `id`. */
 export function ownChannel(id: string): string {
   return `${CHANNEL}h:${id}`;
@@ -59,14 +65,15 @@ export function ownChannel(id: string): string {
 
 /** One message, as decoded. */
 export type BusMessage =
-  | { readonly kind: 'invalidate'; readonly writer: string; readonly seq: number; readonly keys: readonly string[] | undefined }
+  | { readonly kind: 'invalidate'; readonly writer: string; readonly seq: number; readonly keys: readonly string[] | undefined; readonly removed: boolean }
   | { readonly kind: 'ack'; readonly holder: string; readonly seqs: readonly number[] }
   | { readonly kind: 'beat'; readonly beat: number }
   | { readonly kind: 'unknown' };
 
-/** An invalidation of `keys` (undefined: everything) by writer `writer`, its `seq`-th. */
-export function invalidationMessage(writer: string, seq: number, keys: readonly string[] | undefined): string {
-  return JSON.stringify(keys === undefined ? { w: writer, s: seq } : { w: writer, s: seq, k: keys });
+/** An invalidation of `keys` (undefined: everything) by writer `writer`, its `seq`-th; `removed`: by a removal. */
+export function invalidationMessage(writer: string, seq: number, keys: readonly string[] | undefined, removed = false): string {
+  if (keys === undefined) return JSON.stringify({ w: writer, s: seq });
+  return JSON.stringify(removed ? { w: writer, s: seq, k: keys, d: 1 } : { w: writer, s: seq, k: keys });
 }
 
 /** Holder `holder` applied the invalidations `seqs` of the channel's owner. */
@@ -92,8 +99,10 @@ export function decodeMessage(text: string): BusMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return UNKNOWN;
   const o = value as Record<string, unknown>;
   if (typeof o.w === 'string' && isSeq(o.s)) {
-    if (o.k === undefined) return { kind: 'invalidate', writer: o.w, seq: o.s, keys: undefined };
-    if (Array.isArray(o.k) && o.k.every((key) => typeof key === 'string')) return { kind: 'invalidate', writer: o.w, seq: o.s, keys: o.k as string[] };
+    // Only the exact `1` marks a removal: anything else there is a write, which a watcher reports as an update.
+    const removed = o.d === 1;
+    if (o.k === undefined) return { kind: 'invalidate', writer: o.w, seq: o.s, keys: undefined, removed: false };
+    if (Array.isArray(o.k) && o.k.every((key) => typeof key === 'string')) return { kind: 'invalidate', writer: o.w, seq: o.s, keys: o.k as string[], removed };
     return UNKNOWN;
   }
   if (typeof o.a === 'string' && Array.isArray(o.s) && o.s.every(isSeq)) return { kind: 'ack', holder: o.a, seqs: o.s as number[] };

@@ -21,9 +21,32 @@
  *
  * Anything that may lose a message (either connection dropping, a beat not coming back in
  * time) ends the session: copies are flushed, and bypassed until the next beat returns.
+ *
+ * A watcher (CoherenceOptions.watcher: the unstorage driver's `watch`) is a holder that keeps
+ * no copies: it listens to every bucket, so PUBLISH counts it, and it acknowledges what it
+ * receives at once like any holder (a writer never waits a lease for it while its process
+ * runs). It hears of writes only from the bus, never from the in-process shortcut that tells
+ * this process's caches before the write executed: its own process's writes reach it as
+ * they reach every other process, once executed. When the last watcher leaves, the buckets no
+ * holder asked for are unsubscribed again (where the transport can), so that writers stop
+ * counting this process for keys it does not hold.
  */
 import type { Coherence, CoherenceListener, CoherenceOptions } from '../types.ts';
-import { ackMessage, ALL_CHANNEL, BEAT_MS, beatMessage, decodeMessage, invalidationMessage, keyChannel, LEASE_MARGIN_MS, LEASE_MS, messagesFor, ownChannel } from './format.ts';
+import {
+  ackMessage,
+  ALL_CHANNEL,
+  BEAT_MS,
+  BUCKETS,
+  beatMessage,
+  bucketChannels,
+  decodeMessage,
+  invalidationMessage,
+  keyChannel,
+  LEASE_MARGIN_MS,
+  LEASE_MS,
+  messagesFor,
+  ownChannel,
+} from './format.ts';
 
 /** What the bus needs from a store's pub/sub: its connection, and a subscriber connection beside it. */
 export interface BusTransport {
@@ -40,15 +63,22 @@ export interface BusTransport {
   onMessage(listener: (channel: string, message: string) => void): void;
   /** Subscribes the subscriber connection to `channel`; resolves once the server confirmed it. */
   subscribe(channel: string): Promise<void>;
+  /**
+   * Unsubscribes it again; resolves once the server confirmed it (everything published on the
+   * channel before then was delivered first). Optional: without it, a channel stays subscribed
+   * for the rest of the session.
+   */
+  unsubscribe?(channel: string): Promise<void>;
   /** Publishes on the store's connection, after every call issued on it so far; resolves how many subscribers received it. */
   publish(channel: string, message: string): Promise<number>;
   /** Closes the subscriber connection. */
   close(): Promise<void>;
 }
 
-/** A subscription of the current session: confirmed at mark `at`, or still pending. */
+/** A subscription of the current session: confirmed at mark `at`, or still pending; `released`: being unsubscribed. */
 interface Watch {
   at: number | undefined;
+  released?: boolean;
 }
 
 /** An invalidation this process published and waits on. */
@@ -73,9 +103,17 @@ export class PubSubBus {
   readonly #id = newId();
   readonly #own: string;
   readonly #listeners = new Set<CoherenceListener>();
+  /** The watchers (CoherenceOptions.watcher): told of every key, keeping nothing. */
+  readonly #watchers = new Set<CoherenceListener>();
   #session = 0;
   /** Subscriptions of the current session, by channel. */
   #watches = new Map<string, Watch>();
+  /** The bucket channels a holder asked for in this session: a leaving watcher keeps them. */
+  #held = new Set<string>();
+  /** How many bucket channels are confirmed subscribed in this session. */
+  #bucketsWatched = 0;
+  /** Watchers waiting for every bucket to be watched. */
+  #everythingWaiters: Array<(watched: boolean) => void> = [];
   /** Counts confirmations: a watch confirmed at mark m covers reads issued at marks ≥ m. */
   #marks = 0;
   /** Until when copies may be served (monotonic ms); 0: not now. */
@@ -107,8 +145,9 @@ export class PubSubBus {
     return this.#id;
   }
 
-  /** Registers one cache; the first one starts the bus. */
+  /** Registers one cache, or a watcher; the first one starts the bus. */
   register(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    if (options.watcher === true) return this.#registerWatcher(listener);
     this.#listeners.add(listener);
     if (this.#timer === undefined) this.#start();
     const bus = this;
@@ -122,10 +161,35 @@ export class PubSubBus {
       },
       covered: (keys, mark) => this.#covered(keys, mark),
       barrier: () => this.#barrier(),
-      invalidate: (keys, written) => this.#invalidate(listener, options, keys, written),
+      invalidate: (keys, written, removed) => this.#invalidate(listener, options, keys, written, removed),
       close: async () => {
-        if (!this.#listeners.delete(listener) || this.#listeners.size > 0) return;
+        if (!this.#listeners.delete(listener) || this.#listeners.size + this.#watchers.size > 0) return;
         await this.close();
+      },
+    };
+  }
+
+  /** A watcher: every bucket subscribed, nothing held, nothing served; `barrier` waits for the buckets. */
+  #registerWatcher(listener: CoherenceListener): Coherence {
+    this.#watchers.add(listener);
+    if (this.#timer === undefined) this.#start();
+    else if (this.#transport.up) this.#watchEverything();
+    const bus = this;
+    return {
+      serving: () => false,
+      get session() {
+        return bus.#session;
+      },
+      get mark() {
+        return bus.#marks;
+      },
+      covered: () => false,
+      barrier: () => this.#everythingWatched(),
+      invalidate: (keys, written, removed) => this.#invalidate(listener, { confirm: 'lease' }, keys, written, removed),
+      close: async () => {
+        if (!this.#watchers.delete(listener)) return;
+        if (this.#listeners.size + this.#watchers.size === 0) await this.close();
+        else if (this.#watchers.size === 0) await this.#release();
       },
     };
   }
@@ -136,6 +200,7 @@ export class PubSubBus {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#end();
+    this.#settleEverything(false);
     for (const pending of this.#pending.values()) pending.done();
     this.#pending.clear();
     await this.#transport.close();
@@ -153,12 +218,15 @@ export class PubSubBus {
     this.#end();
     this.#watch(this.#own);
     this.#watch(ALL_CHANNEL);
+    if (this.#watchers.size > 0) this.#watchEverything();
   }
 
   /** The session ends: nothing subscribed, nothing served, everything held flushed. */
   #end(): void {
     this.#session++;
     this.#watches = new Map();
+    this.#held = new Set();
+    this.#bucketsWatched = 0;
     this.#validUntil = 0;
     this.#beatSent.clear();
     this.#settleBarriers(false);
@@ -199,21 +267,71 @@ export class PubSubBus {
   }
 
   #watch(channel: string): void {
-    if (this.#watches.has(channel)) return;
+    // A channel being unsubscribed is subscribed again behind it (the server keeps their order).
+    const existing = this.#watches.get(channel);
+    if (existing !== undefined && !existing.released) return;
     const watch: Watch = { at: undefined };
     const watches = this.#watches;
     watches.set(channel, watch);
     this.#transport.subscribe(channel).then(
       () => {
-        if (this.#watches !== watches) return;
+        if (this.#watches !== watches || watch.released) return;
         watch.at = ++this.#marks;
         if (channel === this.#own) this.#beat();
+        else if (channel !== ALL_CHANNEL && ++this.#bucketsWatched === BUCKETS) this.#settleEverything(true);
       },
       // Refused or lost with the connection: forgotten, so a later read asks again.
       () => {
         if (this.#watches.get(channel) === watch) this.#watches.delete(channel);
       },
     );
+  }
+
+  /** Every bucket, for the watchers. */
+  #watchEverything(): void {
+    for (const channel of bucketChannels()) this.#watch(channel);
+  }
+
+  /** Resolves true once every bucket is watched (in this session or a later one), false if the bus closes first. */
+  #everythingWatched(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    if (this.#bucketsWatched === BUCKETS) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => this.#everythingWaiters.push(resolve));
+  }
+
+  #settleEverything(watched: boolean): void {
+    const waiters = this.#everythingWaiters;
+    this.#everythingWaiters = [];
+    for (const resolve of waiters) resolve(watched);
+  }
+
+  /**
+   * The last watcher left: every bucket no holder asked for in this session is unsubscribed.
+   * Until the server confirmed it the channel stays known, so that what arrives on it is still
+   * acknowledged, but it covers no read (a copy kept on it would outlive the subscription).
+   * Resolves once the server confirmed them all (or the connection was lost).
+   */
+  async #release(): Promise<void> {
+    const transport = this.#transport;
+    if (transport.unsubscribe === undefined || !transport.up) return;
+    const watches = this.#watches;
+    const released: Array<Promise<void>> = [];
+    for (const [channel, watch] of watches) {
+      if (channel === this.#own || channel === ALL_CHANNEL || this.#held.has(channel) || watch.released) continue;
+      if (watch.at !== undefined) this.#bucketsWatched--;
+      watch.at = undefined;
+      watch.released = true;
+      released.push(
+        transport.unsubscribe(channel).then(
+          () => {
+            if (this.#watches === watches && watches.get(channel) === watch) watches.delete(channel);
+          },
+          // Lost with the connection: the session ends, and the next one starts with nothing subscribed.
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(released);
   }
 
   #covered(keys: readonly string[], mark: number): boolean {
@@ -223,6 +341,7 @@ export class PubSubBus {
   }
 
   #confirmedBy(channel: string, mark: number): boolean {
+    if (channel !== ALL_CHANNEL) this.#held.add(channel);
     const watch = this.#watches.get(channel);
     if (watch === undefined) {
       if (this.#transport.up) this.#watch(channel);
@@ -271,7 +390,7 @@ export class PubSubBus {
         return;
       case 'invalidate':
         if (channel === this.#own) return;
-        this.#apply(message.keys);
+        this.#apply(message.keys, message.removed);
         if (message.writer === this.#id) this.#acknowledged(message.seq);
         else this.#queueAck(message.writer, message.seq);
         return;
@@ -281,10 +400,14 @@ export class PubSubBus {
     }
   }
 
-  #apply(keys: readonly string[] | undefined): void {
+  #apply(keys: readonly string[] | undefined, removed = false): void {
     for (const listener of this.#listeners) {
       if (keys === undefined) listener.flushed();
       else listener.invalidated(keys);
+    }
+    for (const watcher of this.#watchers) {
+      if (keys === undefined) watcher.flushed();
+      else watcher.invalidated(keys, removed);
     }
   }
 
@@ -325,8 +448,8 @@ export class PubSubBus {
     if (pending.needed !== undefined && pending.got >= pending.needed) pending.done();
   }
 
-  async #invalidate(from: CoherenceListener, options: CoherenceOptions, keys: readonly string[] | undefined, written: Promise<unknown>): Promise<void> {
-    // The other caches of this process over the same store hear of it at once.
+  async #invalidate(from: CoherenceListener, options: CoherenceOptions, keys: readonly string[] | undefined, written: Promise<unknown>, removed = false): Promise<void> {
+    // The other caches of this process over the same store hear of it at once (watchers from the bus, once it executed).
     for (const listener of this.#listeners) {
       if (listener === from) continue;
       if (keys === undefined) listener.flushed();
@@ -336,13 +459,13 @@ export class PubSubBus {
     const settled = written.catch(() => undefined);
     if (!this.#transport.ordered) await settled;
     const messages = messagesFor(keys);
-    await Promise.all(messages.map((message) => this.#publish(message.channel, message.keys, options.confirm === 'lease')));
+    await Promise.all(messages.map((message) => this.#publish(message.channel, message.keys, removed, options.confirm === 'lease')));
   }
 
   /** Publishes one invalidation; with `acknowledged`, resolves once every receiver answered or a lease went by. */
-  #publish(channel: string, keys: readonly string[] | undefined, acknowledged: boolean): Promise<void> {
+  #publish(channel: string, keys: readonly string[] | undefined, removed: boolean, acknowledged: boolean): Promise<void> {
     const seq = ++this.#seq;
-    const published = this.#transport.publish(channel, invalidationMessage(this.#id, seq, keys));
+    const published = this.#transport.publish(channel, invalidationMessage(this.#id, seq, keys, removed));
     if (!acknowledged) return published.then(() => undefined);
     return new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
