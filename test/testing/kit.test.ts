@@ -34,6 +34,7 @@ describe('fakeClock', () => {
     assert.throws(() => clock.set(Number.NaN), TypeError);
     assert.throws(() => fakeClock(-5), TypeError);
     assert.equal(clock.now(), 10_000, 'a refused move changes nothing');
+    assert.throws(() => memoryStore({ clock: {} as never }), /"clock" must have a now\(\) method/);
   });
 
   it('drives the ttl and the grace of the engine and of the memory store together', async () => {
@@ -150,7 +151,16 @@ describe('faultyStore', () => {
     assert.throws(() => store.getSync!('a'), StoreBusyError);
     store.reset();
     assert.deepEqual(store.getSync!('a'), new Uint8Array([1]));
-    const bare = faultyStore({ name: 'bare', get: inner.get.bind(inner), getMany: inner.getMany.bind(inner), set: inner.set.bind(inner), setMany: inner.setMany.bind(inner), delete: inner.delete.bind(inner), incr: inner.incr.bind(inner), close: async () => {} });
+    const bare = faultyStore({
+      name: 'bare',
+      get: inner.get.bind(inner),
+      getMany: inner.getMany.bind(inner),
+      set: inner.set.bind(inner),
+      setMany: inner.setMany.bind(inner),
+      delete: inner.delete.bind(inner),
+      incr: inner.incr.bind(inner),
+      close: async () => {},
+    });
     assert.equal(bare.getSync, undefined);
     assert.equal(bare.readWithGenerations, undefined);
     await store.close();
@@ -176,7 +186,11 @@ describe('cacheProbe and countCalls', () => {
     probe.expect({ fills: 2 });
     probe.expect({ misses: 1, hits: 1, coalesced: 1, fills: 1 }, 'a');
     assert.equal(load.calls, 2);
-    assert.deepEqual(load.args.map(([ctx]) => ctx.key), ['a', 'b'], 'the factory got each key once');
+    assert.deepEqual(
+      load.args.map(([ctx]) => ctx.key),
+      ['a', 'b'],
+      'the factory got each key once',
+    );
     const failure = (() => {
       try {
         probe.expect({ hits: 5, misses: 1 }, 'a');
@@ -203,7 +217,10 @@ describe('cacheProbe and countCalls', () => {
     const probe = cacheProbe(cache, { maxLog: 3 });
     for (let i = 0; i < 5; i++) await cache.get(`k${i}`);
     assert.equal(probe.log.length, 3);
-    assert.deepEqual(probe.log.map((record) => record.key), ['k2', 'k3', 'k4']);
+    assert.deepEqual(
+      probe.log.map((record) => record.key),
+      ['k2', 'k3', 'k4'],
+    );
     probe.expect({ misses: 5 });
     assert.throws(() => cacheProbe(cache, { maxLog: -1 }), RangeError);
     assert.throws(() => cacheProbe({} as never), /createCache/);
