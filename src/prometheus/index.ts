@@ -1,7 +1,6 @@
 /**
  * cachette/prometheus: the cache's `stats()`, health and latency histograms in the Prometheus
- * text format (`prometheusText`, `prometheusMetrics`), and a prom-client collector for apps that
- * already run prom-client (`prometheusCollector`). Runtime-neutral; documented in
+ * text format (`prometheusText`, `prometheusMetrics`). Runtime-neutral; documented in
  * docs/observability.md, with a Grafana dashboard in docs/grafana-dashboard.json.
  */
 export { PROMETHEUS_CONTENT_TYPE, type PrometheusMetrics, type PrometheusOptions, prometheusMetrics, prometheusText } from './exporter.ts';

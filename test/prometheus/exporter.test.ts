@@ -4,36 +4,15 @@
  * the cache's own stats().
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache } from '../../src/index.ts';
 import { PROMETHEUS_CONTENT_TYPE, prometheusMetrics, prometheusText } from '../../src/prometheus/index.ts';
 import { formatFamilies } from '../../src/prometheus/text-format.ts';
 import { faultyStore } from '../../src/testing/index.ts';
-
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*\})? (-?[0-9.e+-]+|\+Inf|-Inf|NaN)$/;
-
-/** Every line is a HELP, a TYPE or a sample; resolves samples by their series text. */
-function parse(text: string): Map<string, number> {
-  assert.ok(text.endsWith('\n'), 'the text ends with a line feed');
-  const samples = new Map<string, number>();
-  const typed = new Set<string>();
-  for (const line of text.slice(0, -1).split('\n')) {
-    if (line.startsWith('# HELP ')) continue;
-    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$/.exec(line);
-    if (type) {
-      assert.ok(!typed.has(type[1]!), `one TYPE line per family: ${type[1]}`);
-      typed.add(type[1]!);
-      continue;
-    }
-    const match = SAMPLE.exec(line);
-    assert.ok(match, `not a sample line: ${JSON.stringify(line)}`);
-    const family = match[1]!.replace(/_(bucket|sum|count)$/, '');
-    assert.ok(typed.has(match[1]!) || typed.has(family), `a sample before its TYPE: ${line}`);
-    samples.set(`${match[1]}${match[2] ?? ''}`, match[3] === '+Inf' ? Infinity : Number(match[3]));
-  }
-  return samples;
-}
+import { parsePrometheusText as parse } from '../support/prometheus-text.ts';
 
 describe('prometheusText', () => {
   it("exports a real cache's stats, health and latencies, in the text format", async () => {
@@ -108,5 +87,26 @@ describe('prometheusText', () => {
       },
     ]);
     assert.equal(text, '# HELP x a\\\\b\\nc\n# TYPE x gauge\nx +Inf\nx{k="v"} NaN\n');
+  });
+});
+
+describe('docs/grafana-dashboard.json', () => {
+  it('queries only series and labels the exporter writes', async () => {
+    const dashboard = JSON.parse(readFileSync(join(import.meta.dirname, '../../docs/grafana-dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const cache = createCache({ store: memoryStore() });
+    const series = [...parse(prometheusMetrics(cache, { labels: { cache: 'x' } }).text()).keys()];
+    const names = new Set(series.map((s) => s.replace(/\{.*$/, '')));
+    const labels = new Set(series.flatMap((s) => [...s.matchAll(/([a-zA-Z_]+)="/g)].map((m) => m[1]!)));
+    const exprs = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
+    expect(exprs.length).toBeGreaterThanOrEqual(6);
+    for (const expr of exprs) {
+      // Every metric the dashboard names has a selector ({cache=~…}); label names never do.
+      const used = [...expr.matchAll(/(cachette_[a-z0-9_]+)\{/g)].map((m) => m[1]!);
+      expect(used.length, expr).toBeGreaterThan(0);
+      for (const name of used) expect(names.has(name), `${name} in ${expr}`).toBe(true);
+      for (const [, list] of expr.matchAll(/by \(([^)]*)\)/g)) for (const label of list!.split(',').map((l) => l.trim())) expect(labels.has(label), `${label} in ${expr}`).toBe(true);
+      for (const [, label] of expr.matchAll(/[{,]([a-zA-Z_]+)=~?"/g)) expect(labels.has(label!), `${label} in ${expr}`).toBe(true);
+    }
+    await cache.close();
   });
 });
