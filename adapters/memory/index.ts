@@ -12,6 +12,12 @@ export interface MemoryStoreOptions {
   maxEntries?: number;
   /** Most bytes of values (plus keys) kept. Default 64 MiB. */
   maxBytes?: number;
+  /**
+   * Where the store reads the time for its TTLs. Default the system clock. A test passes the
+   * same clock as `createCache({ clock })` (`fakeClock()` from `cachette/testing`) so that
+   * moving it ages the store's entries together with the engine's view of them.
+   */
+  clock?: { now(): number };
 }
 
 interface Slot {
@@ -38,14 +44,19 @@ export class MemoryStore implements Store {
   #map = new Map<string, Slot>();
   #bytes = 0;
   #closed = false;
+  readonly #now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
     checkOptionsObject(options, 'memoryStore()');
-    checkKnownOptions(options, ['maxEntries', 'maxBytes'] satisfies ReadonlyArray<keyof MemoryStoreOptions>, 'memoryStore()');
+    checkKnownOptions(options, ['maxEntries', 'maxBytes', 'clock'] satisfies ReadonlyArray<keyof MemoryStoreOptions>, 'memoryStore()');
     this.maxEntries = options.maxEntries ?? 10_000;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError(`memoryStore: maxEntries must be a positive integer, got ${this.maxEntries}`);
     if (!(this.maxBytes >= 1)) throw new RangeError(`memoryStore: maxBytes must be a positive number, got ${this.maxBytes}`);
+    const clock = options.clock;
+    if (clock !== undefined && typeof clock?.now !== 'function') throw new TypeError('memoryStore: "clock" must have a now() method');
+    // Date.now itself when no clock is given: the hot path pays no extra call.
+    this.#now = clock === undefined ? Date.now : () => clock.now();
   }
 
   /** Entries currently held (expired ones not yet swept included). */
@@ -60,7 +71,7 @@ export class MemoryStore implements Store {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#check();
-    return this.#read(key, Date.now());
+    return this.#read(key, this.#now());
   }
 
   async getMany(keys: readonly string[]): Promise<Array<Uint8Array | undefined>> {
@@ -71,7 +82,7 @@ export class MemoryStore implements Store {
   /** {@link get} without the promise: every call of this store takes effect when it is made. */
   getSync(key: string): Uint8Array | undefined {
     this.#check();
-    return this.#read(key, Date.now());
+    return this.#read(key, this.#now());
   }
 
   /** {@link getMany} without the promise. */
@@ -81,7 +92,7 @@ export class MemoryStore implements Store {
   }
 
   #readMany(keys: readonly string[]): Array<Uint8Array | undefined> {
-    const now = Date.now();
+    const now = this.#now();
     const values = new Array<Uint8Array | undefined>(keys.length);
     for (let i = 0; i < keys.length; i++) values[i] = this.#read(keys[i]!, now);
     return values;
@@ -89,12 +100,12 @@ export class MemoryStore implements Store {
 
   async set(key: string, value: Uint8Array, ttlMs?: number): Promise<void> {
     this.#check();
-    this.#write(key, value, ttlMs, Date.now());
+    this.#write(key, value, ttlMs, this.#now());
   }
 
   async setMany(entries: readonly StoreEntry[]): Promise<void> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     let refused: StoreRefusedError | undefined;
     for (const entry of entries) {
       // One entry too large must not cost the others their place.
@@ -110,7 +121,7 @@ export class MemoryStore implements Store {
 
   async delete(keys: readonly string[]): Promise<number> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     let existed = 0;
     for (const key of keys) {
       // #live, not #read: refreshing the LRU position of a key about to go is wasted work.
@@ -122,7 +133,7 @@ export class MemoryStore implements Store {
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     const slot = this.#live(key, now);
     const next = (slot ? parseCounter(slot.value, key) : 0) + by;
     if (!Number.isSafeInteger(next)) throw new RangeError(`increment or decrement would overflow for key "${key}"`);
@@ -134,7 +145,7 @@ export class MemoryStore implements Store {
 
   async add(key: string, value: Uint8Array, ttlMs?: number): Promise<boolean> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     if (this.#live(key, now)) return false;
     this.#write(key, value, ttlMs, now);
     return true;
@@ -142,7 +153,7 @@ export class MemoryStore implements Store {
 
   async compareAndDelete(key: string, expected: Uint8Array): Promise<boolean> {
     this.#check();
-    const slot = this.#live(key, Date.now());
+    const slot = this.#live(key, this.#now());
     if (!slot || !sameBytes(slot.value, expected)) return false;
     this.#drop(key);
     return true;
@@ -156,7 +167,7 @@ export class MemoryStore implements Store {
   /** The whole walk in one step: the keys live now (at most `maxEntries` of them). */
   async keys(prefix: string): Promise<KeyPage> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     const keys: string[] = [];
     for (const [key, slot] of this.#map) if (slot.expiresAt > now && key.startsWith(prefix)) keys.push(key);
     return { keys };
@@ -174,19 +185,19 @@ export class MemoryStore implements Store {
   }
 
   #readGenerations(read: GenerationRead): GenerationReadResult {
-    const now = Date.now();
+    const now = this.#now();
     return readGenerationsIn(this.#cells(now), read, now);
   }
 
   async writeGenerations(write: GenerationWrite): Promise<void> {
     this.#check();
-    const now = Date.now();
+    const now = this.#now();
     writeGenerationsIn(this.#cells(now), write, now);
   }
 
   async expireEntries(request: ExpireRequest): Promise<number> {
     this.#check();
-    return expireEntriesIn(this.#cells(Date.now()), request);
+    return expireEntriesIn(this.#cells(this.#now()), request);
   }
 
   /** Drops every entry; every later call rejects with a {@link StoreClosedError} (close() again does nothing). */

@@ -7,6 +7,7 @@ import { storeTtl, Writes, type PreparedEntry } from './roles/writes.ts';
 import { describeEngine } from './engine-view.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import { FillHandler } from './fill/fill-handler.ts';
+import { abortFactoryRuns } from './fill/factory-run.ts';
 import { fillRequest, type FillRequest } from './fill/fill-request.ts';
 import type { Lifetimes } from './roles/lifetimes.ts';
 import { getOrSetManyRequests, inKeyOrder } from './fill/get-or-set-many.ts';
@@ -248,7 +249,7 @@ export class CacheEngine implements Cache {
   async #close(options: CloseOptions | undefined): Promise<void> {
     const timeoutMs = toMs(options?.timeout ?? DEFAULT_CLOSE_TIMEOUT_MS, 'close timeout');
     // Running factories learn through ctx.signal that nobody will store what they compute.
-    this.#ctx.closing.abort(new DOMException('cachette: the cache is closing', 'AbortError'));
+    abortFactoryRuns(this.#ctx, new DOMException('cachette: the cache is closing', 'AbortError'));
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Background work that never settles (a hung factory) must not hold close() for ever.
     await Promise.race([

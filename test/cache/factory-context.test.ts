@@ -292,3 +292,29 @@ describe('joining a fill whose write has not landed', () => {
     await cache.close();
   });
 });
+
+describe('many factories at once', () => {
+  it('closing aborts every running signal, and twenty concurrent fills print no listener-leak warning', async () => {
+    const { cache } = setup();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    const signals: AbortSignal[] = [];
+    const fills = Array.from({ length: 20 }, (_, i) =>
+      cache.getOrSet(`k${i}`, (ctx) => {
+        signals.push(ctx.signal);
+        return new Promise<string>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+      }),
+    );
+    while (signals.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+    const closed = cache.close();
+    const outcomes = await Promise.allSettled(fills);
+    await closed;
+    // Node emits its warnings on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(signals.every((signal) => signal.aborted && (signal.reason as Error).name === 'AbortError')).toBe(true);
+    expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect(warnings.filter((warning) => warning.includes('MaxListeners'))).toEqual([]);
+  });
+});

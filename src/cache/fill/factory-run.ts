@@ -3,6 +3,13 @@ import { FactoryTimeoutError } from '../errors.ts';
 import { FillContext } from './factory-context.ts';
 import type { FillRequest } from './fill-request.ts';
 
+/** Aborts the cache: later runs start aborted, and every run in flight gets `reason` on its `ctx.signal`. */
+export function abortFactoryRuns(ctx: EngineContext, reason: unknown): void {
+  ctx.closing.abort(reason);
+  for (const controller of ctx.factoryRuns) controller.abort(reason);
+  ctx.factoryRuns.clear();
+}
+
 /** What one factory run returned, with the context it ran with (what it asked for). */
 export interface Ran<T> {
   readonly value: T;
@@ -23,9 +30,8 @@ export function runFactory<T>(ctx: EngineContext, request: FillRequest<T>, stale
   const began = performance.now();
   const controller = new AbortController();
   const context = new FillContext<T>(key, stale, controller.signal, request.lifetimes);
-  const onClose = () => controller.abort(closing.reason);
-  if (closing.aborted) onClose();
-  else closing.addEventListener('abort', onClose, { once: true });
+  if (closing.aborted) controller.abort(closing.reason);
+  else ctx.factoryRuns.add(controller);
   let run: Promise<T> = new Promise<T>((resolve) => resolve(request.factory(context)));
   let timer: ReturnType<typeof setTimeout> | undefined;
   if (Number.isFinite(factoryTimeoutMs)) {
@@ -43,7 +49,7 @@ export function runFactory<T>(ctx: EngineContext, request: FillRequest<T>, stale
   counters.fills++;
   const settled = () => {
     if (timer !== undefined) clearTimeout(timer);
-    closing.removeEventListener('abort', onClose);
+    ctx.factoryRuns.delete(controller);
   };
   const failed = (error: unknown): never => {
     counters.factoryErrors++;

@@ -31,8 +31,14 @@ export class EngineContext {
   readonly events = new CacheEvents();
   /** The live counters (`stats()` returns a copy). */
   readonly counters = emptyStats();
-  /** Aborted when the cache closes: every running factory's `ctx.signal` follows it. */
+  /** Aborted when the cache closes (its reason is why): every running factory's `ctx.signal` follows it. */
   readonly closing = new AbortController();
+  /**
+   * The controllers of the factory runs in flight, aborted together by close(). A set rather
+   * than a listener per run on `closing`: Node warns of a leak past ten listeners on one
+   * AbortSignal, which any burst of eleven concurrent fills would print.
+   */
+  readonly factoryRuns = new Set<AbortController>();
   /** Background work (refreshes, a fill's write) that close() and idle() wait for. */
   readonly background = new Set<Promise<unknown>>();
   /** The lifetimes of a call that sets neither ttl nor grace, resolved once. */
