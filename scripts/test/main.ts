@@ -13,7 +13,9 @@ import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
 import { runBun } from './bun.ts';
+import type { RuntimeRun } from '../../test/runtimes/junit.ts';
 import { runDeno } from './deno.ts';
+import { type Lane, runLanes } from './lanes.ts';
 import { runLint } from './lint.ts';
 import { runPackageCheck } from './package.ts';
 import { neededServices, parseTestArgs, planRun, type Runner } from './plan.ts';
@@ -86,19 +88,34 @@ if (!needs.has('cluster')) {
 try {
   // A narrowed run (npm test -- test/cache) is not a release check: no lint.
   if (!narrowed) results.push(...runLint());
-  if (selected('node')) results.push(...(await runVitest(vitestSelection(plan.node))));
-  if (selected('package')) results.push(...(await runPackageCheck(plan.package)));
-  // The same suites on the other runtimes, each against every store it can reach: Upstash
-  // through a local bridge in front of the same redis-server, handed over by environment. The
-  // bridge runs in its own process: the runners below block this one's event loop (spawnSync).
-  const bridge = !otherRuntimes
-    ? undefined
-    : process.env.REDIS_URL
-      ? await spawnBridge(process.env.REDIS_URL).catch((error: Error) => void problems.push(`the Upstash bridge did not start (${error.message}): no upstash suites on Bun, Deno and workerd`))
-      : narrowed && !needs.has('redis')
-        ? undefined
-        : void problems.push('no Redis server, so no Upstash bridge: no upstash suites on Bun, Deno and workerd');
+  // The Node suites and the package checks (npm installs, builds) at once; Bun, Deno and workerd
+  // as soon as the first of the two ends (scripts/test/lanes.ts). Rows keep this order.
+  const together: Lane[] = [];
+  if (selected('node')) together.push({ runtime: 'node', run: () => runVitest(vitestSelection(plan.node)) });
+  if (selected('package')) together.push({ runtime: 'package', run: () => runPackageCheck(plan.package) });
+  results.push(...(await runLanes(together, { runtime: 'bun, deno and workerd', run: runOtherRuntimes })));
+} finally {
+  await Promise.all([redis?.stop(), cluster?.stop()]);
+}
+
+/**
+ * The same suites on the other runtimes, each against every store it can reach: Upstash through
+ * a local bridge in front of the same redis-server, handed over by environment. The bridge runs
+ * in its own process: the runners below block this one's event loop (spawnSync).
+ */
+async function runOtherRuntimes(): Promise<SuiteResult[]> {
+  if (!otherRuntimes) return [];
+  const bridge = process.env.REDIS_URL
+    ? await spawnBridge(process.env.REDIS_URL).catch((error: Error) => void problems.push(`the Upstash bridge did not start (${error.message}): no upstash suites on Bun, Deno and workerd`))
+    : narrowed && !needs.has('redis')
+      ? undefined
+      : void problems.push('no Redis server, so no Upstash bridge: no upstash suites on Bun, Deno and workerd');
   if (bridge) Object.assign(process.env, { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token });
+  const rows: SuiteResult[] = [];
+  const collect = (run: RuntimeRun) => {
+    rows.push(...run.results);
+    problems.push(...run.problems);
+  };
   try {
     if (selected('bun')) collect(runBun(plan.bun));
     if (selected('deno')) collect(runDeno(plan.deno));
@@ -106,13 +123,7 @@ try {
   } finally {
     await bridge?.stop();
   }
-} finally {
-  await Promise.all([redis?.stop(), cluster?.stop()]);
-}
-
-function collect(run: { results: SuiteResult[]; problems: string[] }): void {
-  results.push(...run.results);
-  problems.push(...run.problems);
+  return rows;
 }
 
 // Tests a name pattern leaves out are reported as skipped by every runner: they are not missing.

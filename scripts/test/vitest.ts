@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -33,12 +33,24 @@ export function vitestSelection(selection: RunnerSelection): string[] {
   return [...(selection.narrowed ? selection.files : []), ...(selection.testName === undefined ? [] : ['-t', selection.testName])];
 }
 
-/** Runs the Node suites under vitest and returns per-file counts. */
+/** Runs `command` with this process's stdio; resolves its exit code (null when a signal or a spawn error ended it). */
+function exitOf(command: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.once('error', () => resolve(null));
+    child.once('close', (code) => resolve(code));
+  });
+}
+
+/**
+ * Runs the Node suites under vitest and returns per-file counts. The child runs beside this
+ * process's event loop (not spawnSync), so another runner may run at the same time.
+ */
 export async function runVitest(args: string[]): Promise<SuiteResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'cachette-vitest-'));
   const out = join(dir, 'report.json');
   try {
-    const run = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...args], { stdio: 'inherit' });
+    const status = await exitOf('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...args]);
     let report: VitestJsonReport;
     try {
       report = JSON.parse(readFileSync(out, 'utf8')) as VitestJsonReport;
@@ -47,7 +59,7 @@ export async function runVitest(args: string[]): Promise<SuiteResult[]> {
     }
     const results = resultsFromReport(report, process.cwd());
     // A file that failed to load has no assertions but a non-zero exit: count it as a failure.
-    if (run.status !== 0 && results.every((r) => r.failed === 0)) results.push({ runtime: 'node', suite: '(vitest exited non-zero)', passed: 0, failed: 1, skipped: 0 });
+    if (status !== 0 && results.every((r) => r.failed === 0)) results.push({ runtime: 'node', suite: '(vitest exited non-zero)', passed: 0, failed: 1, skipped: 0 });
     return results;
   } finally {
     rmSync(dir, { recursive: true, force: true });

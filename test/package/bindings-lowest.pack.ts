@@ -39,8 +39,8 @@ describe('the packed package with the lowest Koa, h3 and Elysia', () => {
     for (const [name, { peer, version }] of Object.entries(LOWEST)) dependencies[name] = name === peer ? version : `npm:${peer}@${version}`;
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'bindings-lowest-app', private: true, type: 'module', dependencies }));
     for (const file of ['node-app.mjs', 'bun-app.mjs', 'miss-hit.mjs']) cpSync(join(import.meta.dirname, 'bindings-lowest', file), join(app, file));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-  }, 240_000);
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+  }, 720_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });

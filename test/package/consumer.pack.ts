@@ -7,21 +7,19 @@
 // `npm test` (scripts/test/package.ts), after the other Node suites: it builds and compiles.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { installPacked, type PackedTarball } from '../support/packed-package.ts';
+import { beforeAll, describe, inject, it } from 'vitest';
+import type { PackedTarball } from '../support/packed-package.ts';
 import { kvOnlyApp } from './kv-worker.ts';
+import { sharedApp, type SharedApp } from './shared-apps.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./consumer', import.meta.url));
 const repoModules = join(root, 'node_modules');
-/** What the consumer installs besides the tarball: the peers and types its sources use, linked from this checkout so no network is needed. */
-const LINKED = ['cbor-x', 'fflate', 'hono', '@hono/node-server', 'iovalkey', '@upstash/redis', 'express', '@types/express', 'fastify', '@types/node', '@opentelemetry/api', 'tsx'];
-
-let work: string;
+// The consumer is the shared `full` app (shared-apps.ts): the tarball with the peers and types its sources use, linked from this checkout so no network is needed.
+let app: SharedApp;
 let consumer: string;
 let installed: string;
 let packed: PackedTarball;
@@ -47,22 +45,18 @@ function typecheck(name: string, compilerOptions: Record<string, unknown>): stri
 }
 
 describe('the packed package in a consumer project', () => {
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'cachette-consumer-'));
+  beforeAll(async () => {
     // Built from the sources as they are now, in a scratch copy: the checkout's dist/ plays no part.
     packed = inject('packed');
-    consumer = join(work, 'consumer');
-    installed = installPacked(packed.path, consumer, root, LINKED);
+    app = await sharedApp('full', 'consumer');
+    consumer = app.dir;
+    installed = join(app.root, 'node_modules', 'cachette');
     cpSync(fixtures, join(consumer, 'src'), { recursive: true });
-  }, 240_000);
-
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  }, 360_000);
 
   it('was installed from the tarball, not linked to this checkout', () => {
     assert.ok(existsSync(join(installed, 'package.json')));
-    assert.equal(statSync(installed).isDirectory() && !readdirSync(join(consumer, 'node_modules')).includes('cachette/'), true);
+    assert.equal(statSync(installed).isDirectory() && !readdirSync(join(app.root, 'node_modules')).includes('cachette/'), true);
     assert.notEqual(resolve(installed), resolve(root));
   });
 
@@ -71,11 +65,11 @@ describe('the packed package in a consumer project', () => {
   // skipLibCheck would hide, so the second configuration may skip them and stay quick.
   it('type-checks under moduleResolution nodenext, with skipLibCheck off', () => {
     assert.equal(typecheck('nodenext', { module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false }), '');
-  }, 120_000);
+  }, 360_000);
 
   it('type-checks under moduleResolution bundler', () => {
     assert.equal(typecheck('bundler', { module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true }), '');
-  }, 120_000);
+  }, 360_000);
 
   it('runs on Node from the installed package, and exits by itself', () => {
     const run = spawnSync(process.execPath, [join(consumer, 'src', 'smoke.mjs')], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
@@ -140,8 +134,8 @@ describe('the packed package in a consumer project', () => {
     );
   });
 
-  it('bundles a KV-only Worker with wrangler without @upstash/redis installed (cachette/workers/upstash needs it)', () => {
-    const bundle = kvOnlyApp(packed.path, work, repoModules);
+  it('bundles a KV-only Worker with wrangler without @upstash/redis installed (cachette/workers/upstash needs it)', async () => {
+    const bundle = kvOnlyApp(await sharedApp('bare', 'kv-worker'), repoModules);
     const worker = "import { withCache } from 'cachette/workers';\nexport default withCache(() => new Response('hi', { headers: { 'cache-control': 's-maxage=30' } }));\n";
     const kv = bundle('kv', worker);
     assert.equal(kv.status, 0, kv.output);

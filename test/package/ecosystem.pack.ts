@@ -7,11 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { installPacked } from '../support/packed-package.ts';
+import { beforeAll, describe, it } from 'vitest';
+import { sharedApp, type SharedAppName } from './shared-apps.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -64,11 +63,9 @@ try {
 const tsconfig = (moduleResolution: string, module: string) =>
   JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2023', 'DOM'], module, moduleResolution, strict: true, skipLibCheck: true, noEmit: true, types: ['node'] }, include: ['src'] });
 
-let work: string;
-
-function app(name: string, linked: string[], source: string): string {
-  const dir = join(work, name);
-  installPacked(inject('packed').path, dir, root, ['cbor-x', 'fflate', '@types/node', ...linked]);
+/** Writes the check's source and configs into a directory of its own in the shared app `name` (shared-apps.ts); returns that directory. */
+async function app(name: SharedAppName, source: string): Promise<string> {
+  const { dir } = await sharedApp(name, 'ecosystem');
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src', 'check.ts'), source);
   writeFileSync(join(dir, 'tsconfig.nodenext.json'), tsconfig('NodeNext', 'NodeNext'));
@@ -76,38 +73,35 @@ function app(name: string, linked: string[], source: string): string {
   return dir;
 }
 
-const run = (dir: string) => spawnSync(join(root, 'node_modules', '.bin', 'tsx'), [join(dir, 'src', 'check.ts')], { cwd: dir, encoding: 'utf8', timeout: 90_000 });
+const run = (dir: string) => spawnSync(join(root, 'node_modules', '.bin', 'tsx'), [join(dir, 'src', 'check.ts')], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
 const typecheck = (dir: string, config: string) =>
   spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, config), '--pretty', 'false'], { cwd: dir, encoding: 'utf8' });
 
 describe('the ecosystem entries from the packed tarball', () => {
   let withPeers: string;
   let withoutPeers: string;
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'cachette-ecosystem-'));
-    withPeers = app('with-peers', ['keyv', 'cache-manager', 'unstorage', 'undici'], CHECK);
-    withoutPeers = app('without-peers', [], WITHOUT_PEERS);
-  }, 240_000);
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  beforeAll(async () => {
+    // `full` has keyv, cache-manager, unstorage 1 and undici; `bare` none of them.
+    withPeers = await app('full', CHECK);
+    withoutPeers = await app('bare', WITHOUT_PEERS);
+  }, 360_000);
 
   it('type-check with their peers under nodenext and bundler', () => {
     for (const config of ['tsconfig.nodenext.json', 'tsconfig.bundler.json']) {
       const result = typecheck(withPeers, config);
       assert.equal(`${result.stdout}${result.stderr}`.trim(), '', config);
     }
-  }, 120_000);
+  }, 360_000);
 
   it('run with their peers: Keyv through cache-manager, unstorage, undici’s fetch cache', () => {
     const result = run(withPeers);
     assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
     assert.equal(result.stdout.trim(), 'keyv ok, unstorage ok, undici ok 1, undici:https://a.example');
-  }, 120_000);
+  }, 360_000);
 
   it('without the peers: keyv and undici load and work, unstorage names what to install', () => {
     const result = run(withoutPeers);
     assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
     assert.deepEqual(result.stdout.trim().split('\n'), ['v function', 'MissingPeerError: cachette/unstorage needs the unstorage package, which is not installed: npm install unstorage']);
-  }, 120_000);
+  }, 360_000);
 });

@@ -14,15 +14,16 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { installPacked } from '../support/packed-package.ts';
+import { installPackedAsync } from '../support/packed-package.ts';
 import { runInApp } from './run-in-app.ts';
+import { sharedApp } from './shared-apps.ts';
 
 const root = join(import.meta.dirname, '../..');
 const fixtures = join(import.meta.dirname, 'first-hour');
 let work: string;
 /** express, and no optional peer at all. */
 let bare: string;
-/** iovalkey only: the Quickstart's store. */
+/** With iovalkey, the Quickstart's store: a directory of its own in the shared `full` app (shared-apps.ts). */
 let withValkey: string;
 
 /** This process's environment without the variables that pick a store: a fresh app's (the test runner sets REDIS_URL). */
@@ -32,15 +33,13 @@ const appEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) =>
 const node = (app: string, file: string, args: string[] = []) => runInApp(app, process.execPath, [join(app, file), ...args], appEnv);
 
 describe('the first hour with the packed package', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'cachette-first-hour-'));
-    const tarball = inject('packed').path;
     bare = join(work, 'bare');
-    installPacked(tarball, bare, root, ['cbor-x', 'fflate', 'express']);
-    withValkey = join(work, 'valkey');
-    installPacked(tarball, withValkey, root, ['cbor-x', 'fflate', 'iovalkey']);
+    await installPackedAsync(inject('packed').path, bare, root, ['cbor-x', 'fflate', 'express']);
+    withValkey = (await sharedApp('full', 'first-hour')).dir;
     for (const app of [bare, withValkey]) cpSync(fixtures, app, { recursive: true });
-  }, 240_000);
+  }, 360_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });

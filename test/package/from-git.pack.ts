@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -35,14 +35,11 @@ const apps: Record<'tarball' | 'git', string> = { tarball: '', git: '' };
  * better-sqlite3 (a devDependency the git install puts in the clone to build in it) fetches its
  * prebuilt binary from GitHub, which this machine cannot reach, and otherwise compiles SQLite for
  * minutes. prebuild-install also looks in a folder named by `npm_config_better_sqlite3_local_prebuilds`:
- * the checkout's own build, packed under the name GitHub's release asset has, stands in for it.
+ * the checkout's own build, packed under the name GitHub's release asset has
+ * (scripts/setup/better-sqlite3-prebuild.mjs), stands in for it.
  */
 function localPrebuilds(dir: string): NodeJS.ProcessEnv {
-  const pkg = join(root, 'node_modules', 'better-sqlite3');
-  const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
-  mkdirSync(dir, { recursive: true });
-  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  execFileSync('tar', ['-czf', join(dir, asset), '-C', pkg, 'build/Release/better_sqlite3.node']);
+  execFileSync(process.execPath, [join(root, 'scripts', 'setup', 'better-sqlite3-prebuild.mjs'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 

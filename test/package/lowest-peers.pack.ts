@@ -105,8 +105,8 @@ describe('the packed package with the lowest version of every peer', () => {
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'lowest-peers-app', private: true, type: 'module', dependencies }));
     cpSync(join(import.meta.dirname, 'lowest', 'app.mjs'), join(app, 'app.mjs'));
     // From the registry, in one install: npm would refuse it (ERESOLVE) if a range left a lowest version out.
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-  }, 240_000);
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+  }, 720_000);
   afterAll(async () => {
     await redis?.stop();
     if (work) rmSync(work, { recursive: true, force: true });

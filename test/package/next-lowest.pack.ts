@@ -44,10 +44,10 @@ describe(`cachette/next on the lowest Next the peer range allows (${LOWEST_NEXT}
     const linked = Object.fromEntries(['cbor-x', 'fflate', 'iovalkey'].map((name) => [name, `file:${join(root, 'node_modules', name)}`]));
     const dependencies = { cachette: `file:${inject('packed').path}`, ...linked, next: LOWEST_NEXT, react: REACT, 'react-dom': REACT };
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'next-lowest-app', private: true, type: 'module', dependencies }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
     copyAppFiles(join(import.meta.dirname, 'next-lowest'), app);
     await deployment.start();
-  }, 420_000);
+  }, 900_000);
 
   afterAll(async () => {
     await deployment.stop();

@@ -1,6 +1,7 @@
 /**
  * Packs the package once for every check in test/package (vitest global setup): each file
- * installs the same tarball into its own project instead of building and packing again.
+ * installs the same tarball instead of building and packing again, and the apps several checks
+ * share (shared-apps.ts) are installed in the background while the first files run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { packPackage, type PackedTarball } from '../support/packed-package.ts';
+import { installSharedApps } from './shared-apps.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,8 +18,16 @@ declare module 'vitest' {
   }
 }
 
-export default function setup(project: TestProject): () => void {
+export default function setup(project: TestProject): () => Promise<void> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
   const work = mkdtempSync(join(tmpdir(), 'cachette-pack-'));
-  project.provide('packed', packPackage(fileURLToPath(new URL('../..', import.meta.url)), work));
-  return () => rmSync(work, { recursive: true, force: true });
+  const packed = packPackage(root, work);
+  project.provide('packed', packed);
+  const apps = join(work, 'apps');
+  project.provide('sharedApps', apps);
+  const installing = installSharedApps(packed.path, apps, root);
+  return async () => {
+    await installing;
+    rmSync(work, { recursive: true, force: true });
+  };
 }

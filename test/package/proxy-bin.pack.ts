@@ -5,32 +5,26 @@
  * `cachette proxy` must not need them.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, inject, it } from 'vitest';
-import { installPacked } from '../support/packed-package.ts';
+import { beforeAll, describe, it } from 'vitest';
 import { runInApp } from './run-in-app.ts';
+import { sharedApp, type SharedApp } from './shared-apps.ts';
 import { cacheable, closesAfterEach, recordingOrigin, spawnProxyCommand } from '../proxy/support.ts';
 
-const root = join(import.meta.dirname, '../..');
 const closing = closesAfterEach();
-let work: string;
-let app: string;
+/** The shared `bare` app (shared-apps.ts): the package's own dependencies and Node's types, no optional peer. */
+let app: SharedApp;
+/** Where npm put the package's bin. */
+let bin: string;
 
 /** Runs a command in the app. */
-const inApp = (file: string, args: string[]) => runInApp(app, file, args);
+const inApp = (file: string, args: string[]) => runInApp(app.dir, file, args);
 
 describe('the packed package', () => {
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'cachette-bin-'));
-    app = join(work, 'app');
-    // The package's own dependencies only: no optional peer.
-    installPacked(inject('packed').path, app, root, ['cbor-x', 'fflate']);
-  }, 240_000);
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  beforeAll(async () => {
+    app = await sharedApp('bare', 'proxy-bin');
+    bin = join(app.root, 'node_modules/.bin/cachette');
+  }, 360_000);
 
   it('answers `npx cachette --help` and refuses a scheme-less origin', async () => {
     const help = await inApp('npx', ['cachette', '--help']);
@@ -43,7 +37,7 @@ describe('the packed package', () => {
 
   it('runs the proxy against a tiny origin, then stops on SIGTERM', async () => {
     const origin = closing(await recordingOrigin((req, res) => cacheable(res, `tiny origin ${req.url}`)));
-    const proxy = await spawnProxyCommand(join(app, 'node_modules/.bin/cachette'), ['proxy', '--origin', origin.url, '--port', '0'], app);
+    const proxy = await spawnProxyCommand(bin, ['proxy', '--origin', origin.url, '--port', '0'], app.dir);
     try {
       const miss = await fetch(`${proxy.url}/hello`);
       assert.equal(await miss.text(), 'tiny origin /hello');
@@ -58,7 +52,7 @@ describe('the packed package', () => {
   it('exports cachette/node/proxy without the optional peers, and says what the bridge needs', async () => {
     const imported = await inApp(process.execPath, ['--input-type=module', '-e', "const { startProxy } = await import('cachette/node/proxy'); console.log(typeof startProxy)"]);
     assert.equal(imported.stdout.trim(), 'function', imported.stderr);
-    const bridge = await inApp(join(app, 'node_modules/.bin/cachette'), ['bridge', '--port', '0']);
+    const bridge = await inApp(bin, ['bridge', '--port', '0']);
     assert.equal(bridge.code, 1);
     assert.match(bridge.stderr, /^cachette bridge: cachette\/node\/bridge needs the iovalkey package, which is not installed: npm install iovalkey\n/);
   }, 60_000);

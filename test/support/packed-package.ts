@@ -8,9 +8,10 @@
  * installed into each project that needs it, with its dependencies linked from this checkout so
  * no network is needed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** What `npm pack --json` reports of the tarball. */
 export interface PackedTarball {
@@ -50,21 +51,38 @@ export function packPackage(root: string, work: string): PackedTarball {
   return { ...packed, path: join(work, packed.filename), clone };
 }
 
+/** How an app links `{ name, from }`: the checkout's package `from` (an npm: alias, e.g. an older version) installed as `name`. */
+export type LinkedPackage = string | { name: string; from: string };
+
+/** npm's arguments for installing an app's manifest: from the cache and links only, no scripts, no lock file. */
+const INSTALL = ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'];
+
+/** Creates `app` with a manifest that depends on the tarball and on `linked` packages of the checkout. */
+function writeAppManifest(tarball: string, app: string, root: string, linked: readonly LinkedPackage[]): void {
+  mkdirSync(app, { recursive: true });
+  const dependencies: Record<string, string> = { cachette: `file:${tarball}` };
+  for (const entry of linked) {
+    const { name, from } = typeof entry === 'string' ? { name: entry, from: entry } : entry;
+    dependencies[name] = `file:${join(root, 'node_modules', from)}`;
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-app', private: true, type: 'module', dependencies }));
+}
+
 /**
  * Installs the tarball into a fresh project at `app` (created), with `linked` packages (the
  * tarball's dependencies, and whatever peers the project should have) taken from the
  * checkout's node_modules: nothing comes from the network, and a peer left out is missing, as
  * it would be for a user who did not install it. Returns where the package was installed.
  */
-export function installPacked(tarball: string, app: string, root: string, linked: ReadonlyArray<string | { name: string; from: string }>): string {
-  mkdirSync(app, { recursive: true });
-  const dependencies: Record<string, string> = { cachette: `file:${tarball}` };
-  // `{ name, from }`: the checkout's package `from` (an npm: alias, e.g. an older version) installed as `name`.
-  for (const entry of linked) {
-    const { name, from } = typeof entry === 'string' ? { name: entry, from: entry } : entry;
-    dependencies[name] = `file:${join(root, 'node_modules', from)}`;
-  }
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'tarball-app', private: true, type: 'module', dependencies }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+export function installPacked(tarball: string, app: string, root: string, linked: readonly LinkedPackage[]): string {
+  writeAppManifest(tarball, app, root, linked);
+  execFileSync('npm', INSTALL, { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  return join(app, 'node_modules', 'cachette');
+}
+
+/** {@link installPacked} without blocking the event loop: for installs that run beside other work. */
+export async function installPackedAsync(tarball: string, app: string, root: string, linked: readonly LinkedPackage[]): Promise<string> {
+  writeAppManifest(tarball, app, root, linked);
+  await promisify(execFile)('npm', INSTALL, { cwd: app, maxBuffer: 64 * 1024 * 1024 });
   return join(app, 'node_modules', 'cachette');
 }
