@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { SlowestFirstSequencer } from './scripts/test/sequencer.ts';
 import { groupSuites, nodeTestFiles } from './scripts/test/suites.ts';
 import { standardDecorators } from './test/support/decorators-plugin.ts';
 
@@ -28,13 +27,10 @@ export default defineConfig({
     hookTimeout: 20_000,
     // The suites share one redis-server; files use distinct key prefixes, so they may run in parallel.
     // A file that changes the server for every client (CLIENT PAUSE, maxmemory, INFO counters)
-    // starts a server of its own. Two at once on two cores (vitest's default there is one): most
-    // files wait on sockets, child processes and timers; the timing-bound cases that flaked at
-    // three (a stale-while-revalidate window, a failover's wait for the slot map) wait for the
-    // state they need instead of for a fixed time. The slowest files start first (sequencer.ts).
+    // starts a server of its own. The worker count stays vitest's default (cores − 1: one file at
+    // a time on two cores): two or three at once failed timing-bound cases (the coherent L1's
+    // fault suite, a lease held by a killed process, stale-while-revalidate windows) under load.
     fileParallelism: true,
-    maxWorkers: 2,
-    sequence: { sequencer: SlowestFirstSequencer },
     projects,
   },
 });

@@ -15,7 +15,6 @@ import { findRedisServer, startRedis, type RedisServer } from '../../test/suppor
 import { runBun } from './bun.ts';
 import type { RuntimeRun } from '../../test/runtimes/junit.ts';
 import { runDeno } from './deno.ts';
-import { type Lane, runLanes } from './lanes.ts';
 import { runLint } from './lint.ts';
 import { runPackageCheck } from './package.ts';
 import { neededServices, parseTestArgs, planRun, type Runner } from './plan.ts';
@@ -88,12 +87,12 @@ if (!needs.has('cluster')) {
 try {
   // A narrowed run (npm test -- test/cache) is not a release check: no lint.
   if (!narrowed) results.push(...runLint());
-  // The Node suites and the package checks (npm installs, builds) at once; Bun, Deno and workerd
-  // as soon as the first of the two ends (scripts/test/lanes.ts). Rows keep this order.
-  const together: Lane[] = [];
-  if (selected('node')) together.push({ runtime: 'node', run: () => runVitest(vitestSelection(plan.node)) });
-  if (selected('package')) together.push({ runtime: 'package', run: () => runPackageCheck(plan.package) });
-  results.push(...(await runLanes(together, { runtime: 'bun, deno and workerd', run: runOtherRuntimes })));
+  // One runner after another. Running the Node suites beside the package checks (npm installs,
+  // tsc, builds) was measured (docs/testing.md, "CI time"): under load it failed timing-bound
+  // cases of the coherent-L1 fault and process suites, so each runner has the cores to itself.
+  if (selected('node')) results.push(...(await runVitest(vitestSelection(plan.node))));
+  if (selected('package')) results.push(...(await runPackageCheck(plan.package)));
+  results.push(...(await runOtherRuntimes()));
 } finally {
   await Promise.all([redis?.stop(), cluster?.stop()]);
 }
