@@ -173,3 +173,28 @@ describe.each(pairs)('coherent L1 on $name: the writes of one tick', ({ open }) 
     }
   });
 });
+
+// SQLite's bus is the database's change counter: any commit of another process drops every copy, by design.
+describe.each(pairs.filter((pair) => !pair.seesForeignWrites))('coherent L1 on $name: many writes in one tick', ({ open }) => {
+  it('are invalidated key by key, never as everything: the other process keeps what they did not touch', async () => {
+    const namespace = uniqueNamespace('l1c-many');
+    const opened = open();
+    const reader = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent' } });
+    const writer = createCache({ store: opened.stores[1], namespace, l1: { consistency: 'coherent' } });
+    try {
+      await writer.set('untouched', 'kept');
+      expect(await untilFromMemory(reader, 'untouched')).toBe('kept');
+      // More keys than one invalidation message may name (src/store/bus/format.ts), in one tick.
+      const many = Array.from({ length: 300 }, (_, i) => `many-${i}`);
+      expect(await Promise.all(many.map((key) => writer.set(key, 'x')))).toEqual(many.map(() => true));
+      const before = reader.stats().bytesRead;
+      expect(await reader.get('untouched')).toBe('kept');
+      expect(reader.stats().bytesRead).toBe(before);
+    } finally {
+      await writer.clear();
+      await reader.close();
+      await writer.close();
+      opened.cleanup();
+    }
+  });
+});
