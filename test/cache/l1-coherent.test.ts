@@ -7,6 +7,7 @@ import { createCache, MissingCapabilityError, type Cache, type Store } from '../
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
+import { CountingStore } from '../support/wrapped-stores.ts';
 import { uniqueNamespace } from './targets.ts';
 
 /** Two stores on one shared backend, as two processes would each open: their own connections, nothing shared in memory. */
@@ -137,5 +138,63 @@ describe.each(cases)('coherent L1 ($confirm) on $name, two processes', ({ open, 
     await untilFromMemory(reader, 'c');
     await writer.clear();
     expect(await reader.get('c')).toBeUndefined();
+  });
+});
+
+describe.each(pairs)('coherent L1 on $name: the writes of one tick', ({ open }) => {
+  it('reach the store in as many calls as without an L1 (one invalidation behind them all), and the other process before they return', async () => {
+    const namespace = uniqueNamespace('l1c-tick');
+    const opened = open();
+    const counted = new CountingStore(opened.stores[1]);
+    const reader = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent' } });
+    const writer = createCache({ store: counted, namespace, l1: { consistency: 'coherent' } });
+    const plain = createCache({ store: counted, namespace: `${namespace}-plain` });
+    const keys = Array.from({ length: 10 }, (_, i) => `tick-${i}`);
+    /** The calls that reached the store for one tick of ten sets with reads between them, and what the sets answered. */
+    const tick = async (cache: Cache, value: string) => {
+      counted.reset();
+      const results = await Promise.all(keys.flatMap((key) => [cache.set(key, value), cache.get(key)]));
+      expect(results.filter((result) => result === true)).toHaveLength(keys.length);
+      return counted.calls.filter((call) => call.method !== 'get' && call.method !== 'getMany').length;
+    };
+    try {
+      await Promise.all(keys.map((key) => writer.set(key, 'v1')));
+      for (const key of keys) expect(await untilFromMemory(reader, key)).toBe('v1');
+      const withoutL1 = await tick(plain, 'v2');
+      expect(await tick(writer, 'v2')).toBe(withoutL1);
+      for (const key of keys) expect(await reader.get(key)).toBe('v2');
+    } finally {
+      await writer.clear();
+      await plain.clear();
+      await reader.close();
+      await writer.close();
+      await plain.close();
+      opened.cleanup();
+    }
+  });
+});
+
+// SQLite's bus is the database's change counter: any commit of another process drops every copy, by design.
+describe.each(pairs.filter((pair) => !pair.seesForeignWrites))('coherent L1 on $name: many writes in one tick', ({ open }) => {
+  it('are invalidated key by key, never as everything: the other process keeps what they did not touch', async () => {
+    const namespace = uniqueNamespace('l1c-many');
+    const opened = open();
+    const reader = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent' } });
+    const writer = createCache({ store: opened.stores[1], namespace, l1: { consistency: 'coherent' } });
+    try {
+      await writer.set('untouched', 'kept');
+      expect(await untilFromMemory(reader, 'untouched')).toBe('kept');
+      // More keys than one invalidation message may name (src/store/bus/format.ts), in one tick.
+      const many = Array.from({ length: 300 }, (_, i) => `many-${i}`);
+      expect(await Promise.all(many.map((key) => writer.set(key, 'x')))).toEqual(many.map(() => true));
+      const before = reader.stats().bytesRead;
+      expect(await reader.get('untouched')).toBe('kept');
+      expect(reader.stats().bytesRead).toBe(before);
+    } finally {
+      await writer.clear();
+      await reader.close();
+      await writer.close();
+      opened.cleanup();
+    }
   });
 });
