@@ -17,6 +17,8 @@
  * to 32 KiB copied, on Node, Bun and Deno.
  */
 
+import type { HeadedText } from '../../../src/store/text-entry.ts';
+
 const CR = 13;
 const LF = 10;
 
@@ -120,6 +122,26 @@ export class RespEncoder {
     this.#ensure(2);
     this.#slab[this.#pos++] = CR;
     this.#slab[this.#pos++] = LF;
+  }
+
+  /**
+   * A bulk string holding `value`: its head written in place, then its ASCII text through
+   * Buffer's writer, so that the value becomes bytes here, once, instead of in a buffer of its
+   * own that is then copied in (or sent as a chunk of its own).
+   */
+  headed(value: HeadedText): void {
+    const head = value.headLength;
+    const text = value.text;
+    const length = head + text.length;
+    this.#header(0x24, length);
+    this.#ensure(length + 2);
+    const slab = this.#slab;
+    const start = this.#pos;
+    value.writeHead(slab, start);
+    const pos = start + head + (slab as Buffer & Utf8Writer).utf8Write(text, start + head, text.length);
+    slab[pos] = CR;
+    slab[pos + 1] = LF;
+    this.#pos = pos + 2;
   }
 
   /** A bulk string holding the decimal form of `value` (counts, steps, milliseconds). */
