@@ -1,5 +1,5 @@
 import { CompressionId, decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
-import { asciiTextEnvelope, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, type TagGeneration, type TextEnvelope } from '../codec/envelope.ts';
+import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, TextEnvelope, type TagGeneration } from '../codec/envelope.ts';
 import { autoSerializer, decodeDetached, jsonSerializer, payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
 import { findUnstorable } from '../codec/unstorable.ts';
 import { utf8Bytes } from '../util/bytes.ts';
@@ -46,8 +46,8 @@ export class EntryCodec {
   }
 
   /**
-   * {@link encode}, except that an envelope whose payload is ASCII text stored as it is comes
-   * back as a {@link TextEnvelope}, its bytes not made yet: a store that writes into a buffer
+   * {@link encode}, except that an envelope whose text payload is stored as it is, whatever
+   * its UTF-8 size, comes back as a {@link TextEnvelope}, its bytes not made yet: a store that writes into a buffer
    * of its own writes them there, once (src/store/text-entry.ts).
    */
   encodeParts(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array | TextEnvelope {
@@ -61,12 +61,11 @@ export class EntryCodec {
     if (typeof serialized === 'string') {
       // Text goes straight into the envelope, with no payload buffer of its own, unless it has
       // to be compressed or refused: UTF-8 takes at least one byte per UTF-16 code unit, so only
-      // text shorter than the threshold and the limit can stay, and its size decides (ASCII
-      // text's size is its length: it stays).
+      // text shorter than the threshold and the limit can stay, and its size decides. Text that
+      // stays whatever it holds (3 bytes per unit at most) may be kept as its parts.
       if (this.#mayStay(serialized.length)) {
         const header = { serializerId: serializer.id, compressionId: CompressionId.None, createdAt: now, freshFor, staleFor, tags };
-        const parted = parts ? asciiTextEnvelope(header, serialized) : undefined;
-        if (parted !== undefined) return parted;
+        if (parts && this.#mayStay(3 * serialized.length)) return new TextEnvelope(header, serialized);
         const envelope = encodeTextEnvelope(header, serialized);
         const size = payloadSize(envelope);
         if (this.#mayStay(size)) return envelope;

@@ -60,11 +60,14 @@ const NO_TAGS: readonly TagGeneration[] = [];
 /** The header fields of an envelope, everything but the payload. */
 export type EnvelopeHeader = Omit<EnvelopeInput, 'payload'>;
 
+/** The layout of a header without tags: one object for every such header. */
+const NO_TAGS_LAYOUT: { readonly names: undefined; readonly length: number } = { names: undefined, length: FIXED_BYTES };
+
 /** The tag names as UTF-8, checked, and the header length they make (undefined names: no tags). */
-function headerLayout(header: EnvelopeHeader): { names: Uint8Array[] | undefined; length: number } {
+function headerLayout(header: EnvelopeHeader): { readonly names: Uint8Array[] | undefined; readonly length: number } {
   const count = header.tags.length;
   if (count > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
-  if (count === 0) return { names: undefined, length: FIXED_BYTES };
+  if (count === 0) return NO_TAGS_LAYOUT;
   const names: Uint8Array[] = [];
   let length = FIXED_BYTES;
   for (let i = 0; i < count; i++) {
@@ -129,13 +132,12 @@ export function encodeTextEnvelope(header: EnvelopeHeader, text: string): Uint8A
   return out;
 }
 
-/** Any UTF-16 unit that is not ASCII (a scan in linear time, no backtracking). */
-const NOT_ASCII = /[\u0080-\uffff]/;
-
 /**
- * An envelope whose payload is ASCII text, kept as its header and the text until a store
- * writes it (see src/store/text-entry.ts): its bytes are the ones {@link encodeTextEnvelope}
- * writes, stamp included, however often and wherever they are written.
+ * An envelope whose payload is text, kept as its header and the text until a store writes it
+ * (see src/store/text-entry.ts): its bytes are the ones {@link encodeTextEnvelope} writes,
+ * stamp included, however often and wherever they are written. {@link writeHead} writes the
+ * header of the text as ASCII (its size its length): a writer that finds the text is not
+ * writes {@link bytes} instead.
  */
 export class TextEnvelope implements HeadedText {
   readonly text: string;
@@ -154,6 +156,11 @@ export class TextEnvelope implements HeadedText {
     this.#stamp = stampOf(header);
   }
 
+  /** Its byte length: exact once {@link bytes} were made or when the text is ASCII. */
+  get size(): number {
+    return this.#bytes === undefined ? this.headLength + this.text.length : this.#bytes.length;
+  }
+
   writeHead(out: Uint8Array, at: number): void {
     writeHeader(out, at, this.#header, this.#names, this.text.length, this.#stamp);
   }
@@ -161,19 +168,10 @@ export class TextEnvelope implements HeadedText {
   bytes(): Uint8Array {
     if (this.#bytes !== undefined) return this.#bytes;
     const out = utf8BytesAfter(this.headLength, this.text);
-    this.writeHead(out, 0);
+    writeHeader(out, 0, this.#header, this.#names, out.length - this.headLength, this.#stamp);
     this.#bytes = out;
     return out;
   }
-}
-
-/**
- * The envelope of `text` (an uncompressed JSON or string payload) as a {@link TextEnvelope}
- * when the text is all ASCII, so that its size is known without encoding it; undefined
- * otherwise (then {@link encodeTextEnvelope} encodes it).
- */
-export function asciiTextEnvelope(header: EnvelopeHeader, text: string): TextEnvelope | undefined {
-  return NOT_ASCII.test(text) ? undefined : new TextEnvelope(header, text);
 }
 
 /** The payload size an envelope written by this version declares, read without decoding the rest. */

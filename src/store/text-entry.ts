@@ -1,19 +1,25 @@
 /**
  * A {@link StoreEntry} whose bytes are not made until a store asks for them: a value whose
- * bytes are a head (a few bytes written in place) followed by ASCII text. A store that writes
- * into a buffer of its own (the valkey store's command encoder) writes the head there and the
- * text after it, so the value becomes bytes once, where it is sent; any other store reads
+ * bytes are a head (a few bytes written in place) followed by text as UTF-8. A store that
+ * writes into a buffer of its own (the valkey store's command encoder) writes the text there
+ * and, when it is ASCII (JSON of plain data mostly is), the head before it, so the value
+ * becomes bytes once, where it is sent; any other store, and that one for other text, reads
  * `value` and gets the same bytes in a buffer of their own, made once.
  */
 import type { StoreEntry } from './types.ts';
 
-/** Bytes given as a head and ASCII text (the engine's text envelopes, src/codec/envelope.ts). */
+/** Bytes given as a head and text (the engine's text envelopes, src/codec/envelope.ts). */
 export interface HeadedText {
   /** Bytes in the head. */
   readonly headLength: number;
-  /** The rest, all ASCII: its byte length is its length. */
+  /** The rest, as UTF-8. */
   readonly text: string;
-  /** Writes the head into `out` from `at` on (room for {@link headLength} bytes is there). */
+  /** Bytes in all: exact once {@link bytes} were made or when the text is ASCII. */
+  readonly size: number;
+  /**
+   * Writes into `out` from `at` on (room for {@link headLength} bytes is there) the head of
+   * the text as ASCII: only for text that is.
+   */
   writeHead(out: Uint8Array, at: number): void;
   /** The head and the text in a buffer of their own; the same buffer every call. */
   bytes(): Uint8Array;
@@ -36,8 +42,8 @@ export class TextEntry implements StoreEntry {
     return this.parts.bytes();
   }
 
-  /** The value's byte length, without making its bytes. */
+  /** The value's byte length (see {@link HeadedText.size}), without making its bytes. */
   get size(): number {
-    return this.parts.headLength + this.parts.text.length;
+    return this.parts.size;
   }
 }

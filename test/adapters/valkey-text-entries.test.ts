@@ -7,7 +7,7 @@
 import Valkey from 'iovalkey';
 import { afterAll, describe, expect, it } from 'vitest';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
-import { asciiTextEnvelope, decodeEnvelope, encodeTextEnvelope } from '../../src/codec/envelope.ts';
+import { decodeEnvelope, encodeTextEnvelope, TextEnvelope } from '../../src/codec/envelope.ts';
 import { createCache } from '../../src/index.ts';
 import { TextEntry } from '../../src/store/text-entry.ts';
 import { redisUrl, requireRedis } from '../support/redis-env.ts';
@@ -26,7 +26,7 @@ describe.runIf(requireRedis())('valkey store: text entries written from their pa
     const texts = ['{"id":1}', 'x'.repeat(9000), ''];
     /** A text envelope whose bytes() fails the test: the store must write its parts. */
     const unmade = (text: string) => {
-      const parts = asciiTextEnvelope(header, text)!;
+      const parts = new TextEnvelope(header, text);
       return Object.assign(Object.create(parts) as typeof parts, {
         bytes: () => {
           throw new Error('the store made the bytes of a text entry');
@@ -41,7 +41,10 @@ describe.runIf(requireRedis())('valkey store: text entries written from their pa
         { key: `${prefix}:plain`, value: new Uint8Array([0, 13, 10, 255]) },
         new TextEntry(`${prefix}:b`, unmade(texts[1]!), 60_000),
         new TextEntry(`${prefix}:c`, unmade(texts[2]!), undefined),
+        // Not ASCII: written from its bytes.
+        new TextEntry(`${prefix}:wide`, new TextEnvelope(header, '"Zoë 🙂"'), 60_000),
       ]);
+      expect(Buffer.from((await store.get(`${prefix}:wide`))!).equals(encodeTextEnvelope(header, '"Zoë 🙂"'))).toBe(true);
       const stored = await store.getMany([`${prefix}:a`, `${prefix}:b`, `${prefix}:c`]);
       expect(stored.map((bytes) => Buffer.from(bytes!).toString('hex'))).toEqual(texts.map((text) => Buffer.from(encodeTextEnvelope(header, text)).toString('hex')));
       expect([...(await store.get(`${prefix}:plain`))!]).toEqual([0, 13, 10, 255]);

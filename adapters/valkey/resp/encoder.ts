@@ -125,20 +125,29 @@ export class RespEncoder {
   }
 
   /**
-   * A bulk string holding `value`: its head written in place, then its ASCII text through
-   * Buffer's writer, so that the value becomes bytes here, once, instead of in a buffer of its
-   * own that is then copied in (or sent as a chunk of its own).
+   * A bulk string holding `value`: its text written through Buffer's writer and, when it is
+   * ASCII, its head in place before it, so that the value becomes bytes here, once, instead of
+   * in a buffer of its own that is then copied in (or sent as a chunk of its own). Other text
+   * is written as the value's bytes.
    */
   headed(value: HeadedText): void {
     const head = value.headLength;
     const text = value.text;
     const length = head + text.length;
-    this.#header(0x24, length);
-    this.#ensure(length + 2);
-    const slab = this.#slab;
+    // Room for all of it at once (the writer's 4 bytes of slack included), so that the slab stays.
+    this.#ensure(16 + length + 4 + 2);
     const start = this.#pos;
-    value.writeHead(slab, start);
-    const pos = start + head + (slab as Buffer & Utf8Writer).utf8Write(text, start + head, text.length);
+    this.#header(0x24, length);
+    const slab = this.#slab;
+    const at = this.#pos;
+    if (asciiByWriter(slab, at + head, text) < 0) {
+      // Not ASCII: its byte length is not its length. None of it was handed out: it is written over.
+      this.#pos = start;
+      this.bytes(value.bytes());
+      return;
+    }
+    value.writeHead(slab, at);
+    const pos = at + length;
     slab[pos] = CR;
     slab[pos + 1] = LF;
     this.#pos = pos + 2;

@@ -124,7 +124,6 @@ export class Writes {
       // between slices instead of stalling every other request for the whole batch.
       if (start > 0) await yieldToEventLoop();
       const slice: StoreEntry[] = [];
-      let bytes = 0;
       // One time for the slice: its entries are written together.
       const now = this.#clock.now();
       for (let i = start; i < Math.min(start + SET_MANY_SLICE, entries.length); i++) {
@@ -141,20 +140,14 @@ export class Writes {
           continue;
         }
         const ttlMs = storeTtl(lifetimes);
-        if (encoded instanceof Uint8Array) {
-          bytes += encoded.length;
-          slice.push({ key: full, value: encoded, ttlMs });
-        } else {
-          const entry = new TextEntry(full, encoded, ttlMs);
-          bytes += entry.size;
-          slice.push(entry);
-        }
+        slice.push(encoded instanceof Uint8Array ? { key: full, value: encoded, ttlMs } : new TextEntry(full, encoded, ttlMs));
       }
       if (slice.length === 0) continue;
       sends.push(
         this.#path.setMany(slice).then(
           () => {
-            this.#counters.bytesWritten += bytes;
+            // Counted once written: a text entry's size is exact by then (src/store/text-entry.ts).
+            this.#counters.bytesWritten += writtenBytes(slice);
             return true;
           },
           (error: unknown) =>
@@ -168,6 +161,8 @@ export class Writes {
         ),
       );
     }
+    // One slice (the usual batch) is one send: its result needs no Promise.all.
+    if (sends.length === 1) return (await sends[0]!) && stored;
     const results = await Promise.all(sends);
     return stored && results.every(Boolean);
   }
@@ -278,6 +273,13 @@ export class Writes {
 export function storeTtl(lifetimes: Lifetimes): number | undefined {
   const total = lifetimes.freshFor + keptFor(lifetimes);
   return Number.isFinite(total) ? Math.max(1, Math.ceil(total)) : undefined;
+}
+
+/** The bytes of `entries`, a text entry's without making them. */
+function writtenBytes(entries: readonly StoreEntry[]): number {
+  let bytes = 0;
+  for (const entry of entries) bytes += entry instanceof TextEntry ? entry.size : entry.value.length;
+  return bytes;
 }
 
 /** Lets timers and I/O run before continuing (setTimeout exists on every runtime). */
