@@ -6,6 +6,7 @@
  * delete of more becomes several commands, so that no reply outgrows what the parser accepts
  * (resp/parser.ts) and no command what a server takes in one piece.
  */
+import { TextEntry } from '../../src/store/text-entry.ts';
 import type { StoreEntry, StoreOp } from '../../src/store/types.ts';
 import { positiveMs } from '../shared/redis-protocol.ts';
 import { bulk, commandHead, type RespEncoder } from './resp/encoder.ts';
@@ -56,17 +57,23 @@ export function encodeReadRun(encoder: RespEncoder, ops: readonly StoreOp[], fro
   }
 }
 
+/** An entry's value: a {@link TextEntry}'s parts written straight into the encoder, else its bytes. */
+function encodeValue(encoder: RespEncoder, entry: StoreEntry): void {
+  if (entry instanceof TextEntry) encoder.headed(entry.parts);
+  else encoder.bytes(entry.value);
+}
+
 /** SET key value, with PX when the entry expires. */
 export function encodeSet(encoder: RespEncoder, entry: StoreEntry): void {
   if (entry.ttlMs === undefined) {
     encoder.raw(SET);
     encoder.string(entry.key);
-    encoder.bytes(entry.value);
+    encodeValue(encoder, entry);
     return;
   }
   encoder.raw(SET_PX);
   encoder.string(entry.key);
-  encoder.bytes(entry.value);
+  encodeValue(encoder, entry);
   encoder.raw(PX);
   encoder.number(positiveMs(entry.ttlMs));
 }
@@ -77,7 +84,7 @@ export function encodeMset(encoder: RespEncoder, entries: readonly StoreEntry[],
   encoder.raw(MSET);
   for (let i = from; i < to; i++) {
     encoder.string(entries[i]!.key);
-    encoder.bytes(entries[i]!.value);
+    encodeValue(encoder, entries[i]!);
   }
 }
 

@@ -1,5 +1,5 @@
 import { CompressionId, decompress, maybeCompress, type CompressionPolicy } from '../codec/compression.ts';
-import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, type TagGeneration } from '../codec/envelope.ts';
+import { decodeEnvelope, encodeEnvelope, encodeTextEnvelope, payloadSize, TextEnvelope, type TagGeneration } from '../codec/envelope.ts';
 import { autoSerializer, decodeDetached, jsonSerializer, payloadText, serializerById, serializerFor, type Serializer } from '../codec/serializers.ts';
 import { findUnstorable } from '../codec/unstorable.ts';
 import { utf8Bytes } from '../util/bytes.ts';
@@ -42,15 +42,31 @@ export class EntryCodec {
    * {@link ValueTooLargeError}.
    */
   encode(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array {
+    return this.#encode(key, value, now, freshFor, staleFor, tags, false) as Uint8Array;
+  }
+
+  /**
+   * {@link encode}, except that an envelope whose text payload is stored as it is, whatever
+   * its UTF-8 size, comes back as a {@link TextEnvelope}, its bytes not made yet: a store that writes into a buffer
+   * of its own writes them there, once (src/store/text-entry.ts).
+   */
+  encodeParts(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[]): Uint8Array | TextEnvelope {
+    return this.#encode(key, value, now, freshFor, staleFor, tags, true);
+  }
+
+  #encode(key: string, value: unknown, now: number, freshFor: number, staleFor: number, tags: readonly TagGeneration[], parts: boolean): Uint8Array | TextEnvelope {
     const serializer = serializerFor(this.serializer, value);
     const serialized = serialize(key, this.serializer, serializer, value);
     let payload: Uint8Array;
     if (typeof serialized === 'string') {
       // Text goes straight into the envelope, with no payload buffer of its own, unless it has
       // to be compressed or refused: UTF-8 takes at least one byte per UTF-16 code unit, so only
-      // text shorter than the threshold and the limit can stay, and its size decides.
+      // text shorter than the threshold and the limit can stay, and its size decides. Text that
+      // stays whatever it holds (3 bytes per unit at most) may be kept as its parts.
       if (this.#mayStay(serialized.length)) {
-        const envelope = encodeTextEnvelope({ serializerId: serializer.id, compressionId: CompressionId.None, createdAt: now, freshFor, staleFor, tags }, serialized);
+        const header = { serializerId: serializer.id, compressionId: CompressionId.None, createdAt: now, freshFor, staleFor, tags };
+        if (parts && this.#mayStay(3 * serialized.length)) return new TextEnvelope(header, serialized);
+        const envelope = encodeTextEnvelope(header, serialized);
         const size = payloadSize(envelope);
         if (this.#mayStay(size)) return envelope;
         payload = envelope.subarray(envelope.length - size);

@@ -22,6 +22,7 @@ import {
   VERSION_OFFSET,
 } from '../store/layout/envelope.ts';
 import { readFloat64, readUint16, readUint32, writeFloat64, writeUint16, writeUint32 } from '../util/big-endian.ts';
+import type { HeadedText } from '../store/text-entry.ts';
 import { allocBytes, shortUtf8Text, utf8BytesAfter } from '../util/bytes.ts';
 
 /** A tag and the generation that was read before the value was computed. */
@@ -59,11 +60,14 @@ const NO_TAGS: readonly TagGeneration[] = [];
 /** The header fields of an envelope, everything but the payload. */
 export type EnvelopeHeader = Omit<EnvelopeInput, 'payload'>;
 
+/** The layout of a header without tags: one object for every such header. */
+const NO_TAGS_LAYOUT: { readonly names: undefined; readonly length: number } = { names: undefined, length: FIXED_BYTES };
+
 /** The tag names as UTF-8, checked, and the header length they make (undefined names: no tags). */
-function headerLayout(header: EnvelopeHeader): { names: Uint8Array[] | undefined; length: number } {
+function headerLayout(header: EnvelopeHeader): { readonly names: Uint8Array[] | undefined; readonly length: number } {
   const count = header.tags.length;
   if (count > 0xffff) throw new RangeError('an entry may not carry more than 65535 tags');
-  if (count === 0) return { names: undefined, length: FIXED_BYTES };
+  if (count === 0) return NO_TAGS_LAYOUT;
   const names: Uint8Array[] = [];
   let length = FIXED_BYTES;
   for (let i = 0; i < count; i++) {
@@ -75,35 +79,43 @@ function headerLayout(header: EnvelopeHeader): { names: Uint8Array[] | undefined
   return { names, length };
 }
 
-/** Writes the header into the first bytes of `out`; `size` is the payload's length before compression. */
-function writeHeader(out: Uint8Array, header: EnvelopeHeader, names: Uint8Array[] | undefined, size: number): void {
+/**
+ * Writes the header into `out` from `at` on; `size` is the payload's length before
+ * compression, `stamp` the write's (see src/store/layout/envelope.ts).
+ */
+function writeHeader(out: Uint8Array, at: number, header: EnvelopeHeader, names: Uint8Array[] | undefined, size: number, stamp: number): void {
   if (!(size >= 0 && size <= 0xffffffff)) throw new RangeError(`an entry's payload may not exceed 4 GiB, got ${size} bytes`);
-  out[0] = MAGIC;
-  out[VERSION_OFFSET] = VERSION;
-  out[FLAGS_OFFSET] = (header.serializerId & 0x0f) | ((header.compressionId & 0x0f) << 4);
-  writeFloat64(out, CREATED_AT_OFFSET, header.createdAt);
-  writeFloat64(out, FRESH_FOR_OFFSET, header.freshFor);
-  writeFloat64(out, STALE_FOR_OFFSET, header.staleFor);
-  writeUint32(out, SIZE_OFFSET, size);
-  writeUint32(out, STAMP_OFFSET, header.stamp ?? (Math.random() * 0x100000000) >>> 0);
+  out[at] = MAGIC;
+  out[at + VERSION_OFFSET] = VERSION;
+  out[at + FLAGS_OFFSET] = (header.serializerId & 0x0f) | ((header.compressionId & 0x0f) << 4);
+  writeFloat64(out, at + CREATED_AT_OFFSET, header.createdAt);
+  writeFloat64(out, at + FRESH_FOR_OFFSET, header.freshFor);
+  writeFloat64(out, at + STALE_FOR_OFFSET, header.staleFor);
+  writeUint32(out, at + SIZE_OFFSET, size);
+  writeUint32(out, at + STAMP_OFFSET, stamp);
   const count = header.tags.length;
-  writeUint16(out, HEADER_BYTES, count);
-  let at = FIXED_BYTES;
+  writeUint16(out, at + HEADER_BYTES, count);
+  let pos = at + FIXED_BYTES;
   for (let i = 0; i < count; i++) {
     const name = names![i]!;
-    writeUint16(out, at, name.length);
-    out.set(name, at + 2);
-    at += 2 + name.length;
-    writeFloat64(out, at, header.tags[i]!.generation);
-    at += 8;
+    writeUint16(out, pos, name.length);
+    out.set(name, pos + 2);
+    pos += 2 + name.length;
+    writeFloat64(out, pos, header.tags[i]!.generation);
+    pos += 8;
   }
+}
+
+/** The header's stamp, or a random one. */
+function stampOf(header: EnvelopeHeader): number {
+  return header.stamp ?? (Math.random() * 0x100000000) >>> 0;
 }
 
 /** Writes an envelope into one fresh buffer. */
 export function encodeEnvelope(input: EnvelopeInput): Uint8Array {
   const { names, length } = headerLayout(input);
   const out = allocBytes(length + input.payload.length);
-  writeHeader(out, input, names, input.size ?? input.payload.length);
+  writeHeader(out, 0, input, names, input.size ?? input.payload.length, stampOf(input));
   out.set(input.payload, length);
   return out;
 }
@@ -116,8 +128,50 @@ export function encodeEnvelope(input: EnvelopeInput): Uint8Array {
 export function encodeTextEnvelope(header: EnvelopeHeader, text: string): Uint8Array {
   const { names, length } = headerLayout(header);
   const out = utf8BytesAfter(length, text);
-  writeHeader(out, header, names, out.length - length);
+  writeHeader(out, 0, header, names, out.length - length, stampOf(header));
   return out;
+}
+
+/**
+ * An envelope whose payload is text, kept as its header and the text until a store writes it
+ * (see src/store/text-entry.ts): its bytes are the ones {@link encodeTextEnvelope} writes,
+ * stamp included, however often and wherever they are written. {@link writeHead} writes the
+ * header of the text as ASCII (its size its length): a writer that finds the text is not
+ * writes {@link bytes} instead.
+ */
+export class TextEnvelope implements HeadedText {
+  readonly text: string;
+  readonly headLength: number;
+  readonly #header: EnvelopeHeader;
+  readonly #names: Uint8Array[] | undefined;
+  readonly #stamp: number;
+  #bytes: Uint8Array | undefined;
+
+  constructor(header: EnvelopeHeader, text: string) {
+    const { names, length } = headerLayout(header);
+    this.text = text;
+    this.headLength = length;
+    this.#header = header;
+    this.#names = names;
+    this.#stamp = stampOf(header);
+  }
+
+  /** Its byte length: exact once {@link bytes} were made or when the text is ASCII. */
+  get size(): number {
+    return this.#bytes === undefined ? this.headLength + this.text.length : this.#bytes.length;
+  }
+
+  writeHead(out: Uint8Array, at: number): void {
+    writeHeader(out, at, this.#header, this.#names, this.text.length, this.#stamp);
+  }
+
+  bytes(): Uint8Array {
+    if (this.#bytes !== undefined) return this.#bytes;
+    const out = utf8BytesAfter(this.headLength, this.text);
+    writeHeader(out, 0, this.#header, this.#names, out.length - this.headLength, this.#stamp);
+    this.#bytes = out;
+    return out;
+  }
 }
 
 /** The payload size an envelope written by this version declares, read without decoding the rest. */

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCommand } from '../../adapters/valkey/resp/connection.ts';
 import { BY_REFERENCE, RespEncoder, sliceChunks } from '../../adapters/valkey/resp/encoder.ts';
+import type { HeadedText } from '../../src/store/text-entry.ts';
 
 type Arg = string | number | Uint8Array;
 
@@ -94,5 +95,46 @@ describe('RESP encoder', () => {
     for (let i = 0; i < 100; i++) encodeCommand(encoder, ['SET', `other${i}`, 'x'.repeat(50)]);
     encoder.take();
     expect(handed).toEqual(copy);
+  });
+
+  it('writes a headed value as the bulk string of its bytes: ASCII text and its head in place, never asking for them; other text from its bytes', () => {
+    /** A head of `n` bytes counting down from 0xff, and `text`; the bytes of ASCII text are never asked for. */
+    const headed = (n: number, text: string): HeadedText => {
+      const made = () => Buffer.concat([Buffer.from(Array.from({ length: n }, (_, i) => 0xff - i)), Buffer.from(text, 'utf8')]);
+      return {
+        headLength: n,
+        text,
+        size: made().length,
+        writeHead(out, at) {
+          for (let i = 0; i < n; i++) out[at + i] = 0xff - i;
+        },
+        bytes() {
+          if (!/[\u0080-\uffff]/.test(text)) throw new Error('the encoder made the bytes of an ASCII headed value');
+          return made();
+        },
+      };
+    };
+    const values = [
+      headed(37, '{"id":1}'),
+      headed(0, ''),
+      headed(61, 'x'.repeat(300)),
+      headed(37, 'y'.repeat(BY_REFERENCE + 10)),
+      headed(2, '\r\n$3\r\n'),
+      headed(37, 'Zoë 🙂'),
+      headed(37, `${'a'.repeat(200)}é`),
+      headed(5, 'é'.repeat(BY_REFERENCE)),
+    ];
+    // A small slab: values land across refills and past what a slab holds.
+    const encoder = new RespEncoder(256);
+    for (const value of values) {
+      encoder.array(3);
+      encoder.string('SET');
+      encoder.string('k');
+      encoder.headed(value);
+    }
+    encoder.string('after');
+    const bytesOf = (value: HeadedText) => Buffer.concat([Buffer.from(Array.from({ length: value.headLength }, (_, i) => 0xff - i)), Buffer.from(value.text, 'utf8')]);
+    const expected = Buffer.concat([...values.map((value) => reference(['SET', 'k', bytesOf(value)])), Buffer.from('$5\r\nafter\r\n')]);
+    expect(encoded(encoder).equals(expected)).toBe(true);
   });
 });

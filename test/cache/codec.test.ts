@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, memoryStore } from '../../adapters/memory/index.ts';
 import { decompress } from '../../src/codec/compression.ts';
-import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope } from '../../src/codec/envelope.ts';
+import { CorruptEntryError, decodeEnvelope, encodeEnvelope, encodeTextEnvelope, TextEnvelope } from '../../src/codec/envelope.ts';
 import { MAGIC, staledEnvelope, VERSION } from '../../src/store/layout/envelope.ts';
 import { createCache, ValueTooLargeError } from '../../src/index.ts';
 import { utf8BytesAfter } from '../../src/util/bytes.ts';
@@ -135,6 +135,40 @@ describe('text payloads written straight into the envelope', () => {
     const next = utf8BytesAfter(0, 'zzzz');
     expect(new TextDecoder().decode(out.subarray(5))).toBe(text);
     expect(new TextDecoder().decode(next)).toBe('zzzz');
+  });
+
+  it.each(Object.entries(texts))('%s: kept as a header and its text, the same bytes wherever they are written', (_, text) => {
+    const header = {
+      ...base,
+      tags: [
+        { tag: 'users', generation: 3 },
+        { tag: 'é', generation: 0 },
+      ],
+      stamp: 42,
+    };
+    const parts = new TextEnvelope(header, text);
+    const direct = encodeTextEnvelope(header, text);
+    expect(parts.headLength).toBe(direct.length - new TextEncoder().encode(text).length);
+    if (!/[\u0080-\uffff]/.test(text)) {
+      // ASCII: written in place, as the valkey encoder does, the head at an offset of a larger buffer and the text after it.
+      expect(parts.size).toBe(direct.length);
+      const out = Buffer.alloc(3 + parts.headLength + parts.text.length + 2, 0xee);
+      parts.writeHead(out, 3);
+      out.write(parts.text, 3 + parts.headLength, 'latin1');
+      expect([...out.subarray(3, out.length - 2)]).toEqual([...direct]);
+      expect([...out.subarray(0, 3), ...out.subarray(out.length - 2)]).toEqual([0xee, 0xee, 0xee, 0xee, 0xee]);
+    }
+    expect([...parts.bytes()]).toEqual([...direct]);
+    expect(parts.bytes()).toBe(parts.bytes());
+    expect(parts.size).toBe(direct.length);
+  });
+
+  it('a text envelope without a stamp draws one once: its bytes and its head written in place agree', () => {
+    const parts = new TextEnvelope({ ...base, tags: [] }, '"x"');
+    const head = new Uint8Array(parts.headLength);
+    parts.writeHead(head, 0);
+    expect([...parts.bytes().subarray(0, parts.headLength)]).toEqual([...head]);
+    expect(decodeEnvelope(parts.bytes())).toMatchObject({ size: 3, payload: new TextEncoder().encode('"x"') });
   });
 
   it('compresses or refuses text by its UTF-8 size, not its length', async () => {

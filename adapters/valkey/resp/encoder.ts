@@ -17,6 +17,8 @@
  * to 32 KiB copied, on Node, Bun and Deno.
  */
 
+import type { HeadedText } from '../../../src/store/text-entry.ts';
+
 const CR = 13;
 const LF = 10;
 
@@ -120,6 +122,35 @@ export class RespEncoder {
     this.#ensure(2);
     this.#slab[this.#pos++] = CR;
     this.#slab[this.#pos++] = LF;
+  }
+
+  /**
+   * A bulk string holding `value`: its text written through Buffer's writer and, when it is
+   * ASCII, its head in place before it, so that the value becomes bytes here, once, instead of
+   * in a buffer of its own that is then copied in (or sent as a chunk of its own). Other text
+   * is written as the value's bytes.
+   */
+  headed(value: HeadedText): void {
+    const head = value.headLength;
+    const text = value.text;
+    const length = head + text.length;
+    // Room for all of it at once (the writer's 4 bytes of slack included), so that the slab stays.
+    this.#ensure(16 + length + 4 + 2);
+    const start = this.#pos;
+    this.#header(0x24, length);
+    const slab = this.#slab;
+    const at = this.#pos;
+    if (asciiByWriter(slab, at + head, text) < 0) {
+      // Not ASCII: its byte length is not its length. None of it was handed out: it is written over.
+      this.#pos = start;
+      this.bytes(value.bytes());
+      return;
+    }
+    value.writeHead(slab, at);
+    const pos = at + length;
+    slab[pos] = CR;
+    slab[pos + 1] = LF;
+    this.#pos = pos + 2;
   }
 
   /** A bulk string holding the decimal form of `value` (counts, steps, milliseconds). */

@@ -1,4 +1,5 @@
-import type { TagGeneration } from '../../codec/envelope.ts';
+import type { TagGeneration, TextEnvelope } from '../../codec/envelope.ts';
+import { TextEntry } from '../../store/text-entry.ts';
 import type { StoreEntry } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
 import type { EntryCodec } from '../entry-codec.ts';
@@ -110,8 +111,9 @@ export class Writes {
   /** `cache.setMany` of `entries`, each checked by the front into `prepared` (same order). */
   async setMany<T>(entries: ReadonlyArray<SetManyEntry<T>>, prepared: readonly PreparedEntry[]): Promise<boolean> {
     // Tagged entries record the generations current now: one read for every tag of the batch.
-    const allTags = [...new Set(prepared.flatMap((one) => one.tags))];
-    const snapshot = allTags.length > 0 ? await this.#reads.snapshot(allTags) : undefined;
+    let tagged = false;
+    for (const one of prepared) if (one.tags.length > 0) tagged = true;
+    const snapshot = tagged ? await this.#reads.snapshot([...new Set(prepared.flatMap((one) => one.tags))]) : undefined;
     const current = new Map(snapshot?.generations.map((recorded) => [recorded.tag, recorded]));
     const fenced = new Set(snapshot?.fenced);
     this.#tier.forget(prepared.map((one) => one.full));
@@ -122,28 +124,30 @@ export class Writes {
       // between slices instead of stalling every other request for the whole batch.
       if (start > 0) await yieldToEventLoop();
       const slice: StoreEntry[] = [];
-      let bytes = 0;
+      // One time for the slice: its entries are written together.
+      const now = this.#clock.now();
       for (let i = start; i < Math.min(start + SET_MANY_SLICE, entries.length); i++) {
-        const { tags } = prepared[i]!;
+        const { full, lifetimes, tags } = prepared[i]!;
         // Tags of unknown state (the store failed) or under a write lease: not stored.
         if (tags.length > 0 && (snapshot === undefined || tags.some((tag) => fenced.has(tag)))) {
           stored = false;
           continue;
         }
         const generations = tags.length === 0 ? NO_GENERATIONS : tags.map((tag) => current.get(tag)!);
-        const encoded = this.#encode(entries[i]!.key, entries[i]!.value, prepared[i]!.lifetimes, generations);
+        const encoded = this.#encodeAt(entries[i]!.key, entries[i]!.value, now, lifetimes, generations, true);
         if (encoded === undefined) {
           stored = false;
           continue;
         }
-        bytes += encoded.length;
-        slice.push({ key: prepared[i]!.full, value: encoded, ttlMs: storeTtl(prepared[i]!.lifetimes) });
+        const ttlMs = storeTtl(lifetimes);
+        slice.push(encoded instanceof Uint8Array ? { key: full, value: encoded, ttlMs } : new TextEntry(full, encoded, ttlMs));
       }
       if (slice.length === 0) continue;
       sends.push(
         this.#path.setMany(slice).then(
           () => {
-            this.#counters.bytesWritten += bytes;
+            // Counted once written: a text entry's size is exact by then (src/store/text-entry.ts).
+            this.#counters.bytesWritten += writtenBytes(slice);
             return true;
           },
           (error: unknown) =>
@@ -157,6 +161,8 @@ export class Writes {
         ),
       );
     }
+    // One slice (the usual batch) is one send: its result needs no Promise.all.
+    if (sends.length === 1) return (await sends[0]!) && stored;
     const results = await Promise.all(sends);
     return stored && results.every(Boolean);
   }
@@ -242,8 +248,17 @@ export class Writes {
 
   /** Encodes a value, or reports it as too large and returns undefined (served, not stored). */
   #encode(key: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Uint8Array | undefined {
+    return this.#encodeAt(key, value, this.#clock.now(), lifetimes, generations, false) as Uint8Array | undefined;
+  }
+
+  /**
+   * {@link #encode} at `now`; with `parts`, an envelope whose payload is ASCII text comes back
+   * as a TextEnvelope, its bytes not made yet (EntryCodec.encodeParts).
+   */
+  #encodeAt(key: string, value: unknown, now: number, lifetimes: Lifetimes, generations: readonly TagGeneration[], parts: boolean): Uint8Array | TextEnvelope | undefined {
+    const codec = this.#codec;
     try {
-      return this.#codec.encode(key, value, this.#clock.now(), lifetimes.freshFor, lifetimes.staleFor, generations);
+      return parts ? codec.encodeParts(key, value, now, lifetimes.freshFor, lifetimes.staleFor, generations) : codec.encode(key, value, now, lifetimes.freshFor, lifetimes.staleFor, generations);
     } catch (error) {
       if (!(error instanceof ValueTooLargeError)) throw error;
       this.#counters.tooLarge++;
@@ -258,6 +273,13 @@ export class Writes {
 export function storeTtl(lifetimes: Lifetimes): number | undefined {
   const total = lifetimes.freshFor + keptFor(lifetimes);
   return Number.isFinite(total) ? Math.max(1, Math.ceil(total)) : undefined;
+}
+
+/** The bytes of `entries`, a text entry's without making them. */
+function writtenBytes(entries: readonly StoreEntry[]): number {
+  let bytes = 0;
+  for (const entry of entries) bytes += entry instanceof TextEntry ? entry.size : entry.value.length;
+  return bytes;
 }
 
 /** Lets timers and I/O run before continuing (setTimeout exists on every runtime). */

@@ -1,0 +1,78 @@
+/**
+ * setMany's text envelopes on the valkey store (issue 34, the write phases): an entry whose
+ * value is ASCII text reaches the store as a TextEntry, its header and text written straight
+ * into the command encoder, never made into bytes of their own first. On a real redis-server,
+ * the bytes stored are the envelope's own, beside plain entries, with and without expiry.
+ */
+import Valkey from 'iovalkey';
+import { afterAll, describe, expect, it } from 'vitest';
+import { valkeyStore } from '../../adapters/valkey/index.ts';
+import { decodeEnvelope, encodeTextEnvelope, TextEnvelope } from '../../src/codec/envelope.ts';
+import { createCache } from '../../src/index.ts';
+import { TextEntry } from '../../src/store/text-entry.ts';
+import { redisUrl, requireRedis } from '../support/redis-env.ts';
+
+describe.runIf(requireRedis())('valkey store: text entries written from their parts', () => {
+  const admin = new Valkey(redisUrl!);
+  const prefix = `text-entries-${Date.now().toString(36)}`;
+  afterAll(async () => {
+    const keys = await admin.keys(`*${prefix}*`);
+    if (keys.length > 0) await admin.del(...keys);
+    admin.disconnect();
+  });
+
+  it('stores the bytes of each text envelope (never made before it is sent), in order with plain entries, each with its own expiry', async () => {
+    const header = { serializerId: 2, compressionId: 0, createdAt: 1_700_000_000_000, freshFor: 60_000, staleFor: 1000, tags: [{ tag: 'users', generation: 3 }], stamp: 7 };
+    const texts = ['{"id":1}', 'x'.repeat(9000), ''];
+    /** A text envelope whose bytes() fails the test: the store must write its parts. */
+    const unmade = (text: string) => {
+      const parts = new TextEnvelope(header, text);
+      return Object.assign(Object.create(parts) as typeof parts, {
+        bytes: () => {
+          throw new Error('the store made the bytes of a text entry');
+        },
+        writeHead: (out: Uint8Array, at: number) => parts.writeHead(out, at),
+      });
+    };
+    const store = valkeyStore(redisUrl!);
+    try {
+      await store.setMany([
+        new TextEntry(`${prefix}:a`, unmade(texts[0]!), undefined),
+        { key: `${prefix}:plain`, value: new Uint8Array([0, 13, 10, 255]) },
+        new TextEntry(`${prefix}:b`, unmade(texts[1]!), 60_000),
+        new TextEntry(`${prefix}:c`, unmade(texts[2]!), undefined),
+        // Not ASCII: written from its bytes.
+        new TextEntry(`${prefix}:wide`, new TextEnvelope(header, '"Zoë 🙂"'), 60_000),
+      ]);
+      expect(Buffer.from((await store.get(`${prefix}:wide`))!).equals(encodeTextEnvelope(header, '"Zoë 🙂"'))).toBe(true);
+      const stored = await store.getMany([`${prefix}:a`, `${prefix}:b`, `${prefix}:c`]);
+      expect(stored.map((bytes) => Buffer.from(bytes!).toString('hex'))).toEqual(texts.map((text) => Buffer.from(encodeTextEnvelope(header, text)).toString('hex')));
+      expect([...(await store.get(`${prefix}:plain`))!]).toEqual([0, 13, 10, 255]);
+      const ttls = await Promise.all([`${prefix}:a`, `${prefix}:b`].map((key) => admin.pttl(key)));
+      expect(ttls[0]).toBe(-1);
+      expect(ttls[1]).toBeGreaterThan(50_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a cache setMany of ASCII and non-ASCII values reads back every one, and stores one envelope per key', async () => {
+    const store = valkeyStore(redisUrl!);
+    const cache = createCache({ store, namespace: prefix });
+    try {
+      const values: Array<[string, unknown]> = [
+        ['ascii', { id: 1, name: 'plain' }],
+        ['wide', { name: 'Zoë 🙂' }],
+        ['text', 'a string'],
+        ['date', new Date(0)],
+      ];
+      expect(await cache.setMany(values.map(([key, value]) => ({ key, value, ttl: '1m' })))).toBe(true);
+      expect(await cache.getMany(values.map(([key]) => key))).toEqual(values.map(([, value]) => value));
+      const [full] = await admin.keys(`*${prefix}*ascii`);
+      const raw = await admin.getBuffer(full!);
+      expect(JSON.parse(Buffer.from(decodeEnvelope(raw!).payload).toString())).toEqual({ id: 1, name: 'plain' });
+    } finally {
+      await cache.close();
+    }
+  });
+});
