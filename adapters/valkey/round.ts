@@ -18,7 +18,8 @@
  */
 import { StoreRefusedError, StoreUnavailableError } from '../../src/store/errors.ts';
 import type { StoreOp } from '../../src/store/types.ts';
-import { ConnectionLostError, type ReplySink } from './resp/connection.ts';
+import { ConnectionLostError } from './resp/connection.ts';
+import type { ReplySink } from './resp/reply-sinks.ts';
 import { RespProtocolError, type RespValue } from './resp/parser.ts';
 import { HEALTH_REPLIES } from '../shared/redis-protocol.ts';
 import { CANNOT_ANSWER, isBulkOrNil, isInteger, isOk, type ReplyCheck } from './replies.ts';

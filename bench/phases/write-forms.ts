@@ -13,7 +13,8 @@
  *   npx tsc -p bench/tsconfig.build.json && taskset -c 1 node bench/.build/bench/phases/write-forms.js \
  *     --url redis://127.0.0.1:6379 [--n 20000] [--rounds 3]
  */
-import { RespConnection, type ReplySink } from '../../adapters/valkey/resp/connection.ts';
+import { RespConnection } from '../../adapters/valkey/resp/connection.ts';
+import type { ReplySink } from '../../adapters/valkey/resp/reply-sinks.ts';
 import { bulk, commandHead } from '../../adapters/valkey/resp/encoder.ts';
 import { smallValue } from '../support/payloads.ts';
 import { timedPass } from '../support/measure.ts';

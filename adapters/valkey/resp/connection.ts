@@ -26,19 +26,8 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { RespEncoder } from './encoder.ts';
 import { DEFAULT_LIMITS, ReplyError, RespParser, RespProtocolError, type RespLimits, type RespValue } from './parser.ts';
+import { type ReplySink, SinkQueue } from './reply-sinks.ts';
 import { openSocket, type RespSocket } from './socket.ts';
-
-/** Where a command's reply goes: exactly one of the two is called, once (a refused reply is not taken). */
-export interface ReplySink {
-  /**
-   * Takes the reply; returns false, taking nothing, when it is of a type the command can never
-   * be answered with: the connection is then out of step with its callers, and drops.
-   */
-  resolve(value: RespValue): boolean;
-  reject(error: Error): void;
-  /** The command's name, for the message of a refused reply. */
-  readonly name?: string;
-}
 
 /** How the connection is made and kept. */
 export interface RespConnectionOptions {
@@ -482,49 +471,5 @@ export function encodeCommand(encoder: RespEncoder, args: ReadonlyArray<string |
     if (typeof arg === 'string') encoder.string(arg);
     else if (typeof arg === 'number') encoder.number(arg);
     else encoder.bytes(arg);
-  }
-}
-
-/** A FIFO of sinks that costs nothing while it keeps emptying (the usual case: every reply came back). */
-class SinkQueue {
-  #items: Array<ReplySink | undefined> = [];
-  #head = 0;
-
-  /** Sinks waiting. */
-  get length(): number {
-    return this.#items.length - this.#head;
-  }
-
-  push(sink: ReplySink): void {
-    this.#items.push(sink);
-  }
-
-  /** Puts `sink` back in front (it was just shifted out). */
-  unshift(sink: ReplySink): void {
-    if (this.#head > 0) this.#items[--this.#head] = sink;
-    else this.#items.unshift(sink);
-  }
-
-  shift(): ReplySink | undefined {
-    const items = this.#items;
-    if (this.#head === items.length) return undefined;
-    const sink = items[this.#head];
-    items[this.#head++] = undefined;
-    if (this.#head === items.length) {
-      items.length = 0;
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > items.length) {
-      items.splice(0, this.#head);
-      this.#head = 0;
-    }
-    return sink;
-  }
-
-  /** Takes every sink out, in order. */
-  drain(): ReplySink[] {
-    const rest = this.#items.slice(this.#head) as ReplySink[];
-    this.#items = [];
-    this.#head = 0;
-    return rest;
   }
 }
