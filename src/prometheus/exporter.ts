@@ -165,7 +165,8 @@ function families(cache: Cache, recorder: Recorder, labels: Labels): Family[] {
   return out;
 }
 
-const started = new WeakMap<Cache, PrometheusMetrics>();
+/** The exporter `prometheusText` started for each cache, with the options it was started with. */
+const started = new WeakMap<Cache, { metrics: PrometheusMetrics; options: string }>();
 
 /**
  * The exposition text of `cache`'s metrics. The first call starts {@link prometheusMetrics} for
@@ -174,15 +175,12 @@ const started = new WeakMap<Cache, PrometheusMetrics>();
  * startup instead to cover everything.
  */
 export function prometheusText(cache: Cache, options?: PrometheusOptions): string {
-  let metrics = started.get(cache);
-  if (metrics === undefined) {
-    metrics = prometheusMetrics(cache, options);
-    started.set(cache, metrics);
-    startedWith.set(cache, JSON.stringify(options ?? {}));
-  } else if (options !== undefined && JSON.stringify(options) !== startedWith.get(cache)) {
+  let entry = started.get(cache);
+  if (entry === undefined) {
+    entry = { metrics: prometheusMetrics(cache, options), options: JSON.stringify(options ?? {}) };
+    started.set(cache, entry);
+  } else if (options !== undefined && JSON.stringify(options) !== entry.options) {
     throw new TypeError('prometheusText: this cache is already exported with other options (the first call decides them); use prometheusMetrics() for a second exporter');
   }
-  return metrics.text();
+  return entry.metrics.text();
 }
-
-const startedWith = new WeakMap<Cache, string>();

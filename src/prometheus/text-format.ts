@@ -64,7 +64,7 @@ export function formatFamilies(families: readonly Family[]): string {
     lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
     if (family.type === 'histogram') {
       for (const series of family.samples) {
-        series.bounds.forEach((bound, i) => lines.push(`${family.name}_bucket${labelText(series.labels, ['le', numberText(bound)])} ${series.cumulative[i]}`));
+        for (let i = 0; i < series.bounds.length; i++) lines.push(`${family.name}_bucket${labelText(series.labels, ['le', numberText(series.bounds[i]!)])} ${series.cumulative[i]}`);
         lines.push(`${family.name}_bucket${labelText(series.labels, ['le', '+Inf'])} ${series.count}`);
         lines.push(`${family.name}_sum${labelText(series.labels)} ${numberText(series.sum)}`, `${family.name}_count${labelText(series.labels)} ${series.count}`);
       }
