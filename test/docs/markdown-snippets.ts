@@ -20,7 +20,8 @@
  * A script without `serves` must exit with status 0 by itself. A snippet whose first line is
  * `// not run: <reason>` is type-checked but not run; the test counts and prints those.
  * `redis://127.0.0.1:6379` in a snippet is the test's redis-server, `redis://127.0.0.1:7000`… the
- * nodes of its local cluster: such snippets run where the suites' services do.
+ * nodes of its local cluster, `postgres://postgres@127.0.0.1:5432/postgres` a PostgreSQL cluster it
+ * starts: such snippets run where the suites' services do (PostgreSQL: where it is installed).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ export interface Snippet {
   /** The reason given by a first line `// not run: <reason>`. */
   notRun: string | undefined;
   /** The services its addresses name. */
-  needs: { redis: boolean; cluster: boolean };
+  needs: { redis: boolean; cluster: boolean; postgres: boolean };
   /** workerd: the page's ```toml block before it. */
   wranglerToml: string | undefined;
   /** deno: the permission flags of the page's `deno run` command after it. */
@@ -55,6 +56,8 @@ export interface Snippet {
 
 /** The address in snippets that stands for the test's redis-server. */
 export const SNIPPET_REDIS = 'redis://127.0.0.1:6379';
+/** The address in snippets that stands for a throwaway PostgreSQL cluster the test starts. */
+export const SNIPPET_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The addresses in snippets that stand for the nodes of the test's cluster (…:7000, …:7001, …). */
 export const SNIPPET_CLUSTER = /redis:\/\/127\.0\.0\.1:70(\d\d)/g;
 
@@ -137,7 +140,7 @@ export function pageSnippets(page: string, text: string): Snippet[] {
       serves: fields.get('serves'),
       prints: fields.get('prints')?.replaceAll('\\n', '\n'),
       notRun,
-      needs: { redis: source.includes(SNIPPET_REDIS), cluster: new RegExp(SNIPPET_CLUSTER.source).test(source) },
+      needs: { redis: source.includes(SNIPPET_REDIS), cluster: new RegExp(SNIPPET_CLUSTER.source).test(source), postgres: source.includes(SNIPPET_POSTGRES) },
       wranglerToml: runtime === 'workerd' ? toml!.code : undefined,
       denoFlags: runtime === 'deno' ? denoRunFlags(sh!.code) : undefined,
     });

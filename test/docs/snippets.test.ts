@@ -13,19 +13,25 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { freePort } from '../support/redis-server.ts';
+import { postgresInstalled, startPostgres, type Postgres } from '../adapters/postgres-server.ts';
 import { entrySources } from './entry-sources.ts';
-import { allSnippets, SNIPPET_CLUSTER, SNIPPET_REDIS, type Snippet } from './markdown-snippets.ts';
+import { allSnippets, SNIPPET_CLUSTER, SNIPPET_POSTGRES, SNIPPET_REDIS, type Snippet } from './markdown-snippets.ts';
 
 const root = join(import.meta.dirname, '../..');
 const BIN = join(root, 'node_modules/.bin');
 const snippets = allSnippets(root);
 let work: string;
 let diagnostics: Map<string, string[]>;
+/** The PostgreSQL cluster of the snippets that name one, started once where it is installed. */
+let postgres: Promise<Postgres> | undefined;
+
+let postgresUrl: string | undefined;
 
 /** The snippet's source with the documented addresses replaced by the test's services. */
 function withTestServices(snippet: Snippet): string {
   let source = snippet.source;
   if (snippet.needs.redis) source = source.replaceAll(SNIPPET_REDIS, redisUrl!);
+  if (snippet.needs.postgres) source = source.replaceAll(SNIPPET_POSTGRES, postgresUrl!);
   if (snippet.needs.cluster) {
     const nodes = clusterNodes!.split(',');
     source = source.replace(new RegExp(SNIPPET_CLUSTER.source, 'g'), (_, n: string) => `redis://${nodes[Number(n) % nodes.length]}`);
@@ -180,7 +186,8 @@ beforeAll(() => {
   diagnostics = typecheck();
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await (await postgres?.catch(() => undefined))?.stop();
   const notRun = snippets.filter((s) => s.notRun);
   console.info(
     `[snippets] ${snippets.length} snippets in README.md and docs/: ${snippets.length - notRun.length} run, ${notRun.length} not run${notRun.map((s) => `\n  ${s.id}: ${s.notRun}`).join('')}`,
@@ -205,10 +212,11 @@ describe('README and docs snippets', () => {
 
     // A snippet marked `// not run: <where>` is run where it says (listed once above), not here.
     if (snippet.notRun) return;
-    const services = (!snippet.needs.redis || requireRedis()) && (!snippet.needs.cluster || requireCluster());
+    const services = (!snippet.needs.redis || requireRedis()) && (!snippet.needs.cluster || requireCluster()) && (!snippet.needs.postgres || postgresInstalled);
     it.runIf(services)(
       snippet.serves ? `serves ${snippet.serves} on ${snippet.runtime}, and the cache answers a hit` : `runs on ${snippet.runtime} and exits`,
       async () => {
+        if (snippet.needs.postgres) postgresUrl = (await (postgres ??= startPostgres())).url;
         const file = writeSnippet(snippet);
         const port = await freePort();
         const { argv, cwd } = command(snippet, file, port);
