@@ -24,14 +24,24 @@ export function installedServerBin(): string | undefined {
   return version && existsSync(join(root, version, 'bin', 'initdb')) ? join(root, version, 'bin') : undefined;
 }
 
-/** The server binaries, installing them if needed. */
-function serverBin(): string {
+/**
+ * The server binaries, installed with apt-get (Debian's `postgresql`) when missing and `install`
+ * allows it (root only); undefined when they are still missing. `npm test` calls it before the
+ * suites that start a cluster, so that those never skip quietly.
+ */
+export function findPostgresBin({ install }: { install: boolean }): string | undefined {
   let bin = installedServerBin();
-  if (!bin && process.getuid?.() === 0) {
-    console.error('bench:race: PostgreSQL missing, installing it with apt-get (Debian package postgresql)…');
+  if (!bin && install && process.getuid?.() === 0) {
+    console.error('PostgreSQL missing, installing it with apt-get (Debian package postgresql)…');
     spawnSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql'], { stdio: 'inherit' });
     bin = installedServerBin();
   }
+  return bin;
+}
+
+/** The server binaries, installing them if needed. */
+function serverBin(): string {
+  const bin = findPostgresBin({ install: true });
   if (!bin) throw new Error('bench:race needs PostgreSQL server binaries (apt-get install postgresql)');
   return bin;
 }

@@ -9,6 +9,8 @@
  * a filter (and the tests whose names match), starts only the services those files need, and
  * skips lint and the package check unless a filter names test/package.
  */
+import { readFileSync } from 'node:fs';
+import { findPostgresBin } from '../../bench/race/postgres.ts';
 import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
@@ -82,6 +84,20 @@ if (!needs.has('cluster')) {
   }
 } else {
   problems.push('the Valkey Cluster suites on node, bun and deno: no redis-server to build the local cluster from');
+}
+
+// The PostgreSQL suites start a throwaway cluster of their own (test/adapters/postgres-server.ts)
+// from Debian's server binaries: installed here when missing and allowed, so that they never
+// skip quietly; where they cannot be, the summary says so (and CI fails).
+const postgresFiles = plan.node.files.filter((file) => /postgres-server|bench\/race\/postgres/.test(readFileSync(file, 'utf8')));
+if (postgresFiles.length > 0 && !findPostgresBin({ install: mayInstall })) {
+  const why =
+    process.env.CACHETTE_NO_INSTALL === '1'
+      ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
+      : process.getuid?.() !== 0
+        ? 'installing it needs root (apt-get install postgresql)'
+        : 'apt-get install postgresql did not install it';
+  problems.push(`the PostgreSQL suites on node (${postgresFiles.join(', ')}): PostgreSQL's server is not installed and ${why}`);
 }
 
 try {
