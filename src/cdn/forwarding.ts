@@ -158,6 +158,7 @@ export class CdnForwarding {
   /** One try, aborted by close() or by its own timeout (then retryable). */
   async #attempt(purger: CdnPurger, batch: PurgeBatch): Promise<void> {
     const controller = new AbortController();
+    if (this.#closing.signal.aborted) controller.abort(this.#closing.signal.reason);
     const onClose = () => controller.abort(this.#closing.signal.reason);
     this.#closing.signal.addEventListener('abort', onClose, { once: true });
     const timer = setTimeout(() => controller.abort(new CdnPurgeError(`cachette/cdn ${purger.name}: no answer within ${this.#retry.timeoutMs} ms`, undefined, true)), this.#retry.timeoutMs);
