@@ -39,6 +39,8 @@ export interface CdnPurger {
  */
 export class CdnPurgeError extends Error {
   override readonly name = 'CdnPurgeError';
+  /** A stable code, as every error of the package has. */
+  readonly code = 'E_CDN_PURGE';
   constructor(
     message: string,
     /** The HTTP status, or undefined when no response came (a network error, a timeout). */
