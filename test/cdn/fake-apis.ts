@@ -102,7 +102,8 @@ export function vercelApi(project: string, token: string): Promise<FakeApi> {
     if (request.headers.authorization !== `Bearer ${token}`) return { status: 403, body: { error: { code: 'forbidden', message: 'Not authorized' } } };
     if (url.searchParams.get('projectIdOrName') !== project) return { status: 400, body: { error: { code: 'bad_request', message: 'Invalid request: missing projectIdOrName' } } };
     const body = JSON.parse(request.body) as { tags?: unknown };
-    if (!Array.isArray(body.tags) || body.tags.some((tag) => typeof tag !== 'string' || tag.length > 256)) return { status: 400, body: { error: { code: 'bad_request', message: 'Invalid request: tags' } } };
+    if (!Array.isArray(body.tags) || body.tags.some((tag) => typeof tag !== 'string' || tag.length > 256))
+      return { status: 400, body: { error: { code: 'bad_request', message: 'Invalid request: tags' } } };
     return { status: 200, body: {} };
   });
 }
