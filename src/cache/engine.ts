@@ -17,6 +17,8 @@ import type { ResolvedOptions } from './options.ts';
 import { checkTags } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
 import type { BatchFactory, Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions, ValueLookup } from './types.ts';
+import { openCdn } from './roles/cdn-purges.ts';
+import type { CdnForwarding } from '../cdn/forwarding.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
@@ -40,6 +42,7 @@ export class CacheEngine implements Cache {
   readonly #fills: FillHandler;
   readonly #fences: WriteFences;
   readonly #inspector: Inspector;
+  readonly #cdn: CdnForwarding | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
@@ -55,7 +58,9 @@ export class CacheEngine implements Cache {
       failed: (operation, keys, error) => reports.invalidationFailed(error, operation, keys),
       tagsInvalidated: (tags) => tier.tagsInvalidated(tags),
       now: () => ctx.now(),
+      changed: (tags) => this.#cdn?.purge(tags, []),
     });
+    this.#cdn = openCdn(this, ctx);
     this.#inspector = new Inspector(ctx.path, options.keyPrefix, ctx.codec, ctx.clock);
     describeEngine(this, { store: options.store, keyPrefix: options.keyPrefix, announcesWrites: options.l1?.consistency === 'coherent' });
   }
@@ -259,6 +264,7 @@ export class CacheEngine implements Cache {
       }),
     ]);
     clearTimeout(timer);
+    this.#cdn?.close();
     await this.#ctx.tier.close();
     await this.#ctx.path.close();
   }

@@ -1,3 +1,4 @@
+import type { CdnPurgeError } from '../cdn/types.ts';
 import type { HealthKind } from './path/breaker.ts';
 
 /** Counters returned by `cache.stats()`. */
@@ -47,6 +48,14 @@ export interface CacheStats {
   bytesRead: number;
   /** Bytes sent to the store for entries. */
   bytesWritten: number;
+  /** CDN purge requests a CDN accepted (`cdn` option, docs/cdn.md). */
+  cdnSent: number;
+  /** CDN purge requests tried again (after a 429, a 5xx, a network error or a timeout). */
+  cdnRetried: number;
+  /** CDN purge requests given up on (each also a `cdnFailed` event). */
+  cdnFailed: number;
+  /** Tags left out of a CDN's tag field by the HTTP layer's `cdnTagHeader` (invalid, too long, or past the CDN's bounds). */
+  cdnTagsDropped: number;
 }
 
 /** A store half (reads or writes) went down or came back; reported once per change. */
@@ -108,6 +117,11 @@ export interface CacheEventMap {
    * flushed, and reads go to the store until the bus confirms coherence again). Once per change.
    */
   coherence: { live: boolean };
+  /**
+   * A CDN purge request was given up on (`cdn` option): not accepted after `attempts` tries, or
+   * refused outright (a 4xx other than 429). `error` says why; it never holds a token.
+   */
+  cdnFailed: { purger: string; tags: readonly string[]; urls: readonly string[]; attempts: number; error: CdnPurgeError };
 }
 
 /** A cache event type. */
@@ -177,5 +191,9 @@ export function emptyStats(): CacheStats {
     l1Bypassed: 0,
     bytesRead: 0,
     bytesWritten: 0,
+    cdnSent: 0,
+    cdnRetried: 0,
+    cdnFailed: 0,
+    cdnTagsDropped: 0,
   };
 }

@@ -3,6 +3,8 @@ import { resolveSerializer, type Serializer, type SerializerName } from '../code
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions, storeOptionMistake } from '../util/known-options.ts';
+import { resolveCdn, type CdnRetryOptions } from '../cdn/forwarding.ts';
+import type { CdnPurger } from '../cdn/types.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { reservedSegment } from './key-space.ts';
 import type { WaitUntil } from './background.ts';
@@ -166,6 +168,15 @@ export interface CacheOptions {
   writeLeaseTtl?: Duration;
   /** An in-process memory tier in front of the store (see {@link L1Options}). Default: none. */
   l1?: L1Options;
+  /**
+   * Purge forwarders from cachette/cdn (docs/cdn.md): each committed `beginWrite`,
+   * `invalidateTags` and HTTP purge is sent to every one of them. Default: none.
+   */
+  cdn?: readonly CdnPurger[];
+  /** How long an invalidating call waits for its CDN purges at most. Default 0: it does not wait (they are sent in the background). */
+  cdnWait?: Duration;
+  /** How CDN purge requests are retried (see {@link CdnRetryOptions}). */
+  cdnRetry?: CdnRetryOptions;
 }
 
 /** Options after validation, with defaults applied. */
@@ -192,6 +203,7 @@ export interface ResolvedOptions {
   lockTimeoutMs: number;
   writeLeaseTtlMs: number;
   l1: ResolvedL1 | undefined;
+  cdn: ReturnType<typeof resolveCdn>;
 }
 
 const KNOWN: ReadonlyArray<keyof CacheOptions> = [
@@ -218,6 +230,9 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'lockTimeout',
   'writeLeaseTtl',
   'l1',
+  'cdn',
+  'cdnWait',
+  'cdnRetry',
 ];
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
@@ -314,6 +329,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     lockTimeoutMs,
     writeLeaseTtlMs,
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
+    cdn: resolveCdn(options.cdn, options.cdnWait, options.cdnRetry),
   };
 }
 

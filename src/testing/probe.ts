@@ -87,7 +87,7 @@ export class ProbeAssertionError extends Error {
   }
 }
 
-const COUNTED: Record<Exclude<CacheEventType, 'health' | 'coherence'>, keyof ProbeCounts> = {
+const COUNTED: Record<Exclude<CacheEventType, 'health' | 'coherence' | 'cdnFailed'>, keyof ProbeCounts> = {
   hit: 'hits',
   miss: 'misses',
   stale: 'stale',

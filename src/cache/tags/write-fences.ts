@@ -37,6 +37,8 @@ export interface FenceHost {
   tagsInvalidated(tags: readonly string[]): void;
   /** The cache's clock: a soft move records when it happened, for the grace of what it staled. */
   now(): number;
+  /** These tags were invalidated or a write on them committed (the CDN purges, src/cdn/forwarding.ts); awaited when it returns a promise. */
+  changed?(tags: readonly string[]): Promise<void> | undefined;
 }
 
 /**
@@ -71,7 +73,9 @@ export class WriteFences {
       if (options.soft !== undefined && typeof options.soft !== 'boolean') throw new TypeError(`cachette: invalidateTags: "soft" must be a boolean, got ${typeof options.soft}`);
     }
     if (names.length === 0) return true;
-    return this.#write(options?.soft === true ? 'soft' : 'bump', names, undefined);
+    const written = await this.#write(options?.soft === true ? 'soft' : 'bump', names, undefined);
+    await this.host.changed?.(names);
+    return written;
   }
 
   /** `cache.beginWrite`. */
@@ -87,7 +91,7 @@ export class WriteFences {
       commit: () => {
         if (ended && !committed) return Promise.reject(new WriteFenceError(names, 'commit() after abort(): the write was declared rolled back'));
         committed = true;
-        ended ??= this.#write('commit', names, token).then(() => undefined);
+        ended ??= this.#write('commit', names, token).then(() => this.host.changed?.(names));
         return ended;
       },
       abort: () => {

@@ -233,7 +233,7 @@ export class Forwarder {
       void stream.cancel();
       return this.#responder.notModified(meta, outcome, meta.initialAge, job.key);
     }
-    return this.#responder.fromOrigin(response, job.request, outcome, job.key, stream, meta.initialAge);
+    return this.#responder.tagged(this.#responder.fromOrigin(response, job.request, outcome, job.key, stream, meta.initialAge), meta.tags);
   }
 
   /**
@@ -368,7 +368,7 @@ export class Forwarder {
     const stream = body.stream();
     const verdict = await this.#storedVerdict(response, body);
     const outcome: CacheOutcome = { fwd: job.forwardReason, fwdStatus: 206, stored: verdict === true, detail: verdict === true ? undefined : verdict };
-    return this.#responder.fromOrigin(response, job.request, outcome, job.key, stream, meta.initialAge);
+    return this.#responder.tagged(this.#responder.fromOrigin(response, job.request, outcome, job.key, stream, meta.initialAge), meta.tags);
   }
 
   #serveStale(stale: StoredResponse, job: ForwardJob, outcome: CacheOutcome): Response {

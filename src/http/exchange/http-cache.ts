@@ -22,6 +22,7 @@ import { StoreHealth } from './store-health.ts';
 import { handleOtherMethod, type UnsafeMethodsContext } from './unsafe-methods.ts';
 import { oversizedVaryField } from '../rules/vary.ts';
 import { checkKnownOptions } from '../../util/known-options.ts';
+import { cdnLink } from '../../cdn/link.ts';
 
 export type { BytesAnswer, HandleOptions, OriginFetch, WaitUntilContext };
 
@@ -226,6 +227,8 @@ class SharedHttpCache implements HttpCache {
     if (urls.length > 0) {
       const keys = urls.map((url) => this.#options.key(new Request(url)));
       purged += await this.#fenceAndRemove(keys, soft);
+      // Tags reach the CDNs through the engine's invalidateTags; URLs from here (docs/cdn.md).
+      await cdnLink(this.cache)?.purgeUrls(urls);
     }
     return purged;
   }

@@ -2,6 +2,8 @@ import { createCache, type Cache } from '../../cache/create-cache.ts';
 import type { Store } from '../../store/types.ts';
 import { toMs, type Duration } from '../../util/duration.ts';
 import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../../util/known-options.ts';
+import { cdnLink } from '../../cdn/link.ts';
+import { tagField, type CdnTagHeader } from '../../cdn/tag-rules.ts';
 import type { FreshnessPolicy } from '../rules/freshness.ts';
 import { isFieldName } from '../rules/headers.ts';
 import { primaryKeyFunction, type KeyOptions } from '../rules/key.ts';
@@ -119,6 +121,13 @@ export interface HttpCacheOptions extends KeyOptions {
   cacheStatusKey?: boolean;
   /** Also send `X-Cache: HIT | MISS | STALE | BYPASS`. Default false. */
   xCache?: boolean;
+  /**
+   * Send the tag field a CDN in front reads, from the tags each stored response carries:
+   * `'cloudflare'` (`Cache-Tag`), `'fastly'` (`Surrogate-Key`), `'vercel'` (`Vercel-Cache-Tag`),
+   * within that CDN's documented bounds; tags past them are left out and counted in the cache's
+   * `stats().cdnTagsDropped` (docs/cdn.md). Default: none.
+   */
+  cdnTagHeader?: CdnTagHeader;
   /** The clock, ms since the epoch. Default `Date.now`; tests inject a fake one. */
   now?: () => number;
   /** Receives failures nobody waits for: background revalidations, store writes, invalidations. */
@@ -148,6 +157,8 @@ export interface ResolvedHttpOptions {
   name: string;
   cacheStatusKey: boolean;
   xCache: boolean;
+  /** The CDN tag field of a response's tags (`cdnTagHeader`), or undefined when off. */
+  cdnTagField: ((tags: readonly string[]) => [name: string, value: string] | undefined) | undefined;
   now: () => number;
   onError: (error: unknown) => void;
 }
@@ -176,6 +187,7 @@ export const HTTP_CACHE_OPTIONS = [
   'name',
   'cacheStatusKey',
   'xCache',
+  'cdnTagHeader',
   'now',
   'onError',
   'sortQuery',
@@ -205,7 +217,8 @@ export interface HttpOptionsCaller {
 
 /** Validates the options and opens the engine, throwing a TypeError or RangeError naming the bad one and the call. */
 export function resolveHttpOptions(options: HttpCacheOptions, caller: HttpOptionsCaller): ResolvedHttpOptions {
-  const settings = resolveSettings(options, caller);
+  let counted: ((count: number) => void) | undefined;
+  const settings = resolveSettings(options, caller, (count) => counted?.(count));
   const cache =
     options.cache ??
     createCache({
@@ -218,6 +231,8 @@ export function resolveHttpOptions(options: HttpCacheOptions, caller: HttpOption
       // The store was passed in: it belongs to the caller, who closes it.
       closeStore: false,
     });
+  // The tags cdnTagHeader leaves out are counted in this cache's stats().
+  counted = (count) => cdnLink(cache)?.tagsDropped(count);
   return { ...settings, cache, ownsCache: options.cache === undefined };
 }
 
@@ -229,7 +244,7 @@ export function checkHttpCacheOptions(options: Omit<HttpCacheOptions, 'store' | 
   resolveSettings(options, caller);
 }
 
-function resolveSettings(options: HttpCacheOptions, caller: HttpOptionsCaller): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
+function resolveSettings(options: HttpCacheOptions, caller: HttpOptionsCaller, tagsDropped: (count: number) => void = () => {}): Omit<ResolvedHttpOptions, 'cache' | 'ownsCache'> {
   const where = caller.name;
   checkOptionsObject(options, where);
   if ('storeSetCookie' in options) throw new TypeError(`${where}: "storeSetCookie" was replaced by setCookie: 'bypass' | 'strip' | 'store' (storeSetCookie: true stripped the header: use 'strip')`);
@@ -282,6 +297,7 @@ function resolveSettings(options: HttpCacheOptions, caller: HttpOptionsCaller): 
     name,
     cacheStatusKey: options.cacheStatusKey === true,
     xCache: options.xCache === true,
+    cdnTagField: options.cdnTagHeader === undefined ? undefined : tagField(options.cdnTagHeader, tagsDropped, where),
     now: options.now ?? Date.now,
     onError: options.onError ?? (() => {}),
   };

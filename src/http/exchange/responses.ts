@@ -22,6 +22,8 @@ export interface ResponderOptions {
   cacheStatusKey: boolean;
   /** The origin's body-idle bound, ms, applied to origin bodies passed through unshared. */
   originIdleTimeoutMs: number;
+  /** The tag field a CDN reads, from a stored response's tags (`cdnTagHeader`, src/cdn/tag-rules.ts); undefined when off. */
+  cdnTagField?: ((tags: readonly string[]) => HeaderPair | undefined) | undefined;
 }
 
 /** A stored body: the bytes, or a stream of them when they are still arriving from the origin. */
@@ -99,7 +101,9 @@ export class Responder {
    * client's own extra fields.
    */
   #storedHeaders(meta: ResponseMeta, reply: StoredReply, length: number | undefined): HeaderPair[] {
-    const headers: HeaderPair[] = meta.headers.slice();
+    const field = this.options.cdnTagField?.(meta.tags);
+    // The field made from the tags replaces the origin's own, which may pass the CDN's bounds.
+    const headers: HeaderPair[] = field === undefined ? meta.headers.slice() : [...meta.headers.filter(([name]) => name !== field[0]), field];
     if (length !== undefined && !NULL_BODY_STATUS.has(meta.status)) headers.push(['content-length', String(length)]);
     headers.push(['age', ageSeconds(reply.age)], ['cache-status', this.status(reply.outcome, reply.key)]);
     if (this.options.xCache) headers.push(['x-cache', xCacheValue(reply.outcome)]);
@@ -156,6 +160,16 @@ export class Responder {
     const bodiless = request.method === 'HEAD' || NULL_BODY_STATUS.has(response.status);
     const content = bodiless ? null : body !== undefined ? body : response.body && idleBounded(response.body, this.options.originIdleTimeoutMs);
     return new Response(content, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  /**
+   * `response` (from {@link fromOrigin}) with the CDN tag field of `tags` in place of the
+   * origin's own, when `cdnTagHeader` is on: the response is being stored with those tags.
+   */
+  tagged(response: Response, tags: readonly string[]): Response {
+    const field = this.options.cdnTagField?.(tags);
+    if (field !== undefined) response.headers.set(field[0], field[1]);
+    return response;
   }
 
   /**
