@@ -87,6 +87,11 @@ export abstract class ValkeyStoreBase implements Store {
     return this.#send([{ kind: 'set', key, value, ttlMs }], true);
   }
 
+  /** {@link set} of one entry: a text entry's parts are written into the command, never made into bytes first. */
+  setEntry(entry: StoreEntry): Promise<void> {
+    return this.#send([{ kind: 'setMany', entries: [entry] }], true);
+  }
+
   setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
     return this.#send([{ kind: 'setMany', entries }], true);

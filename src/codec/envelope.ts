@@ -136,8 +136,7 @@ export function encodeTextEnvelope(header: EnvelopeHeader, text: string): Uint8A
  * An envelope whose payload is text, kept as its header and the text until a store writes it
  * (see src/store/text-entry.ts): its bytes are the ones {@link encodeTextEnvelope} writes,
  * stamp included, however often and wherever they are written. {@link writeHead} writes the
- * header of the text as ASCII (its size its length): a writer that finds the text is not
- * writes {@link bytes} instead.
+ * header for the text's UTF-8 length, which a writer knows once it has written the text.
  */
 export class TextEnvelope implements HeadedText {
   readonly text: string;
@@ -145,6 +144,8 @@ export class TextEnvelope implements HeadedText {
   readonly #header: EnvelopeHeader;
   readonly #names: Uint8Array[] | undefined;
   readonly #stamp: number;
+  /** The text's UTF-8 length, once known (-1 before). */
+  #textBytes = -1;
   #bytes: Uint8Array | undefined;
 
   constructor(header: EnvelopeHeader, text: string) {
@@ -156,19 +157,20 @@ export class TextEnvelope implements HeadedText {
     this.#stamp = stampOf(header);
   }
 
-  /** Its byte length: exact once {@link bytes} were made or when the text is ASCII. */
+  /** Its byte length: exact once written or made, or when the text is ASCII. */
   get size(): number {
-    return this.#bytes === undefined ? this.headLength + this.text.length : this.#bytes.length;
+    return this.headLength + (this.#textBytes < 0 ? this.text.length : this.#textBytes);
   }
 
-  writeHead(out: Uint8Array, at: number): void {
-    writeHeader(out, at, this.#header, this.#names, this.text.length, this.#stamp);
+  writeHead(out: Uint8Array, at: number, textBytes: number): void {
+    this.#textBytes = textBytes;
+    writeHeader(out, at, this.#header, this.#names, textBytes, this.#stamp);
   }
 
   bytes(): Uint8Array {
     if (this.#bytes !== undefined) return this.#bytes;
     const out = utf8BytesAfter(this.headLength, this.text);
-    writeHeader(out, 0, this.#header, this.#names, out.length - this.headLength, this.#stamp);
+    this.writeHead(out, 0, out.length - this.headLength);
     this.#bytes = out;
     return out;
   }

@@ -2,9 +2,8 @@
  * A {@link StoreEntry} whose bytes are not made until a store asks for them: a value whose
  * bytes are a head (a few bytes written in place) followed by text as UTF-8. A store that
  * writes into a buffer of its own (the valkey store's command encoder) writes the text there
- * and, when it is ASCII (JSON of plain data mostly is), the head before it, so the value
- * becomes bytes once, where it is sent; any other store, and that one for other text, reads
- * `value` and gets the same bytes in a buffer of their own, made once.
+ * and the head before it, so the value becomes bytes once, where it is sent; any other store
+ * reads `value` and gets the same bytes in a buffer of their own, made once.
  */
 import type { StoreEntry } from './types.ts';
 
@@ -14,13 +13,13 @@ export interface HeadedText {
   readonly headLength: number;
   /** The rest, as UTF-8. */
   readonly text: string;
-  /** Bytes in all: exact once {@link bytes} were made or when the text is ASCII. */
+  /** Bytes in all: exact once written ({@link writeHead}) or made ({@link bytes}), or when the text is ASCII. */
   readonly size: number;
   /**
    * Writes into `out` from `at` on (room for {@link headLength} bytes is there) the head of
-   * the text as ASCII: only for text that is.
+   * the text whose UTF-8 form is `textBytes` long.
    */
-  writeHead(out: Uint8Array, at: number): void;
+  writeHead(out: Uint8Array, at: number, textBytes: number): void;
   /** The head and the text in a buffer of their own; the same buffer every call. */
   bytes(): Uint8Array;
 }

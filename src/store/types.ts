@@ -280,6 +280,12 @@ export interface Store {
   set(key: string, value: Uint8Array, ttlMs?: number): Promise<void>;
   /** Stores every entry; one round trip on remote stores. */
   setMany(entries: readonly StoreEntry[]): Promise<void>;
+  /**
+   * Capability: {@link set} of one entry, `set(entry.key, entry.value, entry.ttlMs)`, for a
+   * store that writes an entry whose bytes are made on demand (the engine's text entries) into
+   * a buffer of its own without making them first.
+   */
+  setEntry?(entry: StoreEntry): Promise<void>;
   /** Removes the keys and resolves with how many existed. */
   delete(keys: readonly string[]): Promise<number>;
   /**

@@ -97,23 +97,25 @@ describe('RESP encoder', () => {
     expect(handed).toEqual(copy);
   });
 
-  it('writes a headed value as the bulk string of its bytes: ASCII text and its head in place, never asking for them; other text from its bytes', () => {
-    /** A head of `n` bytes counting down from 0xff, and `text`; the bytes of ASCII text are never asked for. */
-    const headed = (n: number, text: string): HeadedText => {
-      const made = () => Buffer.concat([Buffer.from(Array.from({ length: n }, (_, i) => 0xff - i)), Buffer.from(text, 'utf8')]);
-      return {
-        headLength: n,
-        text,
-        size: made().length,
-        writeHead(out, at) {
-          for (let i = 0; i < n; i++) out[at + i] = 0xff - i;
-        },
-        bytes() {
-          if (!/[\u0080-\uffff]/.test(text)) throw new Error('the encoder made the bytes of an ASCII headed value');
-          return made();
-        },
-      };
+  /** A head of `n` bytes counting down from 0xff, and `text`; its bytes are never asked for, and the head is told the text's UTF-8 length. */
+  const headed = (n: number, text: string): HeadedText => {
+    const utf8 = Buffer.byteLength(text, 'utf8');
+    return {
+      headLength: n,
+      text,
+      size: n + utf8,
+      writeHead(out, at, textBytes) {
+        expect(textBytes).toBe(utf8);
+        for (let i = 0; i < n; i++) out[at + i] = 0xff - i;
+      },
+      bytes() {
+        throw new Error('the encoder made the bytes of a headed value');
+      },
     };
+  };
+  const bytesOf = (value: HeadedText) => Buffer.concat([Buffer.from(Array.from({ length: value.headLength }, (_, i) => 0xff - i)), Buffer.from(value.text, 'utf8')]);
+
+  it('writes a headed value as the bulk string of its bytes, its text written once where it stays and its head in place, never asking for its bytes', () => {
     const values = [
       headed(37, '{"id":1}'),
       headed(0, ''),
@@ -123,6 +125,11 @@ describe('RESP encoder', () => {
       headed(37, 'Zoë 🙂'),
       headed(37, `${'a'.repeat(200)}é`),
       headed(5, 'é'.repeat(BY_REFERENCE)),
+      // The UTF-8 length takes more digits than the length in units: the text moves by one or two bytes.
+      headed(0, 'é'.repeat(5)),
+      headed(40, '€'.repeat(20)),
+      headed(0, '€'.repeat(40)),
+      headed(3, '🙂'.repeat(20_000)),
     ];
     // A small slab: values land across refills and past what a slab holds.
     const encoder = new RespEncoder(256);
@@ -133,8 +140,27 @@ describe('RESP encoder', () => {
       encoder.headed(value);
     }
     encoder.string('after');
-    const bytesOf = (value: HeadedText) => Buffer.concat([Buffer.from(Array.from({ length: value.headLength }, (_, i) => 0xff - i)), Buffer.from(value.text, 'utf8')]);
     const expected = Buffer.concat([...values.map((value) => reference(['SET', 'k', bytesOf(value)])), Buffer.from('$5\r\nafter\r\n')]);
     expect(encoded(encoder).equals(expected)).toBe(true);
+  });
+
+  it('writes non-ASCII headed text at every position a slab refill can meet it, taken at once or command by command', () => {
+    const texts = ['Zoë', '€'.repeat(4), `${'a'.repeat(30)}🙂`, 'é'.repeat(60)];
+    for (const text of texts) {
+      // 512 bytes: the short texts get room for 3 bytes a unit, the longest is counted first.
+      const whole = new RespEncoder(512);
+      const expected: Buffer[] = [];
+      for (let pad = 0; pad < 560; pad++) {
+        const one = new RespEncoder(512);
+        for (const encoder of [whole, one]) {
+          encoder.string('p'.repeat(pad));
+          encoder.headed(headed(pad % 40, text));
+        }
+        const alone = Buffer.concat([Buffer.from(`$${pad}\r\n${'p'.repeat(pad)}\r\n`), reference([bytesOf(headed(pad % 40, text))]).subarray(4)]);
+        expect(encoded(one).equals(alone)).toBe(true);
+        expected.push(alone);
+      }
+      expect(encoded(whole).equals(Buffer.concat(expected))).toBe(true);
+    }
   });
 });

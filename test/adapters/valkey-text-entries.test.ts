@@ -1,11 +1,12 @@
 /**
- * setMany's text envelopes on the valkey store (issue 34, the write phases): an entry whose
- * value is ASCII text reaches the store as a TextEntry, its header and text written straight
+ * set's and setMany's text envelopes on the valkey store (issue 34, the write phases): an entry
+ * whose value is text reaches the store as a TextEntry, its header and text written straight
  * into the command encoder, never made into bytes of their own first. On a real redis-server,
  * the bytes stored are the envelope's own, beside plain entries, with and without expiry.
  */
 import Valkey from 'iovalkey';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { memoryStore } from '../../adapters/memory/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { decodeEnvelope, encodeTextEnvelope, TextEnvelope } from '../../src/codec/envelope.ts';
 import { createCache } from '../../src/index.ts';
@@ -31,7 +32,7 @@ describe.runIf(requireRedis())('valkey store: text entries written from their pa
         bytes: () => {
           throw new Error('the store made the bytes of a text entry');
         },
-        writeHead: (out: Uint8Array, at: number) => parts.writeHead(out, at),
+        writeHead: (out: Uint8Array, at: number, textBytes: number) => parts.writeHead(out, at, textBytes),
       });
     };
     const store = valkeyStore(redisUrl!);
@@ -41,8 +42,8 @@ describe.runIf(requireRedis())('valkey store: text entries written from their pa
         { key: `${prefix}:plain`, value: new Uint8Array([0, 13, 10, 255]) },
         new TextEntry(`${prefix}:b`, unmade(texts[1]!), 60_000),
         new TextEntry(`${prefix}:c`, unmade(texts[2]!), undefined),
-        // Not ASCII: written from its bytes.
-        new TextEntry(`${prefix}:wide`, new TextEnvelope(header, '"Zoë 🙂"'), 60_000),
+        // Not ASCII: written from its parts too.
+        new TextEntry(`${prefix}:wide`, unmade('"Zoë 🙂"'), 60_000),
       ]);
       expect(Buffer.from((await store.get(`${prefix}:wide`))!).equals(encodeTextEnvelope(header, '"Zoë 🙂"'))).toBe(true);
       const stored = await store.getMany([`${prefix}:a`, `${prefix}:b`, `${prefix}:c`]);
@@ -73,6 +74,55 @@ describe.runIf(requireRedis())('valkey store: text entries written from their pa
       expect(JSON.parse(Buffer.from(decodeEnvelope(raw!).payload).toString())).toEqual({ id: 1, name: 'plain' });
     } finally {
       await cache.close();
+    }
+  });
+  it('a cache set writes each text envelope from its parts, storing the bytes the bytes path stores; other values as before', async () => {
+    // The same clock and stamps on both sides: the memory store takes every entry as bytes (no setEntry).
+    const clock = { now: () => 1_700_000_000_000 };
+    let draws = 0;
+    const random = vi.spyOn(Math, 'random').mockImplementation(() => (draws++ * 0.137) % 1);
+    const writeHead = vi.spyOn(TextEnvelope.prototype, 'writeHead');
+    const bytes = vi.spyOn(TextEnvelope.prototype, 'bytes');
+    const memory = memoryStore();
+    const valkey = valkeyStore(redisUrl!);
+    const options = { namespace: `${prefix}-set`, clock, compression: { threshold: 2000 } } as const;
+    const onValkey = createCache({ store: valkey, ...options });
+    const onMemory = createCache({ store: memory, ...options });
+    const values: Array<[string, unknown, readonly string[]]> = [
+      ['json', { id: 1, name: 'plain' }, []],
+      ['wide', { name: 'Zoë 🙂', more: '€'.repeat(40) }, []],
+      ['text', 'a string', []],
+      ['tagged', { id: 2 }, ['users']],
+      // Not text: CBOR, and text compressed past the threshold.
+      ['date', new Date(0), []],
+      ['bytes', new Uint8Array([0, 13, 10, 255]), []],
+      ['large', 'z'.repeat(5000), []],
+    ];
+    try {
+      for (const cache of [onValkey, onMemory]) {
+        draws = 0;
+        for (const [key, value, tags] of values) expect(await cache.set(key, value, { ttl: '1m', tags })).toBe(true);
+      }
+      // Three untagged text values and the tagged one went to valkey from their parts; none was made into bytes.
+      expect(writeHead).toHaveBeenCalledTimes(4);
+      expect(bytes).not.toHaveBeenCalled();
+      for (const [key, value] of values) {
+        const [full, ...others] = await admin.keys(`*${prefix}-set*:${key}`);
+        expect(others).toEqual([]);
+        const stored = await admin.getBuffer(full!);
+        const expected = Buffer.from((await memory.get(full!))!);
+        // A tag's generation (the 8 bytes before the 8-byte payload) is each store's own counter: the rest is the same.
+        if (key === 'tagged') expected.set(stored!.subarray(expected.length - 16, expected.length - 8), expected.length - 16);
+        expect(stored!.toString('hex'), key).toBe(expected.toString('hex'));
+        expect(await admin.pttl(full!)).toBeGreaterThan(50_000);
+        expect(await onValkey.get(key)).toEqual(value);
+      }
+    } finally {
+      random.mockRestore();
+      writeHead.mockRestore();
+      bytes.mockRestore();
+      await onValkey.close();
+      await onMemory.close();
     }
   });
 });

@@ -149,15 +149,15 @@ describe('text payloads written straight into the envelope', () => {
     const parts = new TextEnvelope(header, text);
     const direct = encodeTextEnvelope(header, text);
     expect(parts.headLength).toBe(direct.length - new TextEncoder().encode(text).length);
-    if (!/[\u0080-\uffff]/.test(text)) {
-      // ASCII: written in place, as the valkey encoder does, the head at an offset of a larger buffer and the text after it.
-      expect(parts.size).toBe(direct.length);
-      const out = Buffer.alloc(3 + parts.headLength + parts.text.length + 2, 0xee);
-      parts.writeHead(out, 3);
-      out.write(parts.text, 3 + parts.headLength, 'latin1');
-      expect([...out.subarray(3, out.length - 2)]).toEqual([...direct]);
-      expect([...out.subarray(0, 3), ...out.subarray(out.length - 2)]).toEqual([0xee, 0xee, 0xee, 0xee, 0xee]);
-    }
+    // Written in place, as the valkey encoder does: the text at an offset of a larger buffer, then the head before it.
+    const textBytes = Buffer.byteLength(text, 'utf8');
+    const out = Buffer.alloc(3 + parts.headLength + textBytes + 2, 0xee);
+    out.write(parts.text, 3 + parts.headLength, 'utf8');
+    parts.writeHead(out, 3, textBytes);
+    expect([...out.subarray(3, out.length - 2)]).toEqual([...direct]);
+    expect([...out.subarray(0, 3), ...out.subarray(out.length - 2)]).toEqual([0xee, 0xee, 0xee, 0xee, 0xee]);
+    // Exact once written, before its bytes were made.
+    expect(parts.size).toBe(direct.length);
     expect([...parts.bytes()]).toEqual([...direct]);
     expect(parts.bytes()).toBe(parts.bytes());
     expect(parts.size).toBe(direct.length);
@@ -166,7 +166,7 @@ describe('text payloads written straight into the envelope', () => {
   it('a text envelope without a stamp draws one once: its bytes and its head written in place agree', () => {
     const parts = new TextEnvelope({ ...base, tags: [] }, '"x"');
     const head = new Uint8Array(parts.headLength);
-    parts.writeHead(head, 0);
+    parts.writeHead(head, 0, 3);
     expect([...parts.bytes().subarray(0, parts.headLength)]).toEqual([...head]);
     expect(decodeEnvelope(parts.bytes())).toMatchObject({ size: 3, payload: new TextEncoder().encode('"x"') });
   });

@@ -125,32 +125,40 @@ export class RespEncoder {
   }
 
   /**
-   * A bulk string holding `value`: its text written through Buffer's writer and, when it is
-   * ASCII, its head in place before it, so that the value becomes bytes here, once, instead of
-   * in a buffer of its own that is then copied in (or sent as a chunk of its own). Other text
-   * is written as the value's bytes.
+   * A bulk string holding `value`: its text written once, through Buffer's UTF-8 writer, where
+   * it stays, and its head in place before it, so that the value becomes bytes here instead of
+   * in a buffer of its own that is then copied in (or sent as a chunk of its own). The text goes
+   * where it would go if it were ASCII; when its UTF-8 length needs another digit in the bulk
+   * string's length, the text moves by that many bytes within the slab (a move, not a second
+   * encoding), and the head is written last, with the byte length the writer returned.
    */
   headed(value: HeadedText): void {
     const head = value.headLength;
     const text = value.text;
-    const length = head + text.length;
-    // Room for all of it at once (the writer's 4 bytes of slack included), so that the slab stays.
-    this.#ensure(16 + length + 4 + 2);
-    const start = this.#pos;
-    this.#header(0x24, length);
+    const units = text.length;
+    // UTF-8 takes 1 to 3 bytes per UTF-16 unit: room for the most it may take, so that the slab
+    // stays while it is written. A long text is counted instead (a count, not a write), so that
+    // a slab never grows to three times what it holds.
+    const most = 3 * units <= this.#slabBytes >>> 2 ? 3 * units : Buffer.byteLength(text, 'utf8');
+    this.#ensure(16 + head + most + 2);
     const slab = this.#slab;
-    const at = this.#pos;
-    if (asciiByWriter(slab, at + head, text) < 0) {
-      // Not ASCII: its byte length is not its length. None of it was handed out: it is written over.
-      this.#pos = start;
-      this.bytes(value.bytes());
-      return;
-    }
-    value.writeHead(slab, at);
-    const pos = at + length;
-    slab[pos] = CR;
-    slab[pos + 1] = LF;
-    this.#pos = pos + 2;
+    const start = this.#pos;
+    const guessed = digitCount(head + units);
+    const from = start + 1 + guessed + 2 + head;
+    const written = units === 0 ? 0 : (slab as Buffer & Utf8Writer).utf8Write(text, from, most);
+    const length = head + written;
+    // The text moves before the length is written over its first bytes.
+    const at = start + 1 + digitCount(length) + 2;
+    if (at + head !== from) slab.copyWithin(at + head, from, from + written);
+    slab[start] = 0x24;
+    writeUint(slab, start + 1, length);
+    slab[at - 2] = CR;
+    slab[at - 1] = LF;
+    value.writeHead(slab, at, written);
+    const end = at + length;
+    slab[end] = CR;
+    slab[end + 1] = LF;
+    this.#pos = end + 2;
   }
 
   /** A bulk string holding the decimal form of `value` (counts, steps, milliseconds). */

@@ -65,6 +65,12 @@ export class BatchLayer extends StoreLayer {
     return this.#fold({ kind: 'set', key, value, ttlMs }) as Promise<void>;
   }
 
+  /** {@link set} of one entry: folded as a setMany of it, which the store writes as it writes a set. */
+  override setEntry(entry: StoreEntry): Promise<void> {
+    if (this.#mayLead()) return this.#track(this.next.setEntry!(entry));
+    return this.#fold({ kind: 'setMany', entries: [entry] }) as Promise<void>;
+  }
+
   override setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (this.#mayLead()) return this.#track(this.next.setMany(entries));
     return this.#fold({ kind: 'setMany', entries }) as Promise<void>;

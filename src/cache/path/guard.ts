@@ -89,6 +89,17 @@ export class GuardLayer extends StoreLayer {
     );
   }
 
+  /** {@link set}, watched as one: the same breaker, deadline and reports. */
+  override setEntry(entry: StoreEntry): Promise<void> {
+    if (!this.#writes.admit()) return this.#skip('set');
+    return this.#watch(
+      this.#writes,
+      'set',
+      entry.key,
+      send(() => this.next.setEntry!(entry)),
+    );
+  }
+
   override setMany(entries: readonly StoreEntry[]): Promise<void> {
     if (!this.#writes.admit()) return this.#skip('setMany');
     return this.#watch(

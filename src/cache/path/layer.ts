@@ -16,7 +16,7 @@ import type {
 } from '../../store/types.ts';
 
 /** The optional store methods a layer offers only when the store beneath it does. */
-const CAPABILITIES = ['pipeline', 'add', 'compareAndDelete', 'clear', 'keys', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track', 'coherence'] as const;
+const CAPABILITIES = ['setEntry', 'pipeline', 'add', 'compareAndDelete', 'clear', 'keys', 'readWithGenerations', 'writeGenerations', 'expireEntries', 'track', 'coherence'] as const;
 /** The synchronous reads: offered only by layers that say they keep them (see {@link StoreLayer.forwardSyncReads}). */
 const SYNC_READS = ['getSync', 'getManySync', 'readWithGenerationsSync'] as const;
 
@@ -69,6 +69,15 @@ export abstract class StoreLayer implements Store {
 
   setMany(entries: readonly StoreEntry[]): Promise<void> {
     return this.next.setMany(entries);
+  }
+
+  /**
+   * Goes down as it is through a layer that passes `set` through; a layer that acts on `set`
+   * and does not override this sends the entry through its own `set` (its bytes made), so that
+   * no layer's work on writes is skipped.
+   */
+  setEntry?(entry: StoreEntry): Promise<void> {
+    return this.set === StoreLayer.prototype.set ? this.next.setEntry!(entry) : this.set(entry.key, entry.value, entry.ttlMs);
   }
 
   delete(keys: readonly string[]): Promise<number> {

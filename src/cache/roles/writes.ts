@@ -71,13 +71,13 @@ export class Writes {
   /** `cache.set`, its arguments checked by the front. */
   set<T>(key: string, full: string, value: T, lifetimes: Lifetimes, tags: readonly string[]): Promise<boolean> {
     if (tags.length > 0) return this.#setTagged(key, full, value, lifetimes, tags);
-    let bytes: Uint8Array | undefined;
+    let encoded: Uint8Array | TextEnvelope | undefined;
     try {
-      bytes = this.#encode(key, value, lifetimes, NO_GENERATIONS);
+      encoded = this.#encodeOne(key, value, lifetimes, NO_GENERATIONS);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#send(full, bytes, lifetimes);
+    return this.#send(full, encoded, lifetimes);
   }
 
   /**
@@ -91,17 +91,27 @@ export class Writes {
       this.fenced(key, snapshot.fenced);
       return false;
     }
-    return this.#send(full, this.#encode(key, value, lifetimes, snapshot.generations), lifetimes);
+    return this.#send(full, this.#encodeOne(key, value, lifetimes, snapshot.generations), lifetimes);
   }
 
-  /** Stores encoded bytes (undefined: too large, reported already) and counts them. */
-  #send(full: string, bytes: Uint8Array | undefined, lifetimes: Lifetimes): Promise<boolean> {
+  /**
+   * {@link #encode} for `cache.set`: as a TextEnvelope (its bytes not made yet) when the path
+   * takes one entry whole (Store.setEntry: the valkey stores write its parts into the command).
+   */
+  #encodeOne(key: string, value: unknown, lifetimes: Lifetimes, generations: readonly TagGeneration[]): Uint8Array | TextEnvelope | undefined {
+    return this.#encodeAt(key, value, this.#clock.now(), lifetimes, generations, this.#path.setEntry !== undefined);
+  }
+
+  /** Stores an encoded entry (undefined: too large, reported already) and counts its bytes. */
+  #send(full: string, encoded: Uint8Array | TextEnvelope | undefined, lifetimes: Lifetimes): Promise<boolean> {
     this.#tier.forget([full]);
-    if (bytes === undefined) return Promise.resolve(false);
-    const size = bytes.length;
-    return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
+    if (encoded === undefined) return Promise.resolve(false);
+    const ttlMs = storeTtl(lifetimes);
+    // Counted once written: a text entry's size is exact by then (src/store/text-entry.ts).
+    const sent = encoded instanceof Uint8Array ? this.#path.set(full, encoded, ttlMs) : this.#path.setEntry!(new TextEntry(full, encoded, ttlMs));
+    return sent.then(
       () => {
-        this.#counters.bytesWritten += size;
+        this.#counters.bytesWritten += encoded instanceof Uint8Array ? encoded.length : encoded.size;
         return true;
       },
       (error: unknown) => this.#reports.fallback(error, 'set', full, undefined, false),

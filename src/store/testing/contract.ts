@@ -7,6 +7,7 @@
  */
 import { StoreClosedError } from '../errors.ts';
 import { CREATED_AT_OFFSET, FRESH_FOR_OFFSET, HEADER_BYTES, MAGIC, SIZE_OFFSET, STALE_FOR_OFFSET, VERSION, VERSION_OFFSET } from '../layout/envelope.ts';
+import { type HeadedText, TextEntry } from '../text-entry.ts';
 import type { Store, StoreOp } from '../types.ts';
 import { deepEqual, equal, ok, rejects, rejectsWith, sameBytes } from './assert.ts';
 import { bytes, sleep, text, type SuiteApi } from './suite-api.ts';
@@ -165,6 +166,24 @@ export function describeStoreContract<S extends Store>(runner: SuiteApi, target:
       equal(await store.get(k('d1')), undefined);
       equal(await store.delete([k('d1')]), 0);
       equal(await store.delete([]), 0);
+    });
+
+    runner.it('setEntry stores one entry as set does, a text entry (bytes made on demand) included', async () => {
+      if (!store.setEntry) return assertNoCapability(store, 'setEntry');
+      await store.setEntry({ key: k('entry'), value: bytes('plain'), ttlMs: 60_000 });
+      equal(text(await store.get(k('entry'))), 'plain');
+      // A head of three bytes, then text as UTF-8 (src/store/text-entry.ts): the store may write it either way.
+      const content = '{"name":"Zoë 🙂"}';
+      const made = new Uint8Array([1, 2, 3, ...new TextEncoder().encode(content)]);
+      const parts: HeadedText = {
+        headLength: 3,
+        text: content,
+        size: made.length,
+        writeHead: (out, at) => out.set(made.subarray(0, 3), at),
+        bytes: () => made,
+      };
+      await store.setEntry(new TextEntry(k('entry'), parts, 60_000));
+      deepEqual([...((await store.get(k('entry'))) ?? [])], [...made], 'a later setEntry replaces the value');
     });
 
     runner.it('add sets only when absent', async () => {
