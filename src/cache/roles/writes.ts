@@ -77,7 +77,7 @@ export class Writes {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#send(full, bytes, lifetimes);
+    return this.#send(full, bytes, lifetimes, key);
   }
 
   /**
@@ -94,12 +94,14 @@ export class Writes {
     return this.#send(full, this.#encode(key, value, lifetimes, snapshot.generations), lifetimes);
   }
 
-  /** Stores encoded bytes (undefined: too large, reported already) and counts them. */
-  #send(full: string, bytes: Uint8Array | undefined, lifetimes: Lifetimes): Promise<boolean> {
+  /** Stores encoded bytes (undefined: too large, reported already) and counts them; `untagged`: the key of an entry with no tags, which the tier may keep once written. */
+  #send(full: string, bytes: Uint8Array | undefined, lifetimes: Lifetimes, untagged?: string): Promise<boolean> {
     this.#tier.forget([full]);
     if (bytes === undefined) return Promise.resolve(false);
     const size = bytes.length;
-    return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
+    const sent = this.#path.set(full, bytes, storeTtl(lifetimes));
+    if (untagged !== undefined) this.#tier.wrote?.(untagged, full, bytes, sent);
+    return sent.then(
       () => {
         this.#counters.bytesWritten += size;
         return true;

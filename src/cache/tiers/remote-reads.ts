@@ -50,6 +50,11 @@ export class RemoteReads {
     this.synchronous = typeof path.getSync === 'function' && typeof path.getManySync === 'function' && typeof path.readWithGenerationsSync === 'function';
   }
 
+  /** Decodes stored bytes of `key` as a read does (undefined when unreadable, reported as corrupt). */
+  decode(key: string, bytes: Uint8Array): DecodedEntry | undefined {
+    return this.host.decode(key, bytes);
+  }
+
   /** The store keys of `tag`. */
   keysOf(tag: string): TagKeys {
     let keys = this.#tagKeys.get(tag);

@@ -55,6 +55,12 @@ export interface Tier {
   watch?(full: string): KeyWatch | undefined;
   /** This process deletes or overwrites these keys (or tries to). */
   forget(fulls: readonly string[]): void;
+  /**
+   * This process writes `bytes`, an untagged entry, under `full` (after {@link forget} of it),
+   * and `written` is that write: a tier that can tell when what it wrote is current may keep it
+   * as its copy once it settled (the coherent tier). Optional: the others read it back.
+   */
+  wrote?(key: string, full: string, bytes: Uint8Array, written: Promise<unknown>): void;
   /** This process invalidated these tags. */
   tagsInvalidated(tags: readonly string[]): void;
   /** This process cleared the cache's prefix. */
