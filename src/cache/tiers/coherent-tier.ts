@@ -123,7 +123,8 @@ export class CoherentTier extends InvalidatedTier implements Tier, CoherenceList
    * this process before it returns, and is either remembered here as it arrives while the write
    * is in flight (the copy is then not kept) or drops the copy afterwards. So the copy is kept
    * under the conditions of a read's (nothing invalidated or flushed since, the same session,
-   * `full` watched since before): the next read of what this process just wrote is a hit
+   * `full` watched since before, for a copy of this process: a write alone does not make its
+   * process a holder, whom other writers then wait for): the next read of what this process just wrote is a hit
    * instead of a round trip. A tagged entry is not kept: it depends on counters read before.
    */
   wrote(key: string, full: string, bytes: Uint8Array, written: Promise<unknown>): void {
@@ -135,8 +136,8 @@ export class CoherentTier extends InvalidatedTier implements Tier, CoherenceList
     reads.begin();
     written.then(
       () => {
-        if (coherence.session === session && !reads.changedSince(issued, full, NO_COUNTERS) && coherence.covered([full], mark)) {
-          const entry = this.remote.decode(key, bytes);
+        if (coherence.session === session && !reads.changedSince(issued, full, NO_COUNTERS) && coherence.covered([full], mark, false)) {
+          const entry = this.remote.decodeWritten(key, bytes);
           if (entry !== undefined && entry.tags.length === 0) this.copies.set(full, bytes, entry);
         }
         reads.end();

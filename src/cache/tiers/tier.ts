@@ -26,8 +26,12 @@ export interface TierRead {
 
 /** What the tiers need from the engine: implemented by its tier-hosting role (`TierHosting`, src/cache/roles/tier-hosting.ts). */
 export interface TierHost {
-  /** Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back undefined. */
-  decode(key: string, bytes: Uint8Array): DecodedEntry | undefined;
+  /**
+   * Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back
+   * undefined. They count as read from the store (`bytesRead`) unless `written`: bytes this
+   * process wrote itself.
+   */
+  decode(key: string, bytes: Uint8Array, written?: boolean): DecodedEntry | undefined;
   /** An entry was found but a tag it records has moved on: a miss, with its own event. */
   outdated(key: string, tags: readonly string[]): void;
 }

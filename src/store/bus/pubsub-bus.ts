@@ -171,7 +171,7 @@ export class PubSubBus {
       get mark() {
         return bus.#marks;
       },
-      covered: (keys, mark) => this.#covered(keys, mark),
+      covered: (keys, mark, watchMissing) => this.#covered(keys, mark, watchMissing !== false),
       barrier: () => this.#barrier(),
       invalidate: (keys, written, removed) => this.#invalidate(listener, options, keys, written, removed),
       close: async () => {
@@ -346,15 +346,16 @@ export class PubSubBus {
     await Promise.all(released);
   }
 
-  #covered(keys: readonly string[], mark: number): boolean {
-    let covered = this.#confirmedBy(ALL_CHANNEL, mark);
-    for (const key of keys) if (!this.#confirmedBy(keyChannel(key), mark)) covered = false;
+  #covered(keys: readonly string[], mark: number, watchMissing: boolean): boolean {
+    let covered = this.#confirmedBy(ALL_CHANNEL, mark, watchMissing);
+    for (const key of keys) if (!this.#confirmedBy(keyChannel(key), mark, watchMissing)) covered = false;
     return covered;
   }
 
-  #confirmedBy(channel: string, mark: number): boolean {
-    if (channel !== ALL_CHANNEL) this.#held.add(channel);
+  #confirmedBy(channel: string, mark: number, watchMissing: boolean): boolean {
     const watch = this.#watches.get(channel);
+    if (!watchMissing) return watch?.at !== undefined && watch.at <= mark && (channel === ALL_CHANNEL || this.#held.has(channel));
+    if (channel !== ALL_CHANNEL) this.#held.add(channel);
     if (watch === undefined) {
       if (this.#transport.up) this.#watch(channel);
       return false;
