@@ -123,9 +123,10 @@ export class CoherentTier extends InvalidatedTier implements Tier, CoherenceList
    * this process before it returns, and is either remembered here as it arrives while the write
    * is in flight (the copy is then not kept) or drops the copy afterwards. So the copy is kept
    * under the conditions of a read's (nothing invalidated or flushed since, the same session,
-   * `full` watched since before, for a copy of this process: a write alone does not make its
-   * process a holder, whom other writers then wait for): the next read of what this process just wrote is a hit
-   * instead of a round trip. A tagged entry is not kept: it depends on counters read before.
+   * `full` watched since before for a copy of this process: a write alone does not make its
+   * process a holder, which other writers would then wait for), and the next read of what this
+   * process just wrote is a hit instead of a round trip. A tagged entry is not kept: it depends
+   * on generation counters read before the write.
    */
   wrote(key: string, full: string, bytes: Uint8Array, written: Promise<unknown>): void {
     const coherence = this.#coherence;
