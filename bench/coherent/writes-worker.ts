@@ -4,7 +4,8 @@
  * `argv[5]` loops at once in this process for `argv[4]` seconds, through cachette taken from the
  * tree at `argv[2]` (so that two commits run the same script), with `l1: { consistency:
  * 'coherent' }` or no L1 (`argv[3]`: coherent | none), on the redis-server at `argv[6]`. Prints one
- * JSON line: requests, seconds, CPU ms per request, failed calls and store errors by message.
+ * JSON line: requests, seconds, CPU ms per request, bytes read from the store per request (what
+ * copies save, whatever the host's load), failed calls and store errors by message.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,17 +16,20 @@ const { cachetteSpec } = (await from('bench/contenders/cachette.ts')) as typeof 
 const { doWork, prefill, randomParams, workKeys } = (await from('bench/fullstack/app/workload.ts')) as typeof import('../fullstack/app/workload.ts');
 
 const storeErrors = new Map<string, number>();
+let bytesRead = (): number => 0;
 const id = `ab-${mode}`;
 const contender = await cachetteSpec({
   id,
   label: id,
   store: 'valkey',
   ...(mode === 'coherent' ? { options: { l1: { consistency: 'coherent' } } } : {}),
-  onCache: (cache) =>
+  onCache: (cache) => {
+    bytesRead = () => cache.stats().bytesRead;
     cache.events.addEventListener('error', (event) => {
       const message = `${event.detail.operation}: ${String((event.detail.error as Error)?.message ?? event.detail.error)}`.replace(/127\.0\.0\.1:\d+/, 'server');
       storeErrors.set(message, (storeErrors.get(message) ?? 0) + 1);
-    }),
+    });
+  },
 }).open(url);
 const keys = workKeys(id);
 await prefill(contender, keys);
@@ -50,13 +54,15 @@ async function run(end: number): Promise<{ requests: number; failed: number }> {
 }
 await run(until(1000));
 storeErrors.clear();
+const read = bytesRead();
 const cpu = process.cpuUsage();
 const started = performance.now();
 const { requests, failed } = await run(until(Number(seconds) * 1000));
 const elapsed = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
+const bytesPerRequest = (bytesRead() - read) / Math.max(requests, 1);
 process.stdout.write(
-  `${JSON.stringify({ requests, seconds: elapsed, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(requests, 1), failed, storeErrors: Object.fromEntries(storeErrors) })}\n`,
+  `${JSON.stringify({ requests, seconds: elapsed, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(requests, 1), bytesPerRequest, failed, storeErrors: Object.fromEntries(storeErrors) })}\n`,
 );
 await contender.close();
 process.exit(0);

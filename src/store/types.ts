@@ -220,9 +220,10 @@ export interface Coherence {
   /**
    * True when every key was watched (invalidations of it delivered to this process) since
    * before `mark` was taken, in the current session; otherwise starts watching the missing
-   * ones and answers false (the read is served, not kept).
+   * ones and answers false (the read is served, not kept). `watchMissing: false`: answers
+   * only, watching nothing more (a write kept as a copy must not make its writer a holder).
    */
-  covered(keys: readonly string[], mark: number): boolean;
+  covered(keys: readonly string[], mark: number, watchMissing?: boolean): boolean;
   /**
    * In `barrier` mode: resolves once everything published on the bus before this call has
    * reached this process (true), or false when that cannot be confirmed (the bus is down).

@@ -15,6 +15,11 @@ interface Pair {
   name: string;
   /** Whether a write made on the store without cachette reaches the copies (docs/l1.md, "Writes made without cachette"). */
   seesForeignWrites: boolean;
+  /**
+   * Whether a process applies its own invalidation when the bus delivers it back (the cluster:
+   * its publish does not share the store's ordered connection; src/store/bus/pubsub-bus.ts).
+   */
+  appliesOwnEcho: boolean;
   open(): { stores: [Store, Store]; cleanup(): void };
 }
 
@@ -22,18 +27,22 @@ const pairs: Pair[] = [
   {
     name: 'sqlite',
     seesForeignWrites: true,
+    appliesOwnEcho: false,
     open: () => {
       const dir = tempDir('coherent');
       const path = join(dir, 'cache.db');
       return { stores: [sqliteStore(path), sqliteStore(path)], cleanup: () => removeDir(dir) };
     },
   },
-  ...(requireRedis() ? [{ name: 'valkey', seesForeignWrites: false, open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }] : []),
+  ...(requireRedis()
+    ? [{ name: 'valkey', seesForeignWrites: false, appliesOwnEcho: false, open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }]
+    : []),
   ...(requireCluster()
     ? [
         {
           name: 'the cluster store',
           seesForeignWrites: false,
+          appliesOwnEcho: true,
           // The same nodes in another order: both processes must still agree on the bus node.
           open: () => ({ stores: [valkeyStore({ cluster: clusterNodes!.split(',') }), valkeyStore({ cluster: clusterNodes!.split(',').reverse() })] as [Store, Store], cleanup: () => {} }),
         },
@@ -195,6 +204,73 @@ describe.each(pairs.filter((pair) => !pair.seesForeignWrites))('coherent L1 on $
       await reader.close();
       await writer.close();
       opened.cleanup();
+    }
+  });
+});
+
+describe.each(pairs)('coherent L1 on $name: what a process writes itself', ({ open, appliesOwnEcho }) => {
+  let one: Cache;
+  let other: Cache;
+  /** No L1, over the first process's store: what the store holds. */
+  let plain: Cache;
+  let cleanup: () => void;
+  beforeAll(() => {
+    const namespace = uniqueNamespace('l1c-own');
+    const opened = open();
+    cleanup = opened.cleanup;
+    one = createCache({ store: opened.stores[0], namespace, l1: { consistency: 'coherent' } });
+    other = createCache({ store: opened.stores[1], namespace, l1: { consistency: 'coherent' } });
+    plain = createCache({ store: opened.stores[0], namespace });
+  });
+  afterAll(async () => {
+    await one.clear();
+    await one.close();
+    await other.close();
+    await plain.close();
+    cleanup();
+  });
+  /** Whether a get of `key` by `cache` is answered from memory, and what it answers. */
+  const read = async (cache: Cache, key: string) => {
+    const before = cache.stats().bytesRead;
+    const value = await cache.get(key);
+    return { value, fromMemory: cache.stats().bytesRead === before };
+  };
+
+  it(`a read in the same tick as the process's own set ${appliesOwnEcho ? 'is dropped by the own echo' : 'is kept: the own echo is not applied'}`, async () => {
+    await one.set('echo', 'v1');
+    expect(await untilFromMemory(one, 'echo')).toBe('v1');
+    for (let i = 2; i <= 5; i++) {
+      // The get goes behind the set on the store's connection: it reads the new value, and the
+      // set's invalidation comes back from the bus while it is in flight or just after.
+      const [stored, value] = await Promise.all([one.set('echo', `v${i}`), one.get('echo')]);
+      expect([stored, value]).toEqual([true, `v${i}`]);
+      await other.get('echo');
+      expect(await read(one, 'echo')).toEqual({ value: `v${i}`, fromMemory: !appliesOwnEcho });
+    }
+  });
+
+  it(`what it just set ${appliesOwnEcho ? 'is read back from the store' : 'is its copy (write-through): read back from memory'}`, async () => {
+    await one.set('through', 'v1');
+    expect(await untilFromMemory(one, 'through')).toBe('v1');
+    expect(await untilFromMemory(other, 'through')).toBe('v1');
+    for (let i = 2; i <= 5; i++) {
+      expect(await one.set('through', `v${i}`)).toBe(true);
+      expect(await read(one, 'through')).toEqual({ value: `v${i}`, fromMemory: !appliesOwnEcho });
+      expect(await other.get('through')).toBe(`v${i}`);
+    }
+    // A tagged entry depends on generations read before its write: never kept so.
+    await one.set('through-tagged', 't1', { tags: ['own'] });
+    expect(await read(one, 'through-tagged')).toEqual({ value: 't1', fromMemory: false });
+  });
+
+  it('two processes setting one key at once: once both returned, each serves what the store holds', async () => {
+    await one.set('race', 'start');
+    expect(await untilFromMemory(one, 'race')).toBe('start');
+    expect(await untilFromMemory(other, 'race')).toBe('start');
+    for (let i = 0; i < 40; i++) {
+      expect(await Promise.all([one.set('race', `one-${i}`), other.set('race', `other-${i}`)])).toEqual([true, true]);
+      const held = await plain.get('race');
+      expect([await one.get('race'), await other.get('race')]).toEqual([held, held]);
     }
   });
 });

@@ -36,11 +36,11 @@ export class TierHosting implements TierHost, CoherentHost {
     this.#slack = slack;
   }
 
-  /** Decodes `bytes`, counting it; an unreadable entry is counted as corrupt. */
-  decode(key: string, bytes: Uint8Array | undefined): DecodedEntry | undefined {
+  /** Decodes `bytes`, counting it as read unless `written` (TierHost.decode); an unreadable entry is counted as corrupt. */
+  decode(key: string, bytes: Uint8Array | undefined, written = false): DecodedEntry | undefined {
     if (bytes === undefined) return undefined;
     const { counters } = this.#ctx;
-    counters.bytesRead += bytes.length;
+    if (!written) counters.bytesRead += bytes.length;
     try {
       const entry = this.#ctx.codec.decode(bytes, this.#slack);
       const { value, version } = versionOf(entry.value);

@@ -77,7 +77,7 @@ export class Writes {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#send(full, encoded, lifetimes);
+    return this.#send(full, encoded, lifetimes, key);
   }
 
   /**
@@ -102,13 +102,18 @@ export class Writes {
     return this.#encodeAt(key, value, this.#clock.now(), lifetimes, generations, this.#path.setEntry !== undefined);
   }
 
-  /** Stores an encoded entry (undefined: too large, reported already) and counts its bytes. */
-  #send(full: string, encoded: Uint8Array | TextEnvelope | undefined, lifetimes: Lifetimes): Promise<boolean> {
+  /**
+   * Stores an encoded entry (undefined: too large, reported already) and counts its bytes;
+   * `untagged`: the key of an entry with no tags, which the tier may keep once written (a text
+   * entry's bytes are made for it then: the same buffer the store's write would make).
+   */
+  #send(full: string, encoded: Uint8Array | TextEnvelope | undefined, lifetimes: Lifetimes, untagged?: string): Promise<boolean> {
     this.#tier.forget([full]);
     if (encoded === undefined) return Promise.resolve(false);
     const ttlMs = storeTtl(lifetimes);
     // Counted once written: a text entry's size is exact by then (src/store/text-entry.ts).
     const sent = encoded instanceof Uint8Array ? this.#path.set(full, encoded, ttlMs) : this.#path.setEntry!(new TextEntry(full, encoded, ttlMs));
+    if (untagged !== undefined && this.#tier.wrote) this.#tier.wrote(untagged, full, encoded instanceof Uint8Array ? encoded : encoded.bytes(), sent);
     return sent.then(
       () => {
         this.#counters.bytesWritten += encoded instanceof Uint8Array ? encoded.length : encoded.size;

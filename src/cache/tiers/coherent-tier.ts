@@ -6,6 +6,8 @@ import { InvalidatedTier } from './reads-in-flight.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
 import type { Tier, TierRead } from './tier.ts';
 
+const NO_COUNTERS: readonly string[] = Object.freeze([]);
+
 /** What the coherent tier reports to the engine: its tier-hosting role (`TierHosting`, src/cache/roles/tier-hosting.ts). */
 export interface CoherentHost {
   /** A read that a copy could have answered went to the store: coherence was not confirmed. */
@@ -108,6 +110,41 @@ export class CoherentTier extends InvalidatedTier implements Tier, CoherenceList
     if (batch.complete) return batch.entries;
     if (!serving) this.host.bypassed();
     return batch.filled(this.remote.readManyNow(batch.keys, batch.fulls));
+  }
+
+  /**
+   * This process writes `bytes`, an untagged entry, under `full` (its copy forgotten already);
+   * `written` is that write as the store path returns it, settled once its invalidation was
+   * acknowledged. Once it is, what it wrote becomes the copy, as a read of `full` issued now
+   * would: the write executes after every write another process had made return (their
+   * invalidations reached this process before they returned, and are either behind the copy
+   * forgotten now or arrive later, as for a read in flight), so the copy is what the store
+   * holds, unless another write of `full` executes after it; that write's invalidation reaches
+   * this process before it returns, and is either remembered here as it arrives while the write
+   * is in flight (the copy is then not kept) or drops the copy afterwards. So the copy is kept
+   * under the conditions of a read's (nothing invalidated or flushed since, the same session,
+   * `full` watched since before for a copy of this process: a write alone does not make its
+   * process a holder, which other writers would then wait for), and the next read of what this
+   * process just wrote is a hit instead of a round trip. A tagged entry is not kept: it depends
+   * on generation counters read before the write.
+   */
+  wrote(key: string, full: string, bytes: Uint8Array, written: Promise<unknown>): void {
+    const coherence = this.#coherence;
+    const session = coherence.session;
+    const mark = coherence.mark;
+    const reads = this.reads;
+    const issued = reads.issued;
+    reads.begin();
+    written.then(
+      () => {
+        if (coherence.session === session && !reads.changedSince(issued, full, NO_COUNTERS) && coherence.covered([full], mark, false)) {
+          const entry = this.remote.decodeWritten(key, bytes);
+          if (entry !== undefined && entry.tags.length === 0) this.copies.set(full, bytes, entry);
+        }
+        reads.end();
+      },
+      () => reads.end(),
+    );
   }
 
   async close(): Promise<void> {

@@ -49,12 +49,22 @@ export class ReadsInFlight {
 
   /** Runs `read` as a read in flight: the invalidations that arrive meanwhile are remembered. */
   async during<T>(read: () => Promise<T>): Promise<T> {
-    this.#inFlight++;
+    this.begin();
     try {
       return await read();
     } finally {
-      if (--this.#inFlight === 0) this.#invalidatedAt.clear();
+      this.end();
     }
+  }
+
+  /** Counts a read in flight from now until {@link end}: {@link during} where the caller settles it itself. */
+  begin(): void {
+    this.#inFlight++;
+  }
+
+  /** The read counted by {@link begin} is settled (its {@link changedSince} asked already). */
+  end(): void {
+    if (--this.#inFlight === 0) this.#invalidatedAt.clear();
   }
 
   /** True when a read issued at `issued` of `full` (recording `counters`) may have missed an invalidation. */

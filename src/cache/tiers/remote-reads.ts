@@ -50,6 +50,11 @@ export class RemoteReads {
     this.synchronous = typeof path.getSync === 'function' && typeof path.getManySync === 'function' && typeof path.readWithGenerationsSync === 'function';
   }
 
+  /** Decodes bytes this process wrote under `key` (undefined when unreadable, reported as corrupt; not counted as read). */
+  decodeWritten(key: string, bytes: Uint8Array): DecodedEntry | undefined {
+    return this.host.decode(key, bytes, true);
+  }
+
   /** The store keys of `tag`. */
   keysOf(tag: string): TagKeys {
     let keys = this.#tagKeys.get(tag);

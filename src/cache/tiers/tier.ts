@@ -26,8 +26,12 @@ export interface TierRead {
 
 /** What the tiers need from the engine: implemented by its tier-hosting role (`TierHosting`, src/cache/roles/tier-hosting.ts). */
 export interface TierHost {
-  /** Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back undefined. */
-  decode(key: string, bytes: Uint8Array): DecodedEntry | undefined;
+  /**
+   * Decodes stored bytes; an unreadable entry is counted and reported as corrupt and comes back
+   * undefined. They count as read from the store (`bytesRead`) unless `written`: bytes this
+   * process wrote itself.
+   */
+  decode(key: string, bytes: Uint8Array, written?: boolean): DecodedEntry | undefined;
   /** An entry was found but a tag it records has moved on: a miss, with its own event. */
   outdated(key: string, tags: readonly string[]): void;
 }
@@ -55,6 +59,12 @@ export interface Tier {
   watch?(full: string): KeyWatch | undefined;
   /** This process deletes or overwrites these keys (or tries to). */
   forget(fulls: readonly string[]): void;
+  /**
+   * This process writes `bytes`, an untagged entry, under `full` (after {@link forget} of it),
+   * and `written` is that write: a tier that can tell when what it wrote is current may keep it
+   * as its copy once it settled (the coherent tier). Optional: the others read it back.
+   */
+  wrote?(key: string, full: string, bytes: Uint8Array, written: Promise<unknown>): void;
   /** This process invalidated these tags. */
   tagsInvalidated(tags: readonly string[]): void;
   /** This process cleared the cache's prefix. */

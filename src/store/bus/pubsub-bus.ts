@@ -22,6 +22,18 @@
  * Anything that may lose a message (either connection dropping, a beat not coming back in
  * time) ends the session: copies are flushed, and bypassed until the next beat returns.
  *
+ * The own echo (this process's invalidation, delivered back to it because it holds the keys'
+ * bucket) is only counted as its acknowledgement on an ordered transport: the caches of this
+ * process heard of the write already, when it was issued (the writing cache drops its copies
+ * before the write is sent, the others are told at once by {@link PubSubBus.register}'s
+ * invalidate, behind the write), and every read they issue afterwards goes down the same
+ * connection behind the write, so it cannot find what the write replaced; a read issued before
+ * was either done by then (its copy dropped) or is in flight (it is not kept). Applying the echo
+ * as well would only drop the copies those later reads made of the new value. Where the store's
+ * calls and the publish do not share one ordered connection (the cluster), a read issued after
+ * the write may still execute before it, and the echo is applied like any invalidation. The
+ * writer still waits for its own echo, as for any receiver: PUBLISH counted it.
+ *
  * A watcher (CoherenceOptions.watcher: the unstorage driver's `watch`) is a holder that keeps
  * no copies: it listens to every bucket, so PUBLISH counts it, and it acknowledges what it
  * receives at once like any holder (a writer never waits a lease for it while its process
@@ -159,7 +171,7 @@ export class PubSubBus {
       get mark() {
         return bus.#marks;
       },
-      covered: (keys, mark) => this.#covered(keys, mark),
+      covered: (keys, mark, watchMissing) => this.#covered(keys, mark, watchMissing !== false),
       barrier: () => this.#barrier(),
       invalidate: (keys, written, removed) => this.#invalidate(listener, options, keys, written, removed),
       close: async () => {
@@ -334,15 +346,16 @@ export class PubSubBus {
     await Promise.all(released);
   }
 
-  #covered(keys: readonly string[], mark: number): boolean {
-    let covered = this.#confirmedBy(ALL_CHANNEL, mark);
-    for (const key of keys) if (!this.#confirmedBy(keyChannel(key), mark)) covered = false;
+  #covered(keys: readonly string[], mark: number, watchMissing: boolean): boolean {
+    let covered = this.#confirmedBy(ALL_CHANNEL, mark, watchMissing);
+    for (const key of keys) if (!this.#confirmedBy(keyChannel(key), mark, watchMissing)) covered = false;
     return covered;
   }
 
-  #confirmedBy(channel: string, mark: number): boolean {
-    if (channel !== ALL_CHANNEL) this.#held.add(channel);
+  #confirmedBy(channel: string, mark: number, watchMissing: boolean): boolean {
     const watch = this.#watches.get(channel);
+    if (!watchMissing) return watch?.at !== undefined && watch.at <= mark && (channel === ALL_CHANNEL || this.#held.has(channel));
+    if (channel !== ALL_CHANNEL) this.#held.add(channel);
     if (watch === undefined) {
       if (this.#transport.up) this.#watch(channel);
       return false;
@@ -390,9 +403,15 @@ export class PubSubBus {
         return;
       case 'invalidate':
         if (channel === this.#own) return;
-        this.#apply(message.keys, message.removed);
-        if (message.writer === this.#id) this.#acknowledged(message.seq);
-        else this.#queueAck(message.writer, message.seq);
+        if (message.writer !== this.#id) {
+          this.#apply(message.keys, message.removed);
+          this.#queueAck(message.writer, message.seq);
+          return;
+        }
+        // The own echo: this process's caches heard of the write already (module comment).
+        if (!this.#transport.ordered) this.#tell(this.#listeners, message.keys, false);
+        this.#tell(this.#watchers, message.keys, message.removed);
+        this.#acknowledged(message.seq);
         return;
       case 'unknown':
         // Not a message of this bus: nothing it says can be trusted, so everything goes.
@@ -401,13 +420,14 @@ export class PubSubBus {
   }
 
   #apply(keys: readonly string[] | undefined, removed = false): void {
-    for (const listener of this.#listeners) {
+    this.#tell(this.#listeners, keys, false);
+    this.#tell(this.#watchers, keys, removed);
+  }
+
+  #tell(listeners: ReadonlySet<CoherenceListener>, keys: readonly string[] | undefined, removed: boolean): void {
+    for (const listener of listeners) {
       if (keys === undefined) listener.flushed();
-      else listener.invalidated(keys);
-    }
-    for (const watcher of this.#watchers) {
-      if (keys === undefined) watcher.flushed();
-      else watcher.invalidated(keys, removed);
+      else listener.invalidated(keys, removed);
     }
   }
 
