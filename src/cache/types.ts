@@ -16,7 +16,7 @@ export interface SetOptions {
   /**
    * Takes up to this much off the ttl at random when the value is written, so keys written
    * together do not expire together: a fraction of the ttl strictly between 0 and 1 (`0.1`), or
-   * a duration string (`'30s'`; never more than the ttl). Overrides the cache's `ttlJitter`.
+   * a duration string (`'30s'`; never more than the ttl). Default: the cache's `ttlJitter`, else none.
    */
   ttlJitter?: TtlJitter;
   /**
