@@ -23,4 +23,3 @@ export type { Serializer } from './codec/serializers.ts';
 export type { Compressor } from './codec/compression.ts';
 export type { Store } from './store/types.ts';
 export type { Duration } from './util/duration.ts';
-export type { TtlJitter } from './cache/roles/jitter.ts';

@@ -10,7 +10,7 @@ import { reservedSegment } from './key-space.ts';
 import type { WaitUntil } from './background.ts';
 import { MissingCapabilityError } from './errors.ts';
 import { checkNegativeTtl, checkRefreshAhead, checkXfetch } from './fill/fill-request.ts';
-import { checkTtlJitter, type Jitter, type TtlJitter } from './roles/jitter.ts';
+import { checkTtlJitter, type Jitter } from './roles/jitter.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -111,7 +111,7 @@ export interface CacheOptions {
    * apart: a fraction of the ttl strictly between 0 and 1 (`0.1`), or a duration string
    * (`'30s'`; never more than the ttl). A number is never milliseconds. Default: none.
    */
-  ttlJitter?: TtlJitter;
+  ttlJitter?: number | Exclude<Duration, number>;
   /** Probabilistic early refresh for every `getOrSet`: β, or `true` for 1 (see `xfetch` in the getOrSet options). Default: none. */
   xfetch?: boolean | number;
   /** The ttl of factory results `negative` matches (a cached "nothing"; see `negativeTtl` in the getOrSet options). Default: none (the call's ttl). */

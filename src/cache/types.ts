@@ -1,5 +1,4 @@
 import type { Duration } from '../util/duration.ts';
-import type { TtlJitter } from './roles/jitter.ts';
 import type { WaitUntil } from './background.ts';
 import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
@@ -18,7 +17,7 @@ export interface SetOptions {
    * together do not expire together: a fraction of the ttl strictly between 0 and 1 (`0.1`), or
    * a duration string (`'30s'`; never more than the ttl). Default: the cache's `ttlJitter`, else none.
    */
-  ttlJitter?: TtlJitter;
+  ttlJitter?: number | Exclude<Duration, number>;
   /**
    * Tags the value depends on. Their generations are read before the value is computed (in the
    * same round trip as the entry read, for `getOrSet`) and recorded in the entry; once

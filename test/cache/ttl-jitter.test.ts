@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache, type Cache, type FactoryContext } from '../../src/index.ts';
-import { jittered } from '../../src/cache/roles/jitter.ts';
+import { jittered } from '../../src/cache/roles/lifetimes.ts';
 import type { Store } from '../../src/store/types.ts';
 import { tempSqliteStore } from '../adapters/sqlite-temp.ts';
 import { FakeClock } from '../support/fake-clock.ts';

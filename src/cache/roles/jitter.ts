@@ -2,20 +2,17 @@
  * `ttlJitter`: how much of each write's ttl is taken off at random, so that keys written
  * together (a deploy, a batch, a warm-up) do not all turn stale, and hit their source, in the
  * same instant. Applied once per write, to the fresh time only (grace and stale-if-error keep
- * their length), and recorded in the entry: `inspect(key).ttl` shows what was drawn.
+ * their length), and recorded in the entry: `inspect(key).ttl` shows what was drawn. The draw
+ * itself is `jittered` in lifetimes.ts.
  */
 import { toMs, type Duration } from '../../util/duration.ts';
-import type { Lifetimes } from './lifetimes.ts';
 
 /**
- * A `ttlJitter` value: a number is a fraction of the ttl strictly between 0 and 1 (`0.1`: up
- * to a tenth of the ttl is taken off); a string is a duration (`'30s'`, `'500ms'`: up to that
- * much, and never more than the ttl). Numbers are never milliseconds, so `0.1` and `100` can
- * not be confused: `100` is refused.
+ * A checked `ttlJitter`. The option's number is a fraction of the ttl strictly between 0 and 1
+ * (`0.1`: up to a tenth of the ttl is taken off); its string a duration (`'30s'`: up to that
+ * much, never more than the ttl). A number is never milliseconds, so `0.1` and `100` can not
+ * be confused: `100` is refused.
  */
-export type TtlJitter = number | Exclude<Duration, number>;
-
-/** A checked `ttlJitter`: a fraction of the ttl, or a most in ms. */
 export type Jitter = { readonly fraction: number } | { readonly ms: number };
 
 /** Checks a `ttlJitter` option, throwing a RangeError that names `where`. */
@@ -30,16 +27,4 @@ export function checkTtlJitter(jitter: unknown, where: string): Jitter {
   const ms = toMs(jitter as Duration, `cachette: ${where}: "ttlJitter"`);
   if (!(ms > 0 && Number.isFinite(ms))) throw new RangeError(`cachette: ${where}: "ttlJitter" must be a finite duration greater than 0, got ${JSON.stringify(jitter)}`);
   return { ms };
-}
-
-/**
- * The lifetimes one write stores: `lifetimes` with a uniform random part of its jitter taken
- * off the fresh time, in whole ms (never all of it: `random()` is below 1). An endless ttl has nothing to
- * spread and is left alone, as are lifetimes without jitter.
- */
-export function jittered(lifetimes: Lifetimes, random: () => number = Math.random): Lifetimes {
-  const { jitter, freshFor } = lifetimes;
-  if (jitter === undefined || !Number.isFinite(freshFor) || freshFor === 0) return lifetimes;
-  const most = 'fraction' in jitter ? jitter.fraction * freshFor : Math.min(jitter.ms, freshFor);
-  return { ...lifetimes, freshFor: freshFor - Math.floor(random() * most), jitter: undefined };
 }

@@ -38,3 +38,15 @@ export function lifetimesOf(options: Pick<GetOrSetOptions, 'ttl' | 'grace' | 'st
 export function keptFor(lifetimes: Lifetimes): number {
   return Math.max(lifetimes.staleFor, lifetimes.errorFor ?? 0);
 }
+
+/**
+ * The lifetimes one write stores: `lifetimes` with a uniform random part of its jitter taken
+ * off the fresh time, in whole ms (never all of it: `random()` is below 1). An endless ttl has nothing to
+ * spread and is left alone, as are lifetimes without jitter.
+ */
+export function jittered(lifetimes: Lifetimes, random: () => number = Math.random): Lifetimes {
+  const { jitter, freshFor } = lifetimes;
+  if (jitter === undefined || !Number.isFinite(freshFor) || freshFor === 0) return lifetimes;
+  const most = 'fraction' in jitter ? jitter.fraction * freshFor : Math.min(jitter.ms, freshFor);
+  return { ...lifetimes, freshFor: freshFor - Math.floor(random() * most), jitter: undefined };
+}
