@@ -22,17 +22,30 @@ export function ttlHint(options: unknown): string | undefined {
   return `to give a ttl, pass { ttl: ${JSON.stringify(options)} }`;
 }
 
-/** `set`, a factory's `ctx.setOptions`: { ttl, grace, tags }. */
-export const checkSetOptions = callOptionsCheck(['ttl', 'grace', 'tags'] satisfies ReadonlyArray<keyof SetOptions>, ttlHint);
+/** `set`, a factory's `ctx.setOptions`: { ttl, grace, ttlJitter, tags }. */
+export const checkSetOptions = callOptionsCheck(['ttl', 'grace', 'ttlJitter', 'tags'] satisfies ReadonlyArray<keyof SetOptions>, ttlHint);
 
 /** Every option of `getOrSet`: what is stored, and how the call behaves. */
-export const GET_OR_SET_OPTIONS = ['ttl', 'grace', 'tags', 'waitUntil', 'refreshAhead', 'staleIfError', 'graceBackoff', 'schema', 'version'] as const satisfies ReadonlyArray<keyof GetOrSetOptions>;
+export const GET_OR_SET_OPTIONS = [
+  'ttl',
+  'grace',
+  'ttlJitter',
+  'tags',
+  'waitUntil',
+  'refreshAhead',
+  'xfetch',
+  'negativeTtl',
+  'staleIfError',
+  'graceBackoff',
+  'schema',
+  'version',
+] as const satisfies ReadonlyArray<keyof GetOrSetOptions>;
 
 /** `getOrSet`: {@link GET_OR_SET_OPTIONS}. */
 export const checkGetOrSetOptions = callOptionsCheck(GET_OR_SET_OPTIONS, ttlHint);
 
 /** One entry of `setMany`: the key and value, and the same options as `set`. */
-export const checkSetManyEntry = callOptionsCheck(['key', 'value', 'ttl', 'grace', 'tags'] satisfies ReadonlyArray<keyof SetManyEntry>);
+export const checkSetManyEntry = callOptionsCheck(['key', 'value', 'ttl', 'grace', 'ttlJitter', 'tags'] satisfies ReadonlyArray<keyof SetManyEntry>);
 
 /** `incr`: { ttl }, which applies when the counter is created. */
 export const checkIncrOptions = callOptionsCheck(['ttl'], ttlHint);

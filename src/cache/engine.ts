@@ -61,7 +61,7 @@ export class CacheEngine implements Cache {
       changed: (tags) => this.#cdn?.purge(tags, []),
     });
     this.#cdn = openCdn(this, ctx);
-    this.#inspector = new Inspector(ctx.path, options.keyPrefix, ctx.codec, ctx.clock);
+    this.#inspector = new Inspector(ctx.path, options.keyPrefix, ctx.codec, ctx.clock, options.negative);
     describeEngine(this, { store: options.store, keyPrefix: options.keyPrefix, announcesWrites: options.l1?.consistency === 'coherent' });
   }
 

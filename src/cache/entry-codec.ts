@@ -24,6 +24,8 @@ export interface DecodedEntry {
   graceMs: number;
   /** The `version` the fill that stored it named (undefined: none). */
   version?: string | number;
+  /** How long the factory that computed it took, ms on its cache's clock (undefined: not recorded; see `xfetch`). */
+  computeMs?: number;
   tags: readonly TagGeneration[];
 }
 

@@ -3,18 +3,20 @@
  * a caller could observe: the entry is read from the store beneath any L1 (no copy is made),
  * through a {@link RemoteReads} of its own whose host counts and reports nothing (no hit, miss,
  * outdated or corrupt event, no byte counters). Tags are checked as a read checks them: an
- * entry outdated by a tag is `missing`, one whose tags moved softly is `stale`.
+ * entry outdated by a tag is `missing`, one whose tags moved softly is `stale`. Whether it is a
+ * cached "nothing" is the cache's `negative` predicate applied to the value it holds.
  */
 import type { Clock } from './clock.ts';
 import type { DecodedEntry, EntryCodec } from './entry-codec.ts';
 import type { GenerationLayer } from './path/generations.ts';
 import { NO_TAGS } from './tags/tag-keys.ts';
+import { unwrapped } from './roles/versioned.ts';
 import { RemoteReads } from './tiers/remote-reads.ts';
 import type { TierHost } from './tiers/tier.ts';
 import type { EntryInspection } from './types.ts';
 
 /** What inspect answers for an entry it cannot find (or read). */
-export const MISSING: EntryInspection = Object.freeze({ state: 'missing', age: undefined, ttl: undefined, tags: Object.freeze([]) });
+export const MISSING: EntryInspection = Object.freeze({ state: 'missing', age: undefined, ttl: undefined, tags: Object.freeze([]), negative: false });
 
 /** Reads entries for `inspect`, silently. */
 export class Inspector {
@@ -25,11 +27,12 @@ export class Inspector {
     prefix: string,
     codec: EntryCodec,
     private readonly clock: Clock,
+    private readonly negative: (value: unknown) => boolean,
   ) {
     const silent: TierHost = {
       decode(_key: string, bytes: Uint8Array): DecodedEntry | undefined {
         try {
-          return codec.decode(bytes);
+          return unwrapped(codec.decode(bytes));
         } catch {
           return undefined;
         }
@@ -42,12 +45,12 @@ export class Inspector {
   /** The state of the entry under `full` (the store key of `key`). Store failures reject. */
   async inspect(key: string, full: string): Promise<EntryInspection> {
     const { entry } = await this.#reads.read(key, full, NO_TAGS);
-    return entry === undefined ? MISSING : inspectionOf(entry, this.clock.now());
+    return entry === undefined ? MISSING : inspectionOf(entry, this.clock.now(), this.negative);
   }
 }
 
-/** `entry` as seen at `now`. */
-export function inspectionOf(entry: DecodedEntry, now: number): EntryInspection {
+/** `entry` as seen at `now`, `negative` telling a cached "nothing". */
+function inspectionOf(entry: DecodedEntry, now: number, negative: (value: unknown) => boolean): EntryInspection {
   if (!(now < entry.staleUntil)) return MISSING;
   const fresh = now < entry.freshUntil;
   return {
@@ -55,5 +58,6 @@ export function inspectionOf(entry: DecodedEntry, now: number): EntryInspection 
     age: Math.max(0, now - entry.createdAt),
     ttl: fresh ? entry.freshUntil - now : 0,
     tags: entry.tags.map((recorded) => recorded.tag),
+    negative: negative(entry.value) === true,
   };
 }

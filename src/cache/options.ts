@@ -9,7 +9,8 @@ import { systemClock, type Clock } from './clock.ts';
 import { reservedSegment } from './key-space.ts';
 import type { WaitUntil } from './background.ts';
 import { MissingCapabilityError } from './errors.ts';
-import { checkRefreshAhead } from './fill/fill-request.ts';
+import { checkNegativeTtl, checkRefreshAhead, checkXfetch } from './fill/fill-request.ts';
+import { checkTtlJitter, type Jitter } from './roles/jitter.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -106,6 +107,21 @@ export interface CacheOptions {
   /** Refresh-ahead for every `getOrSet`: a fraction of the ttl (see `refreshAhead` in the getOrSet options). Default: none. */
   refreshAhead?: number;
   /**
+   * Takes up to this much off each write's ttl at random, so keys written together expire
+   * apart: a fraction of the ttl strictly between 0 and 1 (`0.1`), or a duration string
+   * (`'30s'`; never more than the ttl). A number is never milliseconds. Default: none.
+   */
+  ttlJitter?: number | Exclude<Duration, number>;
+  /** Probabilistic early refresh for every `getOrSet`: β, or `true` for 1 (see `xfetch` in the getOrSet options). Default: none. */
+  xfetch?: boolean | number;
+  /** The ttl of factory results `negative` matches (a cached "nothing"; see `negativeTtl` in the getOrSet options). Default: none (the call's ttl). */
+  negativeTtl?: Duration;
+  /**
+   * Which factory results are "nothing" for `negativeTtl` and `inspect(key).negative`.
+   * Default `(value) => value === undefined || value === null`.
+   */
+  negative?: (value: unknown) => boolean;
+  /**
    * How long past `ttl` the last value is kept to be served when a `getOrSet` factory fails;
    * longer than `grace` (see `staleIfError` in the getOrSet options). Default: none.
    */
@@ -191,6 +207,11 @@ export interface ResolvedOptions {
   staleIfErrorMs: number | undefined;
   graceBackoffMs: number;
   refreshAhead: number | undefined;
+  ttlJitter: Jitter | undefined;
+  /** `xfetch`'s β (undefined: off). */
+  xfetch: number | undefined;
+  negativeTtlMs: number | undefined;
+  negative: (value: unknown) => boolean;
   timeoutMs: number;
   strict: boolean;
   breaker: Required<CircuitBreakerOptions>;
@@ -216,6 +237,10 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'ttl',
   'grace',
   'refreshAhead',
+  'ttlJitter',
+  'xfetch',
+  'negativeTtl',
+  'negative',
   'staleIfError',
   'graceBackoff',
   'timeout',
@@ -317,6 +342,10 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     staleIfErrorMs,
     graceBackoffMs: toMs(options.graceBackoff ?? DEFAULT_GRACE_BACKOFF_MS, 'graceBackoff'),
     refreshAhead: options.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, 'createCache'),
+    ttlJitter: options.ttlJitter === undefined ? undefined : checkTtlJitter(options.ttlJitter, 'createCache'),
+    xfetch: options.xfetch === undefined ? undefined : checkXfetch(options.xfetch, 'createCache'),
+    negativeTtlMs: options.negativeTtl === undefined ? undefined : checkNegativeTtl(options.negativeTtl, 'createCache'),
+    negative: resolveNegative(options.negative),
     timeoutMs,
     strict: options.strict ?? false,
     breaker: { threshold, cooldownMs },
@@ -331,6 +360,16 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
     cdn: resolveCdn(options.cdn, options.cdnWait, options.cdnRetry),
   };
+}
+
+/** The default `negative`: `undefined` and `null` are a cached "nothing". */
+export function isNothing(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+function resolveNegative(negative: ((value: unknown) => boolean) | undefined): (value: unknown) => boolean {
+  if (negative !== undefined && typeof negative !== 'function') throw new TypeError(`createCache: "negative" must be a function (value) => boolean, got ${typeof negative}`);
+  return negative ?? isNothing;
 }
 
 /** `factoryTimeout`: a duration greater than 0, or `false` (no limit). */

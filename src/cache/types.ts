@@ -13,6 +13,12 @@ export interface SetOptions {
   /** How long after `ttl` a stale value may be served while one refresh runs; overrides `grace`. */
   grace?: Duration;
   /**
+   * Takes up to this much off the ttl at random when the value is written, so keys written
+   * together do not expire together: a fraction of the ttl strictly between 0 and 1 (`0.1`), or
+   * a duration string (`'30s'`; never more than the ttl). Default: the cache's `ttlJitter`, else none.
+   */
+  ttlJitter?: number | Exclude<Duration, number>;
+  /**
    * Tags the value depends on. Their generations are read before the value is computed (in the
    * same round trip as the entry read, for `getOrSet`) and recorded in the entry; once
    * `invalidateTags` or a fenced write moves one on, the entry is a miss. At most 64.
@@ -35,6 +41,20 @@ export interface GetOrSetOptions<T = unknown> extends SetOptions {
    * that a hot key is renewed before it turns stale. Default: the cache's `refreshAhead`, else none.
    */
   refreshAhead?: number;
+  /**
+   * Probabilistic early refresh (XFetch): a hit starts one background refresh, as refresh-ahead
+   * does, when `now − Δ·β·ln(random()) ≥ expiry`, where Δ is how long the factory took (recorded
+   * in the entry) and β this number (`true`: 1; larger refreshes earlier). Slow factories and hot
+   * keys refresh earlier, and processes sharing a store do not all refresh at once. Default: the
+   * cache's `xfetch`, else none.
+   */
+  xfetch?: boolean | number;
+  /**
+   * The ttl of a factory result the cache's `negative` predicate matches (by default `undefined`
+   * and `null`): a cached "nothing", kept shorter (or longer) than values. `ctx.setOptions({ ttl })`
+   * still wins. Default: the cache's `negativeTtl`, else the call's ttl.
+   */
+  negativeTtl?: Duration;
   /**
    * A Standard Schema validator (Zod, Valibot, ArkType, …): a stored value it refuses is a miss
    * (counted in `invalid`, an `invalid` event) and is refilled; what it returns is served. Default: none.
@@ -279,4 +299,6 @@ export interface EntryInspection {
   readonly ttl: number | undefined;
   /** The tags it records (empty when missing). */
   readonly tags: readonly string[];
+  /** True when its value matches the cache's `negative` predicate (a cached "nothing", by default `undefined` or `null`); false when missing. */
+  readonly negative: boolean;
 }

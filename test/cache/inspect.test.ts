@@ -27,14 +27,14 @@ describe.each(targets)('inspect on $name', ({ open }) => {
   it('says fresh, stale or missing, with the age, the ttl left and the tags', async () => {
     await cache.set('a', { v: 1 }, { ttl: 60_000, grace: 5000, tags: ['t1', 't2'] });
     clock.advance(100);
-    expect(await cache.inspect('a')).toEqual({ state: 'fresh', age: 100, ttl: 59_900, tags: ['t1', 't2'] });
+    expect(await cache.inspect('a')).toEqual({ state: 'fresh', age: 100, ttl: 59_900, tags: ['t1', 't2'], negative: false });
     clock.advance(60_000);
-    expect(await cache.inspect('a')).toEqual({ state: 'stale', age: 60_100, ttl: 0, tags: ['t1', 't2'] });
+    expect(await cache.inspect('a')).toEqual({ state: 'stale', age: 60_100, ttl: 0, tags: ['t1', 't2'], negative: false });
     clock.advance(5000);
-    expect(await cache.inspect('a')).toEqual({ state: 'missing', age: undefined, ttl: undefined, tags: [] });
-    expect(await cache.inspect('none')).toEqual({ state: 'missing', age: undefined, ttl: undefined, tags: [] });
+    expect(await cache.inspect('a')).toEqual({ state: 'missing', age: undefined, ttl: undefined, tags: [], negative: false });
+    expect(await cache.inspect('none')).toEqual({ state: 'missing', age: undefined, ttl: undefined, tags: [], negative: false });
     await cache.set('endless', 1);
-    expect(await cache.inspect('endless')).toEqual({ state: 'fresh', age: 0, ttl: Infinity, tags: [] });
+    expect(await cache.inspect('endless')).toEqual({ state: 'fresh', age: 0, ttl: Infinity, tags: [], negative: false });
   });
 
   it('checks tags as a read does: an entry outdated by a tag is missing', async () => {

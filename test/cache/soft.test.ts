@@ -84,7 +84,7 @@ describe.each(targets)('soft invalidation and inspect on $name', ({ open, fences
     expect(await cache.expire('ex:a')).toBe(1);
     expect(await cache.get('ex:a')).toBeUndefined(); // get serves fresh values only
     const stale = await cache.inspect('ex:a');
-    expect(stale).toEqual({ state: 'stale', age: 1000, ttl: 0, tags: [] });
+    expect(stale).toEqual({ state: 'stale', age: 1000, ttl: 0, tags: [], negative: false });
     const { results, runs } = await concurrently('ex:a', 100, 'new');
     expect(results).toEqual(Array(100).fill('old'));
     expect(runs).toBe(1);
@@ -178,7 +178,7 @@ describe.each(targets)('soft invalidation and inspect on $name', ({ open, fences
     cache.events.addEventListener('outdated', (event) => outdated.push(event.detail.key));
     expect(await cache.invalidateTags(['soft-a'], { soft: true })).toBe(true);
     expect(await cache.get('st:a')).toBeUndefined();
-    expect(await cache.inspect('st:a')).toEqual({ state: 'stale', age: 0, ttl: 0, tags: ['soft-a'] });
+    expect(await cache.inspect('st:a')).toEqual({ state: 'stale', age: 0, ttl: 0, tags: ['soft-a'], negative: false });
     expect((await cache.inspect('st:b')).state).toBe('fresh');
     const { results, runs } = await concurrently('st:a', 100, 'a2', ['soft-a']);
     expect(results).toEqual(Array(100).fill('a1'));

@@ -106,6 +106,40 @@ describe('what the documentation says the cache does', () => {
     await cache.close();
   });
 
+  it('ttlJitter and xfetch are off by default, negativeTtl defaults to the call ttl, negative to undefined and null', async () => {
+    const text = page('docs/cache.md');
+    assert.match(text, /\| keys written together \| `ttlJitter` \(default off\) \|/);
+    assert.match(text, /`refreshAhead`, `xfetch` \(default off\)/);
+    assert.match(text, /`negativeTtl` \(default: the call's ttl\), `negative`/);
+    assert.match(text, /Default\s+`\(value\) => value === undefined \|\| value === null`/);
+    let now = 1_000_000;
+    const clock = { now: () => now };
+    const cache = createCache({ store: countingStore(), ttl: 100_000, clock, logger: false });
+    const keys = Array.from({ length: 50 }, (_, i) => `j${i}`);
+    await cache.setMany(keys.map((key) => ({ key, value: 1 })));
+    const ttls = await Promise.all(keys.map(async (key) => (await cache.inspect(key)).ttl));
+    assert.deepEqual(new Set(ttls), new Set([100_000]), 'no jitter by default');
+    let runs = 0;
+    const slow = async () => {
+      runs++;
+      now += 10_000; // a 10 s factory: xfetch would refresh 1 ms before expiry almost surely
+      return 'v';
+    };
+    await cache.getOrSet('x', slow);
+    await cache.idle();
+    now += 100_000 - 1;
+    await cache.getOrSet('x', slow);
+    await cache.idle();
+    assert.equal(runs, 1, 'no early refresh by default');
+    await cache.getOrSet('none', () => null);
+    await cache.getOrSet('undef', () => undefined);
+    await cache.getOrSet('zero', () => 0);
+    await cache.idle();
+    assert.equal((await cache.inspect('none')).ttl, 100_000, 'a cached null keeps the call ttl without negativeTtl');
+    assert.deepEqual(await Promise.all(['none', 'undef', 'zero'].map(async (key) => (await cache.inspect(key)).negative)), [true, true, false]);
+    await cache.close();
+  });
+
   it('graceBackoff defaults to 5 s: a failing source is tried once per 5 s per key while a value is served', async () => {
     const text = page('docs/cache.md');
     assert.match(text, /`staleIfError`, `graceBackoff` \(default 5 s\)/);

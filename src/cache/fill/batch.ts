@@ -68,11 +68,11 @@ export class Batch<T> {
             if (snapshot !== undefined && snapshot.fenced.length > 0) writes.fenced(request.key, snapshot.fenced);
           }
           try {
-            const started = startWrite(reads, writes, request, { value, context: ran.context as unknown as FillContext<T> }, generations, snapshot, gather);
+            const started = startWrite(reads, writes, request, { value, context: ran.context as unknown as FillContext<T>, computeMs: ran.computeMs }, generations, snapshot, gather);
             Promise.resolve(started).then((write) => {
               if (write) {
                 fill.written = write.landed;
-                fill.freshUntil = ctx.now() + (ran.context.lifetimes ?? request.lifetimes).freshFor;
+                fill.freshUntil = ctx.now() + write.freshFor;
                 ctx.track(write.landed, request.waitUntil);
               }
               entry.settle.resolve(value);

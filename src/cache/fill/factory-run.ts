@@ -14,6 +14,8 @@ export function abortFactoryRuns(ctx: EngineContext, reason: unknown): void {
 export interface Ran<T> {
   readonly value: T;
   readonly context: FillContext<T>;
+  /** How long the factory took on the cache's clock (Δ for `xfetch`): a fake clock's time, when a test moves it. */
+  readonly computeMs: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export function runFactory<T>(ctx: EngineContext, request: FillRequest<T>, stale
   const closing = ctx.closing.signal;
   const { key } = request;
   const began = performance.now();
+  const beganAt = ctx.now();
   const controller = new AbortController();
   const context = new FillContext<T>(key, stale, controller.signal, request.lifetimes);
   if (closing.aborted) controller.abort(closing.reason);
@@ -61,7 +64,7 @@ export function runFactory<T>(ctx: EngineContext, request: FillRequest<T>, stale
       settled();
       if (context.failure) return failed(context.failure.error);
       if (events.listens('fill')) events.emit('fill', { key, durationMs: performance.now() - began, background });
-      return { value, context };
+      return { value, context, computeMs: Math.max(0, ctx.now() - beganAt) };
     },
     (error: unknown) => {
       settled();

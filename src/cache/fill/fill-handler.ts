@@ -126,8 +126,7 @@ export class FillHandler {
     if (found?.state === 'fresh') {
       this.#reads.hit(request.key, request.started);
       // Refresh-ahead: far enough through its ttl, a hot entry is refreshed before it turns stale.
-      const refreshAhead = request.refreshAhead ?? ctx.options.refreshAhead;
-      if (refreshAhead !== undefined && ctx.now() >= found.createdAt + refreshAhead * (found.freshUntil - found.createdAt) && !this.#backoffs.backingOff(request.full)) {
+      if (refreshDue(found, request.refreshAhead ?? ctx.options.refreshAhead, request.xfetch ?? ctx.options.xfetch, ctx.now()) && !this.#backoffs.backingOff(request.full)) {
         this.#refresh(request, lookup.snapshot, found.value);
       }
       return found.value;
@@ -292,7 +291,7 @@ export class FillHandler {
     }
     fill.written = write.landed;
     this.#keep(request, write.landed);
-    fill.freshUntil = this.#ctx.now() + (ran.context.lifetimes ?? request.lifetimes).freshFor;
+    fill.freshUntil = this.#ctx.now() + write.freshFor;
     if (lease)
       this.#keep(
         request,
@@ -363,6 +362,26 @@ export class FillHandler {
     this.#ctx.counters.coalesced++;
     this.#ctx.events.emit('coalesced', { key, remote: true });
   }
+}
+
+/**
+ * Whether a fresh hit starts a background refresh: past `refreshAhead` of its ttl, or by
+ * XFetch (Vattani, Chierichetti and Lowenstein, "Optimal Probabilistic Cache Stampede
+ * Prevention", VLDB 2015): when `now − Δ·β·ln(random()) ≥ expiry`, Δ the factory's recorded
+ * duration. −ln(random()) is exponential with mean 1, so a refresh becomes likelier as expiry
+ * nears, sooner for slow factories, and hits in many processes rarely pick the same instant.
+ */
+export function refreshDue(
+  found: { createdAt: number; freshUntil: number; computeMs?: number | undefined },
+  refreshAhead: number | undefined,
+  beta: number | undefined,
+  now: number,
+  random: () => number = Math.random,
+): boolean {
+  if (refreshAhead !== undefined && now >= found.createdAt + refreshAhead * (found.freshUntil - found.createdAt)) return true;
+  const delta = found.computeMs;
+  if (beta === undefined || !(beta > 0) || delta === undefined || !(delta > 0) || !Number.isFinite(found.freshUntil)) return false;
+  return now - delta * beta * Math.log(random()) >= found.freshUntil;
 }
 
 /** How a factory's value is kept: the generations to record (undefined: served, not stored), the lease to release, the tags' state it ran under. */

@@ -1,4 +1,4 @@
-import { toMs } from '../../util/duration.ts';
+import { toMs, type Duration } from '../../util/duration.ts';
 import type { WaitUntil } from '../background.ts';
 import { checkTags } from '../tags/tag-keys.ts';
 import type { Factory, GetOrSetOptions } from '../types.ts';
@@ -31,6 +31,10 @@ export interface FillBehaviour {
   readonly version: string | number | undefined;
   /** The call's `graceBackoff` in ms (undefined: the cache's). */
   readonly graceBackoffMs: number | undefined;
+  /** The call's `xfetch` β (0: off for this call; undefined: the cache's). */
+  readonly xfetch: number | undefined;
+  /** The call's `negativeTtl` in ms (undefined: the cache's). */
+  readonly negativeTtlMs: number | undefined;
 }
 
 /**
@@ -44,7 +48,17 @@ export function fillBehaviour(options: GetOrSetOptions<unknown> | undefined, whe
   const refreshAhead = options?.refreshAhead === undefined ? undefined : checkRefreshAhead(options.refreshAhead, where);
   const schema = options?.schema === undefined ? undefined : checkSchema(options.schema, where);
   const version = options?.version === undefined ? undefined : checkVersion(options.version, where);
-  return { waitUntil, graceBackoffMs, refreshAhead, schema, version };
+  const xfetch = options?.xfetch === undefined ? undefined : checkXfetch(options.xfetch, where);
+  const negativeTtlMs = options?.negativeTtl === undefined ? undefined : checkNegativeTtl(options.negativeTtl, where);
+  return { waitUntil, graceBackoffMs, refreshAhead, schema, version, xfetch, negativeTtlMs };
+}
+
+/** `xfetch`: `true` (β = 1), `false` (off: 0), or β itself, a finite number greater than 0. */
+export function checkXfetch(xfetch: unknown, where: string): number {
+  if (xfetch === true) return 1;
+  if (xfetch === false) return 0;
+  if (typeof xfetch === 'number' && xfetch > 0 && Number.isFinite(xfetch)) return xfetch;
+  throw new RangeError(`cachette: ${where}: "xfetch" must be true, false or β, a finite number greater than 0 (1 is the usual choice), got ${String(xfetch)}`);
 }
 
 /** `refreshAhead`: a fraction of the ttl strictly between 0 and 1. */
@@ -58,4 +72,11 @@ export function checkRefreshAhead(fraction: unknown, where: string): number {
 export function fillRequest<T>(key: string, full: string, factory: Factory<T>, lifetimes: Lifetimes, options: GetOrSetOptions | undefined, started: number): FillRequest<T> {
   const where = `getOrSet("${key}")`;
   return { key, full, factory, lifetimes, tags: checkTags(options?.tags, where), started, ...fillBehaviour(options, where) };
+}
+
+/** `negativeTtl`: a duration greater than 0. */
+export function checkNegativeTtl(negativeTtl: Duration, where: string): number {
+  const ms = toMs(negativeTtl, `cachette: ${where}: "negativeTtl"`);
+  if (ms === 0) throw new RangeError(`cachette: ${where}: "negativeTtl" must be greater than 0 (a factory can skip storing with ctx.skip())`);
+  return ms;
 }

@@ -56,8 +56,10 @@ export class EngineContext {
     this.options = options;
     this.clock = options.clock;
     this.codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
-    this.defaults =
+    const defaults: Lifetimes =
       options.staleIfErrorMs === undefined ? { freshFor: options.ttlMs, staleFor: options.graceMs } : { freshFor: options.ttlMs, staleFor: options.graceMs, errorFor: options.staleIfErrorMs };
+    if (options.ttlJitter !== undefined) defaults.jitter = options.ttlJitter;
+    this.defaults = defaults;
     this.reports = new StoreReports(this);
     const bus = options.l1?.consistency === 'coherent' ? openCoherence(options.store, { confirm: options.l1.confirm }) : undefined;
     const path = buildPath({

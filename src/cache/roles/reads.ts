@@ -13,7 +13,7 @@ import type { StoreReports } from './reports.ts';
 /** A read as `getOrSet` sees it: fresh, stale (inside grace), or nothing usable. */
 export type Lookup<T> =
   /** With the entry's write time and freshness, which say when a refresh-ahead is due. */
-  | { state: 'fresh'; value: T; createdAt: number; freshUntil: number; version?: string | number }
+  | { state: 'fresh'; value: T; createdAt: number; freshUntil: number; version?: string | number; computeMs?: number | undefined }
   | { state: 'stale'; value: T; version?: string | number }
   /** Past grace, still kept by the store (a stale-if-error window was asked for): a miss, unless the source fails. */
   | { state: 'expired'; value: T; freshUntil: number; version?: string | number }
@@ -192,7 +192,7 @@ export class Reads {
     if (entry) {
       const now = this.#clock.now();
       const { version } = entry;
-      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil, version };
+      if (now < entry.freshUntil) found = { state: 'fresh', value: entry.value as T, createdAt: entry.createdAt, freshUntil: entry.freshUntil, version, computeMs: entry.computeMs };
       else if (now < entry.staleUntil) found = { state: 'stale', value: entry.value as T, version };
       // Past grace, kept by the store for a stale-if-error window: the call decides.
       else found = { state: 'expired', value: entry.value as T, freshUntil: entry.freshUntil, version };

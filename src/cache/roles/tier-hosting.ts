@@ -2,7 +2,7 @@ import { errorMessage } from '../../store/errors.ts';
 import type { Clock } from '../clock.ts';
 import type { DecodedEntry, EntryCodec } from '../entry-codec.ts';
 import type { CacheEvents, CacheStats } from '../events.ts';
-import { versionOf } from './versioned.ts';
+import { unwrapped } from './versioned.ts';
 import type { ResolvedOptions } from '../options.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import { BoundedTier } from '../tiers/bounded-tier.ts';
@@ -43,12 +43,7 @@ export class TierHosting implements TierHost, CoherentHost {
     if (!written) counters.bytesRead += bytes.length;
     try {
       const entry = this.#ctx.codec.decode(bytes, this.#slack);
-      const { value, version } = versionOf(entry.value);
-      if (version !== undefined) {
-        entry.value = value;
-        entry.version = version;
-      }
-      return entry;
+      return unwrapped(entry);
     } catch (error) {
       counters.corrupt++;
       this.#ctx.events.emit('corrupt', { key, reason: errorMessage(error) });

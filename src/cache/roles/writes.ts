@@ -6,11 +6,12 @@ import type { EntryCodec } from '../entry-codec.ts';
 import { ValueTooLargeError } from '../errors.ts';
 import type { CacheEvents, CacheStats } from '../events.ts';
 import { expireEntries } from '../expire.ts';
-import { keptFor, type Lifetimes } from './lifetimes.ts';
+import { jittered, keptFor, type Lifetimes } from './lifetimes.ts';
 import { withVersion } from './versioned.ts';
 import type { GenerationLayer } from '../path/generations.ts';
 import type { Tier } from '../tiers/tier.ts';
 import type { SetManyEntry } from '../types.ts';
+import type { ResolvedOptions } from '../options.ts';
 import type { EngineContext } from './context.ts';
 import type { Reads } from './reads.ts';
 import type { StoreReports } from './reports.ts';
@@ -29,6 +30,8 @@ export interface EntryWrite {
   readonly lifetimes: Lifetimes;
   readonly generations: readonly TagGeneration[];
   readonly version: string | number | undefined;
+  /** How long the factory took, on the cache's clock, kept for `xfetch` (undefined: not kept). */
+  readonly computeMs?: number | undefined;
 }
 
 /** One entry of `setMany` as the front checked it: its store key, lifetimes and tags. */
@@ -68,8 +71,14 @@ export class Writes {
     this.#reads = reads;
   }
 
-  /** `cache.set`, its arguments checked by the front. */
-  set<T>(key: string, full: string, value: T, lifetimes: Lifetimes, tags: readonly string[]): Promise<boolean> {
+  /** The cache's options (what a fill's write draws its jitter and negative ttl from). */
+  get options(): ResolvedOptions {
+    return this.#ctx.options;
+  }
+
+  /** `cache.set`, its arguments checked by the front; `ttlJitter` is drawn here. */
+  set<T>(key: string, full: string, value: T, asked: Lifetimes, tags: readonly string[]): Promise<boolean> {
+    const lifetimes = jittered(asked);
     if (tags.length > 0) return this.#setTagged(key, full, value, lifetimes, tags);
     let encoded: Uint8Array | TextEnvelope | undefined;
     try {
@@ -142,7 +151,8 @@ export class Writes {
       // One time for the slice: its entries are written together.
       const now = this.#clock.now();
       for (let i = start; i < Math.min(start + SET_MANY_SLICE, entries.length); i++) {
-        const { full, lifetimes, tags } = prepared[i]!;
+        const { full, tags } = prepared[i]!;
+        const lifetimes = jittered(prepared[i]!.lifetimes);
         // Tags of unknown state (the store failed) or under a write lease: not stored.
         if (tags.length > 0 && (snapshot === undefined || tags.some((tag) => fenced.has(tag)))) {
           stored = false;
@@ -185,11 +195,12 @@ export class Writes {
   /**
    * A fill's write: encodes the value with its generations (throwing a TypeError when it cannot
    * be encoded) and starts storing it; the promise settles when the write has (it never rejects).
+   * Its lifetimes are stored as they are: a fill draws its jitter before (startWrite).
    */
   write(write: EntryWrite): Promise<unknown> {
     const { full, lifetimes } = write;
     this.#tier.forget([full]);
-    const bytes = this.#encode(write.key, withVersion(write.value, write.version), lifetimes, write.generations);
+    const bytes = this.#encode(write.key, withVersion(write.value, write.version, write.computeMs), lifetimes, write.generations);
     if (bytes === undefined) return Promise.resolve(false);
     return this.#path.set(full, bytes, storeTtl(lifetimes)).then(
       () => {
@@ -205,7 +216,7 @@ export class Writes {
     const entries: StoreEntry[] = [];
     let size = 0;
     for (const write of writes) {
-      const bytes = this.#encode(write.key, withVersion(write.value, write.version), write.lifetimes, write.generations);
+      const bytes = this.#encode(write.key, withVersion(write.value, write.version, write.computeMs), write.lifetimes, write.generations);
       if (bytes === undefined) continue;
       size += bytes.length;
       entries.push({ key: write.full, value: bytes, ttlMs: storeTtl(write.lifetimes) });
