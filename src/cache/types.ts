@@ -3,8 +3,12 @@ import type { WaitUntil } from './background.ts';
 import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { InvalidateOptions, WriteFence } from './tags/write-fences.ts';
+import type { Lock, LockOptions } from './lock/locks.ts';
+import type { WarmFactory, WarmOptions, WarmReport } from './warm/warm.ts';
 
 export type { InvalidateOptions } from './tags/write-fences.ts';
+export type { Lock, LockOptions } from './lock/locks.ts';
+export type { WarmFactory, WarmOptions, WarmReport } from './warm/warm.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -220,6 +224,23 @@ export interface Cache {
   beginWrite(tags: readonly string[]): Promise<WriteFence>;
   /** `beginWrite(tags)`, `fn()`, then `commit()` (also when `fn` throws: the source may have changed). */
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Takes the lock `name` across every cache sharing the store (docs/lock.md): resolves once
+   * this caller holds it, with a fencing token larger than every earlier holder's, or rejects
+   * with a `LockTimeoutError` when another holder kept it for all of `wait`. It lasts until
+   * `release()` or its `ttl`. Needs a store with leases (a `MissingCapabilityError` otherwise).
+   * It makes duplicate work rare, not impossible: only a resource that checks the token is safe
+   * from a holder whose lock lapsed.
+   */
+  lock(name: string, options: LockOptions): Promise<Lock>;
+  /**
+   * Warms `keys` (docs/warming.md). With a factory, each key is filled as `getOrSet` fills it
+   * (the factory gets the key): a key already stored is left alone, and where the store holds
+   * fill leases a fleet warming the same keys computes each once. Without one, the stored values
+   * are read into the L1 tier (needs the `l1` option). At most `concurrency` at once; a key that
+   * fails is reported and the others go on; each settled key emits a `warm` event.
+   */
+  warm<T = unknown>(keys: readonly string[], factory?: WarmFactory<T>, options?: WarmOptions<T>): Promise<WarmReport>;
   /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
   /**
