@@ -236,7 +236,8 @@ export class CacheEngine implements Cache {
       concurrency = checkWarm(factory, options);
       // Its ttl and grace, checked once here rather than failing every key.
       this.#ctx.lifetimes(options);
-      if (factory === undefined && this.#ctx.options.l1 === undefined) throw new TypeError('cachette: warm(keys) without a factory reads stored values into the L1 tier, and this cache has none (the "l1" option)');
+      if (factory === undefined && this.#ctx.options.l1 === undefined)
+        throw new TypeError('cachette: warm(keys) without a factory reads stored values into the L1 tier, and this cache has none (the "l1" option)');
     } catch (error) {
       return Promise.reject(error);
     }

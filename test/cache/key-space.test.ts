@@ -14,7 +14,24 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
 describe('the key space', () => {
   const prefixes = ['', 'cachette:', 'cachette:ns:', 'app:v2:'];
   // Keys chosen to collide with what the engine writes, under the old layout or any naive one.
-  const hostile = ['#{tag:t}:gen', '#{tag:t}:fence', '#lease:k', '#lock:k', '#lock-fence:k', '##{tag:t}:gen', 'ns:#{tag:t}:gen', 'ns:#lease:k', ':#', '#', '##', ':##', 'a:#:#b', '{tag:t}:gen', 'plain', 'user:1'];
+  const hostile = [
+    '#{tag:t}:gen',
+    '#{tag:t}:fence',
+    '#lease:k',
+    '#lock:k',
+    '#lock-fence:k',
+    '##{tag:t}:gen',
+    'ns:#{tag:t}:gen',
+    'ns:#lease:k',
+    ':#',
+    '#',
+    '##',
+    ':##',
+    'a:#:#b',
+    '{tag:t}:gen',
+    'plain',
+    'user:1',
+  ];
 
   it('leaves ordinary keys as they are', () => {
     expect(entryKey('cachette:', 'user:1')).toBe('cachette:user:1');

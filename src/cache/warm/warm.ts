@@ -46,7 +46,8 @@ const checkWarmOptions = callOptionsCheck([...GET_OR_SET_OPTIONS, 'concurrency']
  * its concurrency, or throws a TypeError or RangeError naming what is wrong.
  */
 export function checkWarm(factory: unknown, options: WarmOptions<unknown> | undefined): number {
-  if (factory !== undefined && typeof factory !== 'function') throw new TypeError(`cachette: warm() takes a factory function (key, ctx) => value, or none to read stored values into the L1; got ${typeof factory}`);
+  if (factory !== undefined && typeof factory !== 'function')
+    throw new TypeError(`cachette: warm() takes a factory function (key, ctx) => value, or none to read stored values into the L1; got ${typeof factory}`);
   if (options !== undefined) checkWarmOptions(options, 'warm', 'keys');
   const concurrency = options?.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError(`cachette: warm() concurrency must be an integer of at least 1, got ${concurrency}`);
