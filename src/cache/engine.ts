@@ -16,11 +16,26 @@ import { entryKey } from './key-space.ts';
 import type { ResolvedOptions } from './options.ts';
 import { checkTags } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
-import type { BatchFactory, Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions, ValueLookup } from './types.ts';
+import type {
+  BatchFactory,
+  Cache,
+  CacheHealth,
+  CloseOptions,
+  EntryInspection,
+  Factory,
+  GetOrSetOptions,
+  InvalidateOptions,
+  SetManyEntry,
+  SetOptions,
+  ValueLookup,
+  WarmFactory,
+  WarmOptions,
+  WarmReport,
+} from './types.ts';
 import { openCdn } from './roles/cdn-purges.ts';
 import type { CdnForwarding } from '../cdn/forwarding.ts';
 import { Locks, type Lock, type LockOptions } from './lock/locks.ts';
-import { checkWarm, warm, type WarmFactory, type WarmOptions, type WarmReport } from './warm/warm.ts';
+import { checkWarm, warm } from './warm/warm.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;

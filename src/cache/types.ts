@@ -4,11 +4,9 @@ import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { InvalidateOptions, WriteFence } from './tags/write-fences.ts';
 import type { Lock, LockOptions } from './lock/locks.ts';
-import type { WarmFactory, WarmOptions, WarmReport } from './warm/warm.ts';
 
 export type { InvalidateOptions } from './tags/write-fences.ts';
 export type { Lock, LockOptions } from './lock/locks.ts';
-export type { WarmFactory, WarmOptions, WarmReport } from './warm/warm.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -138,6 +136,27 @@ export interface BatchFactoryContext<T> extends Omit<FactoryContext<T>, 'key' | 
 
 /** Computes a value on a miss. */
 export type Factory<T> = (context: FactoryContext<T>) => T | Promise<T>;
+
+/** Computes the value of one key `cache.warm` fills: it gets the key, and the context a `getOrSet` factory gets. */
+export type WarmFactory<T> = (key: string, context: FactoryContext<T>) => T | Promise<T>;
+
+/** Options of `cache.warm`: what is stored (as `getOrSet` takes them), and how many keys at once. */
+export interface WarmOptions<T = unknown> extends GetOrSetOptions<T> {
+  /** How many keys are filled at once (factories running, or store reads in flight): an integer from 1. Default: 8. */
+  concurrency?: number;
+}
+
+/** What `cache.warm` did, once every key was tried. */
+export interface WarmReport {
+  /** Keys whose value this call's factory computed. */
+  readonly filled: number;
+  /** Keys already stored (or filled by another process while this one waited for its fill lease): no factory ran here. */
+  readonly present: number;
+  /** Keys without a stored value, when warming without a factory (nothing was computed for them). */
+  readonly missing: number;
+  /** Keys whose factory (or store read) failed, with the error; the other keys went on. */
+  readonly failed: ReadonlyArray<{ readonly key: string; readonly error: unknown }>;
+}
 
 /** Options of {@link Cache.close}. */
 export interface CloseOptions {

@@ -1,35 +1,14 @@
 import { callOptionsCheck } from '../../util/known-options.ts';
 import { GET_OR_SET_OPTIONS, ttlHint } from '../call-options.ts';
 import type { CacheEventMap, CacheEvents } from '../events.ts';
-import type { FactoryContext, GetOrSetOptions } from '../types.ts';
-
-/** Computes the value of one key `cache.warm` fills: it gets the key, and the context a `getOrSet` factory gets. */
-export type WarmFactory<T> = (key: string, context: FactoryContext<T>) => T | Promise<T>;
-
-/** Options of `cache.warm`: what is stored (as `getOrSet` takes them), and how many keys at once. */
-export interface WarmOptions<T = unknown> extends GetOrSetOptions<T> {
-  /** How many keys are filled at once (factories running, or store reads in flight): an integer from 1. Default: 8. */
-  concurrency?: number;
-}
+import type { Factory, GetOrSetOptions, WarmFactory, WarmOptions, WarmReport } from '../types.ts';
 
 /** How one key of `cache.warm` ended (see the `warm` event). */
 export type WarmOutcome = CacheEventMap['warm']['outcome'];
 
-/** What `cache.warm` did, once every key was tried. */
-export interface WarmReport {
-  /** Keys whose value this call's factory computed. */
-  readonly filled: number;
-  /** Keys already stored (or filled by another process while this one waited for its fill lease): no factory ran here. */
-  readonly present: number;
-  /** Keys without a stored value, when warming without a factory (nothing was computed for them). */
-  readonly missing: number;
-  /** Keys whose factory (or store read) failed, with the error; the other keys went on. */
-  readonly failed: ReadonlyArray<{ readonly key: string; readonly error: unknown }>;
-}
-
 /** What warming needs of the cache: its own `getOrSet` and `getMany`, so that it goes through the fill path (fill leases, coalescing) and the L1 tier like any caller. */
 export interface WarmTarget {
-  getOrSet<T>(key: string, factory: (context: FactoryContext<T>) => T | Promise<T>, options?: GetOrSetOptions<T>): Promise<T>;
+  getOrSet<T>(key: string, factory: Factory<T>, options?: GetOrSetOptions<T>): Promise<T>;
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>>;
 }
 
