@@ -16,9 +16,26 @@ import { entryKey } from './key-space.ts';
 import type { ResolvedOptions } from './options.ts';
 import { checkTags } from './tags/tag-keys.ts';
 import { WriteFences, type WriteFence } from './tags/write-fences.ts';
-import type { BatchFactory, Cache, CacheHealth, CloseOptions, EntryInspection, Factory, GetOrSetOptions, InvalidateOptions, SetManyEntry, SetOptions, ValueLookup } from './types.ts';
+import type {
+  BatchFactory,
+  Cache,
+  CacheHealth,
+  CloseOptions,
+  EntryInspection,
+  Factory,
+  GetOrSetOptions,
+  InvalidateOptions,
+  SetManyEntry,
+  SetOptions,
+  ValueLookup,
+  WarmFactory,
+  WarmOptions,
+  WarmReport,
+} from './types.ts';
 import { openCdn } from './roles/cdn-purges.ts';
 import type { CdnForwarding } from '../cdn/forwarding.ts';
+import { Locks, type Lock, type LockOptions } from './lock/locks.ts';
+import { checkWarm, warm } from './warm/warm.ts';
 import { wrap, type AnyFunction, type WrapOptions, type WrappedFunction } from './wrap.ts';
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
@@ -43,6 +60,7 @@ export class CacheEngine implements Cache {
   readonly #fences: WriteFences;
   readonly #inspector: Inspector;
   readonly #cdn: CdnForwarding | undefined;
+  readonly #locks: Locks;
   #closed: Promise<void> | undefined;
 
   constructor(options: ResolvedOptions) {
@@ -62,6 +80,7 @@ export class CacheEngine implements Cache {
     });
     this.#cdn = openCdn(this, ctx);
     this.#inspector = new Inspector(ctx.path, options.keyPrefix, ctx.codec, ctx.clock, options.negative);
+    this.#locks = new Locks(ctx.path, options.keyPrefix, ctx.clock);
     describeEngine(this, { store: options.store, keyPrefix: options.keyPrefix, announcesWrites: options.l1?.consistency === 'coherent' });
   }
 
@@ -216,6 +235,28 @@ export class CacheEngine implements Cache {
 
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T> {
     return this.#whenOpen('mutate', tags, () => this.#fences.mutate(tags, fn));
+  }
+
+  lock(name: string, options: LockOptions): Promise<Lock> {
+    return this.#whenOpen('lock', [name], () => this.#locks.acquire(name, options));
+  }
+
+  warm<T>(keys: readonly string[], factory?: WarmFactory<T>, options?: WarmOptions<T>): Promise<WarmReport> {
+    let concurrency: number;
+    try {
+      this.#open('warm', keys);
+      if (!Array.isArray(keys)) throw new TypeError(`cachette: warm() needs an array of keys, got ${typeof keys}`);
+      // Every key is checked before any is read or filled.
+      for (const key of keys) this.#full(key);
+      concurrency = checkWarm(factory, options);
+      // Its ttl and grace, checked once here rather than failing every key.
+      this.#ctx.lifetimes(options);
+      if (factory === undefined && this.#ctx.options.l1 === undefined)
+        throw new TypeError('cachette: warm(keys) without a factory reads stored values into the L1 tier, and this cache has none (the "l1" option)');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return warm(this, this.#ctx.events, keys, factory, options, concurrency);
   }
 
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>> {

@@ -122,6 +122,12 @@ export interface CacheEventMap {
    * refused outright (a 4xx other than 429). `error` says why; it never holds a token.
    */
   cdnFailed: { purger: string; tags: readonly string[]; urls: readonly string[]; attempts: number; error: CdnPurgeError };
+  /**
+   * `cache.warm` settled one of its keys (`done` of `total` so far): `filled` by its factory,
+   * `present` already (or filled by another process), `missing` (no factory, nothing stored), or
+   * `failed` with `error`.
+   */
+  warm: { key: string; outcome: 'filled' | 'present' | 'missing' | 'failed'; done: number; total: number; error?: unknown };
 }
 
 /** A cache event type. */

@@ -6,8 +6,10 @@
  *   <prefix>#{tag:<tag>}:fence    the write leases held on a tag
  *   <prefix>#{tag:<tag>}:soft     the tag's latest run of soft moves (`from:to:at`)
  *   <prefix>#lease:<key>          the fill lease of one entry
+ *   <prefix>#lock:<name>          the lease of a `cache.lock(name)` holder
+ *   <prefix>#lock-fence:<name>    the fencing counter of that lock, a decimal counter
  *
- * The three kinds are disjoint by construction, not by convention. A key the engine writes for
+ * The kinds are disjoint by construction, not by convention. A key the engine writes for
  * itself always has `#` right after the prefix, followed by `{` or `l`. A caller's key is
  * escaped so that it can never produce that: one more `#` goes in front of every run of `#` that
  * starts the key or follows a `:`. The escaped key therefore never holds `:#` or a leading `#`
@@ -68,6 +70,16 @@ export function tagKeys(prefix: string, tag: string): TagKeys {
 /** The fill lease key of the caller's entry `key` (unescaped: the lease kind is its own) under `prefix`. */
 export function fillLeaseKey(prefix: string, key: string): string {
   return `${prefix}#lease:${key}`;
+}
+
+/** The lease key of the lock `name` (`cache.lock`) under `prefix`. */
+export function lockKey(prefix: string, name: string): string {
+  return `${prefix}#lock:${name}`;
+}
+
+/** The fencing counter of the lock `name` under `prefix`: kept apart from its lease, so that it outlives every holder. */
+export function lockFenceKey(prefix: string, name: string): string {
+  return `${prefix}#lock-fence:${name}`;
 }
 
 /** The tag whose generation counter is the store key `key` of a cache under `prefix`, or undefined when it is none. */

@@ -3,8 +3,10 @@ import type { WaitUntil } from './background.ts';
 import type { StandardSchema } from './fill/schema.ts';
 import type { CacheEvents, CacheStats } from './events.ts';
 import type { InvalidateOptions, WriteFence } from './tags/write-fences.ts';
+import type { Lock, LockOptions } from './lock/locks.ts';
 
 export type { InvalidateOptions } from './tags/write-fences.ts';
+export type { Lock, LockOptions } from './lock/locks.ts';
 
 /** Per-write options. */
 export interface SetOptions {
@@ -135,6 +137,27 @@ export interface BatchFactoryContext<T> extends Omit<FactoryContext<T>, 'key' | 
 /** Computes a value on a miss. */
 export type Factory<T> = (context: FactoryContext<T>) => T | Promise<T>;
 
+/** Computes the value of one key `cache.warm` fills: it gets the key, and the context a `getOrSet` factory gets. */
+export type WarmFactory<T> = (key: string, context: FactoryContext<T>) => T | Promise<T>;
+
+/** Options of `cache.warm`: what is stored (as `getOrSet` takes them), and how many keys at once. */
+export interface WarmOptions<T = unknown> extends GetOrSetOptions<T> {
+  /** How many keys are filled at once (factories running, or store reads in flight): an integer from 1. Default: 8. */
+  concurrency?: number;
+}
+
+/** What `cache.warm` did, once every key was tried. */
+export interface WarmReport {
+  /** Keys whose value this call's factory computed. */
+  readonly filled: number;
+  /** Keys already stored (or filled by another process while this one waited for its fill lease): no factory ran here. */
+  readonly present: number;
+  /** Keys without a stored value, when warming without a factory (nothing was computed for them). */
+  readonly missing: number;
+  /** Keys whose factory (or store read) failed, with the error; the other keys went on. */
+  readonly failed: ReadonlyArray<{ readonly key: string; readonly error: unknown }>;
+}
+
 /** Options of {@link Cache.close}. */
 export interface CloseOptions {
   /** How long to wait for background refreshes and writes before giving up on them. Default 5 s. */
@@ -220,6 +243,23 @@ export interface Cache {
   beginWrite(tags: readonly string[]): Promise<WriteFence>;
   /** `beginWrite(tags)`, `fn()`, then `commit()` (also when `fn` throws: the source may have changed). */
   mutate<T>(tags: readonly string[], fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Takes the lock `name` across every cache sharing the store (docs/lock.md): resolves once
+   * this caller holds it, with a fencing token larger than every earlier holder's, or rejects
+   * with a `LockTimeoutError` when another holder kept it for all of `wait`. It lasts until
+   * `release()` or its `ttl`. Needs a store with leases (a `MissingCapabilityError` otherwise).
+   * It makes duplicate work rare, not impossible: only a resource that checks the token is safe
+   * from a holder whose lock lapsed.
+   */
+  lock(name: string, options: LockOptions): Promise<Lock>;
+  /**
+   * Warms `keys` (docs/warming.md). With a factory, each key is filled as `getOrSet` fills it
+   * (the factory gets the key): a key already stored is left alone, and where the store holds
+   * fill leases a fleet warming the same keys computes each once. Without one, the stored values
+   * are read into the L1 tier (needs the `l1` option). At most `concurrency` at once; a key that
+   * fails is reported and the others go on; each settled key emits a `warm` event.
+   */
+  warm<T = unknown>(keys: readonly string[], factory?: WarmFactory<T>, options?: WarmOptions<T>): Promise<WarmReport>;
   /** `fn` with its calls going through getOrSet, keyed by its name and arguments (see WrapOptions). */
   wrap<F extends AnyFunction>(fn: F, options?: WrapOptions<Parameters<F>, ThisParameterType<F>>): WrappedFunction<Parameters<F>, Awaited<ReturnType<F>>, ThisParameterType<F>>;
   /**

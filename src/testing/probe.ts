@@ -87,7 +87,8 @@ export class ProbeAssertionError extends Error {
   }
 }
 
-const COUNTED: Record<Exclude<CacheEventType, 'health' | 'coherence' | 'cdnFailed'>, keyof ProbeCounts> = {
+// `warm` reports progress: the fills it causes are counted by their own `fill` events.
+const COUNTED: Record<Exclude<CacheEventType, 'health' | 'coherence' | 'cdnFailed' | 'warm'>, keyof ProbeCounts> = {
   hit: 'hits',
   miss: 'misses',
   stale: 'stale',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entryKey, fillLeaseKey, tagKeys, tagOfGenerationKey } from '../../src/cache/key-space.ts';
+import { entryKey, fillLeaseKey, lockFenceKey, lockKey, tagKeys, tagOfGenerationKey } from '../../src/cache/key-space.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import type { Store } from '../../src/store/types.ts';
 import { engineTargets, uniqueNamespace } from './targets.ts';
@@ -14,7 +14,24 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
 describe('the key space', () => {
   const prefixes = ['', 'cachette:', 'cachette:ns:', 'app:v2:'];
   // Keys chosen to collide with what the engine writes, under the old layout or any naive one.
-  const hostile = ['#{tag:t}:gen', '#{tag:t}:fence', '#lease:k', '##{tag:t}:gen', 'ns:#{tag:t}:gen', 'ns:#lease:k', ':#', '#', '##', ':##', 'a:#:#b', '{tag:t}:gen', 'plain', 'user:1'];
+  const hostile = [
+    '#{tag:t}:gen',
+    '#{tag:t}:fence',
+    '#lease:k',
+    '#lock:k',
+    '#lock-fence:k',
+    '##{tag:t}:gen',
+    'ns:#{tag:t}:gen',
+    'ns:#lease:k',
+    ':#',
+    '#',
+    '##',
+    ':##',
+    'a:#:#b',
+    '{tag:t}:gen',
+    'plain',
+    'user:1',
+  ];
 
   it('leaves ordinary keys as they are', () => {
     expect(entryKey('cachette:', 'user:1')).toBe('cachette:user:1');
@@ -36,12 +53,12 @@ describe('the key space', () => {
     }
   });
 
-  it('never produces a tag counter, a fence or a fill lease of any cache on the store', () => {
+  it('never produces a tag counter, a fence, a fill lease or a lock of any cache on the store', () => {
     const engineKeys = new Set<string>();
     for (const prefix of prefixes) {
       for (const name of ['t', 'k', '#{tag:t}:gen', 'x}:gen']) {
         const keys = tagKeys(prefix, name);
-        engineKeys.add(keys.generation).add(keys.fence).add(fillLeaseKey(prefix, name));
+        engineKeys.add(keys.generation).add(keys.fence).add(fillLeaseKey(prefix, name)).add(lockKey(prefix, name)).add(lockFenceKey(prefix, name));
       }
     }
     for (const prefix of prefixes) {

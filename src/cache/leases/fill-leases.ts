@@ -73,6 +73,11 @@ export class FillLeases {
 
 /** The pause before the `attempt`-th look at somebody else's work where no bus tells when it is done: 1 ms, doubling, at most 50 ms. */
 export function backoff(attempt: number): Promise<void> {
-  const ms = Math.min(2 ** Math.min(attempt, 6), 50);
+  const ms = backoffMs(attempt);
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** How long {@link backoff} pauses before the `attempt`-th look, in ms. */
+export function backoffMs(attempt: number): number {
+  return Math.min(2 ** Math.min(attempt, 6), 50);
 }
