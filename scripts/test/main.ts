@@ -27,6 +27,13 @@ import { runWorkerd } from './workerd.ts';
 const strict = process.env.CI === 'true' || process.env.CACHETTE_REQUIRE_ALL === '1';
 const mayInstall = process.env.CACHETTE_NO_INSTALL !== '1' && process.getuid?.() === 0;
 const problems: string[] = [];
+/** Why the Debian package `name` is still missing after {@link mayInstall} allowed or forbade installing it. */
+const notInstalled = (name: string) =>
+  process.env.CACHETTE_NO_INSTALL === '1'
+    ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
+    : process.getuid?.() !== 0
+      ? `installing it needs root (apt-get install ${name})`
+      : `apt-get install ${name} did not install it`;
 const results: SuiteResult[] = [];
 
 let args: ReturnType<typeof parseTestArgs>;
@@ -62,13 +69,7 @@ if (!needs.has('redis')) {
   process.env.REDIS_SERVER_BIN = bin;
   console.log(`[test] started ${bin} on ${redis.url}`);
 } else {
-  const why =
-    process.env.CACHETTE_NO_INSTALL === '1'
-      ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
-      : process.getuid?.() !== 0
-        ? 'installing it needs root (apt-get install redis-server)'
-        : 'apt-get install redis-server did not install it';
-  problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${why}`);
+  problems.push(`the Valkey suites on node, bun and deno (store contract, HTTP behaviour, engine failures, bridge, serve helpers): redis-server is not installed and ${notInstalled('redis-server')}`);
 }
 if (!needs.has('cluster')) {
   // Nothing selected needs the cluster.
@@ -91,13 +92,7 @@ if (!needs.has('cluster')) {
 // skip quietly; where they cannot be, the summary says so (and CI fails).
 const postgresFiles = plan.node.files.filter((file) => /postgres-server|bench\/race\/postgres/.test(readFileSync(file, 'utf8')));
 if (postgresFiles.length > 0 && !findPostgresBin({ install: mayInstall })) {
-  const why =
-    process.env.CACHETTE_NO_INSTALL === '1'
-      ? 'CACHETTE_NO_INSTALL=1 forbids installing it'
-      : process.getuid?.() !== 0
-        ? 'installing it needs root (apt-get install postgresql)'
-        : 'apt-get install postgresql did not install it';
-  problems.push(`the PostgreSQL suites on node (${postgresFiles.join(', ')}): PostgreSQL's server is not installed and ${why}`);
+  problems.push(`the PostgreSQL suites on node (${postgresFiles.join(', ')}): PostgreSQL's server is not installed and ${notInstalled('postgresql')}`);
 }
 
 try {
