@@ -33,8 +33,15 @@ describe.runIf(requireRedis())('upstash bridge: @upstash/redis against it', () =
   it('reads hashes, scans and runs scripts', async () => {
     await redis.hset(k('h'), { f: 'v', g: 2 });
     assert.deepEqual(await redis.hgetall(k('h')), { f: 'v', g: 2 });
-    const [cursor, keys] = await redis.scan(0, { match: `${run}:h`, count: 1000 });
-    assert.equal(cursor, '0');
+    // The server is shared with every other suite: a scan takes as many calls as its keys need.
+    const keys: string[] = [];
+    let cursor: string | number = 0;
+    for (let calls = 0; calls === 0 || cursor !== '0'; calls++) {
+      assert.ok(calls < 1000, 'the scan ends');
+      const [next, found] = await redis.scan(cursor, { match: `${run}:h`, count: 1000 });
+      cursor = next;
+      keys.push(...found);
+    }
     assert.deepEqual(keys, [k('h')]);
     // Not one of the stores' scripts: refused unless the bridge runs with allowEval.
     const script = 'return redis.call("HLEN", KEYS[1])';
