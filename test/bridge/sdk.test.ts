@@ -38,7 +38,7 @@ describe.runIf(requireRedis())('upstash bridge: @upstash/redis against it', () =
     let cursor: string | number = 0;
     for (let calls = 0; calls === 0 || cursor !== '0'; calls++) {
       assert.ok(calls < 1000, 'the scan ends');
-      const [next, found] = await redis.scan(cursor, { match: `${run}:h`, count: 1000 });
+      const [next, found]: [string, string[]] = await redis.scan(cursor, { match: `${run}:h`, count: 1000 });
       cursor = next;
       keys.push(...found);
     }
