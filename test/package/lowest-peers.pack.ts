@@ -36,9 +36,11 @@ const LOWEST: Record<string, string> = {
  * the one the repository tests. next is a framework to build an app with: its lowest version
  * runs in next-lowest.pack.ts; drizzle-orm's lowest and newest run in drizzle.pack.ts; keyv,
  * unstorage and undici (the ecosystem entries) run in ecosystem.pack.ts and nitro-example.pack.ts;
- * koa, h3 and elysia (Elysia on Bun) in bindings-lowest.pack.ts.
+ * koa, h3 and elysia (Elysia on Bun) in bindings-lowest.pack.ts. pg (the PostgreSQL store) needs
+ * a PostgreSQL server: its store contract runs on the repository's pg (test/contract/postgres.test.ts);
+ * the lowest of its range (8.11) is not run yet.
  */
-const UNTESTED_HERE = ['better-sqlite3', 'next', 'drizzle-orm', 'keyv', 'unstorage', 'undici', 'koa', 'h3', 'elysia'];
+const UNTESTED_HERE = ['better-sqlite3', 'next', 'drizzle-orm', 'keyv', 'unstorage', 'undici', 'koa', 'h3', 'elysia', 'pg'];
 /** The lowest Express 5 and Fastify 5, under aliases so that they install beside the lowest of each range (4). */
 const ALIASED = { express5: 'npm:express@5.0.0', fastify5: 'npm:fastify@5.0.0' };
 
