@@ -59,13 +59,12 @@ interface Recorder {
   readonly errors: Map<string, { source: string; operation: string; count: number }>;
 }
 
-function checkLabels(labels: unknown): Labels {
+function checkLabels(labels: unknown, caller: string): Labels {
   if (labels === undefined) return {};
-  if (typeof labels !== 'object' || labels === null) throw new TypeError('prometheusMetrics: labels must be an object of label names to strings');
+  if (typeof labels !== 'object' || labels === null) throw new TypeError(`${caller}: labels must be an object of label names to strings`);
   for (const [name, value] of Object.entries(labels)) {
-    if (!LABEL_NAME.test(name) || name.startsWith('__'))
-      throw new RangeError(`prometheusMetrics: ${JSON.stringify(name)} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`);
-    if (typeof value !== 'string') throw new TypeError(`prometheusMetrics: label ${name} must be a string, got ${typeof value}`);
+    if (!LABEL_NAME.test(name) || name.startsWith('__')) throw new RangeError(`${caller}: ${JSON.stringify(name)} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`);
+    if (typeof value !== 'string') throw new TypeError(`${caller}: label ${name} must be a string, got ${typeof value}`);
   }
   return { ...(labels as Record<string, string>) };
 }
@@ -80,11 +79,25 @@ function checkLabels(labels: unknown): Labels {
  * ```
  */
 export function prometheusMetrics(cache: Cache, options: PrometheusOptions = {}): PrometheusMetrics {
-  if (typeof cache?.stats !== 'function' || typeof cache.events?.addEventListener !== 'function') throw new TypeError('prometheusMetrics: the first argument must be a cache made by createCache()');
-  checkOptionsObject(options, 'prometheusMetrics()');
-  checkKnownOptions(options, ['labels', 'buckets'] satisfies ReadonlyArray<keyof PrometheusOptions>, 'prometheusMetrics()');
-  const labels = checkLabels(options.labels);
-  const bounds = options.buckets === undefined ? DEFAULT_BUCKETS : checkBuckets(options.buckets, 'prometheusMetrics()');
+  const recording = recordMetrics(cache, options, 'prometheusMetrics');
+  return { text: () => formatFamilies(recording.families()), stop: recording.stop };
+}
+
+/** A cache's metric families, recorded from the moment it was made: shared by the text exporter and the prom-client collector. */
+export interface MetricsRecording {
+  /** The families as of now (counters read from `stats()` at this call). */
+  families(): Family[];
+  /** Stops listening to the cache's events. */
+  stop(): void;
+}
+
+/** Checks `cache` and `options` (errors name `caller`) and starts listening to the cache's events. */
+export function recordMetrics(cache: Cache, options: PrometheusOptions, caller: string): MetricsRecording {
+  if (typeof cache?.stats !== 'function' || typeof cache.events?.addEventListener !== 'function') throw new TypeError(`${caller}: the first argument must be a cache made by createCache()`);
+  checkOptionsObject(options, `${caller}()`);
+  checkKnownOptions(options, ['labels', 'buckets'] satisfies ReadonlyArray<keyof PrometheusOptions>, `${caller}()`);
+  const labels = checkLabels(options.labels, caller);
+  const bounds = options.buckets === undefined ? DEFAULT_BUCKETS : checkBuckets(options.buckets, `${caller}()`);
   const recorder: Recorder = {
     lookups: { hit: new Histogram(bounds), miss: new Histogram(bounds) },
     fills: { true: new Histogram(bounds), false: new Histogram(bounds) },
@@ -111,7 +124,7 @@ export function prometheusMetrics(cache: Cache, options: PrometheusOptions = {})
   ] as const;
   for (const [type, listener] of listeners) cache.events.addEventListener(type, listener);
   return {
-    text: () => formatFamilies(families(cache, recorder, labels)),
+    families: () => families(cache, recorder, labels),
     stop() {
       for (const [type, listener] of listeners) cache.events.removeEventListener(type, listener);
     },

@@ -14,7 +14,8 @@ export function parsePrometheusText(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   const typed = new Set<string>();
   for (const line of text.slice(0, -1).split('\n')) {
-    if (line.startsWith('# HELP ')) continue;
+    // The format ignores empty lines: prom-client's registry puts one between families.
+    if (line === '' || line.startsWith('# HELP ')) continue;
     const type = TYPE.exec(line);
     if (type) {
       assert.ok(!typed.has(type[1]!), `one TYPE line per family: ${type[1]}`);
