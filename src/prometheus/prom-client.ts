@@ -3,7 +3,7 @@
  * serves prom-client's `register.metrics()`: the same families as `prometheusText`, registered
  * as metrics of that registry, so one `/metrics` response, prom-client's cluster aggregation
  * and its OpenMetrics output carry them. Nothing here imports prom-client: the registry is
- * reached through the two methods it has had since version 11 (`registerMetric`,
+ * reached through two of its methods (`registerMetric`,
  * `removeSingleMetric`), and each metric is the plain object its registry reads (`get()`
  * resolving to name, help, type and values).
  */
@@ -34,9 +34,9 @@ export interface PromClientMetric {
   name: string;
   help: string;
   type: 'counter' | 'gauge' | 'histogram';
-  /** How prom-client's `AggregatorRegistry` combines workers' values: every family here is a sum. */
-  aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: PromClientMetric['type']; aggregator: 'sum'; values: PromClientValue[] }>;
+  /** How prom-client's `AggregatorRegistry` combines workers' values: counts add up; a store is up only where every worker reaches it. */
+  aggregator: 'sum' | 'min';
+  get(): Promise<{ name: string; help: string; type: PromClientMetric['type']; aggregator: 'sum' | 'min'; values: PromClientValue[] }>;
   /** Called by `registry.resetMetrics()`: the counters come from `stats()`, which cannot be reset, so this does nothing. */
   reset(): void;
 }
@@ -99,15 +99,16 @@ export function prometheusCollector(cache: Cache, registry: PromClientRegistry, 
   try {
     for (const family of recording.families()) {
       const { name, help, type } = family;
+      const aggregator = type === 'gauge' ? 'min' : 'sum';
       const metric: PromClientMetric = {
         name,
         help,
         type,
-        aggregator: 'sum',
+        aggregator,
         async get() {
           const now = snapshot().get(name);
-          // `this.name`: prom-client renames counters in place for OpenMetrics output (no `_total`).
-          return { name: metric.name, help, type, aggregator: 'sum', values: now === undefined ? [] : valuesOf(now) };
+          // `metric.name`: prom-client renames counters in place for OpenMetrics output (no `_total`).
+          return { name: metric.name, help, type, aggregator, values: now === undefined ? [] : valuesOf(now) };
         },
         reset() {},
       };

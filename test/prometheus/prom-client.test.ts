@@ -4,7 +4,7 @@
  * clean removal, and clear errors for what is not a registry.
  */
 import assert from 'node:assert/strict';
-import { Registry } from 'prom-client';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import { describe, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache } from '../../src/index.ts';
@@ -44,6 +44,24 @@ describe('prometheusCollector', () => {
     );
     text.stop();
     collector.stop();
+  });
+
+  it("adds up counters across prom-client's cluster workers, and a store is up only where all of them reach it", async () => {
+    const workers = [newCache(), newCache()];
+    const registries = workers.map((cache) => {
+      const registry = new Registry();
+      prometheusCollector(cache, registry);
+      return registry;
+    });
+    await workers[0]!.getOrSet('a', async () => 1);
+    await workers[0]!.getOrSet('a', async () => 1);
+    await workers[1]!.getOrSet('a', async () => 1);
+    await workers[1]!.getOrSet('a', async () => 1);
+    const merged = AggregatorRegistry.aggregate(await Promise.all(registries.map((registry) => registry.getMetricsAsJSON())));
+    const samples = parse(await merged.metrics());
+    assert.equal(samples.get('cachette_lookups_total{cachette_lookup_result="hit"}'), 2);
+    assert.equal(samples.get('cachette_lookup_duration_seconds_count{cachette_lookup_result="miss"}'), 2);
+    assert.equal(samples.get('cachette_store_up{cachette_store_direction="read"}'), 1, 'min, not a sum of two');
   });
 
   it('reads stats() once per scrape, so the families of one response agree', async () => {
