@@ -11,6 +11,7 @@ import type { WaitUntil } from './background.ts';
 import { MissingCapabilityError } from './errors.ts';
 import { checkNegativeTtl, checkRefreshAhead, checkXfetch } from './fill/fill-request.ts';
 import { checkTtlJitter, type Jitter } from './roles/jitter.ts';
+import { resolveEncryption, type EncryptionOptions, type Keyring } from './encryption/keyring.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -193,6 +194,13 @@ export interface CacheOptions {
   cdnWait?: Duration;
   /** How CDN purge requests are retried (see {@link CdnRetryOptions}). */
   cdnRetry?: CdnRetryOptions;
+  /**
+   * Encrypt values at rest with AES-256-GCM (docs/cache.md#encryption-at-rest): every stored
+   * payload is sealed under `keys[current]`, with its key id, and bound to its store key; values
+   * sealed under any listed key are read, and one that cannot be opened is a corrupt miss.
+   * Default: none.
+   */
+  encryption?: EncryptionOptions;
 }
 
 /** Options after validation, with defaults applied. */
@@ -225,6 +233,8 @@ export interface ResolvedOptions {
   writeLeaseTtlMs: number;
   l1: ResolvedL1 | undefined;
   cdn: ReturnType<typeof resolveCdn>;
+  /** The checked `encryption` keys (undefined: values are stored as they are). */
+  encryption: Keyring | undefined;
 }
 
 const KNOWN: ReadonlyArray<keyof CacheOptions> = [
@@ -258,6 +268,7 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'cdn',
   'cdnWait',
   'cdnRetry',
+  'encryption',
 ];
 const STORE_METHODS = ['get', 'getMany', 'set', 'setMany', 'delete', 'incr', 'close'] as const;
 const DEFAULT_MAX_VALUE_BYTES = 16 * 1024 * 1024;
@@ -359,6 +370,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     writeLeaseTtlMs,
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
     cdn: resolveCdn(options.cdn, options.cdnWait, options.cdnRetry),
+    encryption: resolveEncryption(options.encryption),
   };
 }
 

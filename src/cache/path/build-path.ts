@@ -1,5 +1,7 @@
 import type { Coherence, Store } from '../../store/types.ts';
 import type { Clock } from '../clock.ts';
+import { EncryptionLayer } from '../encryption/encryption-layer.ts';
+import type { Keyring } from '../encryption/keyring.ts';
 import { BatchLayer } from './batcher.ts';
 import { CoherenceLayer } from './coherence-layer.ts';
 import { GenerationLayer } from './generations.ts';
@@ -21,6 +23,8 @@ export interface PathOptions {
    * (which tells its tag generations from other counters): writes publish their invalidations.
    */
   coherence?: { bus: Coherence; keyPrefix: string } | undefined;
+  /** With `encryption`: its keys, for the encryption layer right above the store. */
+  encryption?: Keyring | undefined;
 }
 
 /** The built path: its top (what the engine calls) and the guard (asked about health). */
@@ -31,7 +35,8 @@ export interface StorePath {
 }
 
 /**
- * Stacks the store path, bottom to top: the counted store handle, the guard (timeouts and
+ * Stacks the store path, bottom to top: the counted store handle, with `encryption` the
+ * layer that seals and opens envelopes (src/cache/encryption), the guard (timeouts and
  * breakers, so that a folded call is timed once, as the round trip it is), the batcher that
  * folds the calls of a tick, then the tag-generation layer (one merged script per tick for
  * tagged reads, or getMany and increments on a store without the capability); with a coherent
@@ -40,7 +45,9 @@ export interface StorePath {
  */
 export function buildPath(options: PathOptions): StorePath {
   const handle = new StoreHandle(options.store, options.closeStore);
-  const guard = new GuardLayer(handle, { timeoutMs: options.timeoutMs, threshold: options.threshold, cooldownMs: options.cooldownMs, clock: options.clock, reporter: options.reporter });
+  // Below the guard, so that a call's timeout and breaker count its encryption with its round trip.
+  const sealed = options.encryption ? new EncryptionLayer(handle, options.encryption) : handle;
+  const guard = new GuardLayer(sealed, { timeoutMs: options.timeoutMs, threshold: options.threshold, cooldownMs: options.cooldownMs, clock: options.clock, reporter: options.reporter });
   const batch = options.batch ? new BatchLayer(guard) : undefined;
   const below = batch ?? guard;
   const { coherence } = options;

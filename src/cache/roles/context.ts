@@ -2,6 +2,7 @@ import type { WaitUntil } from '../background.ts';
 import { handOff } from '../background.ts';
 import type { Clock } from '../clock.ts';
 import { EntryCodec } from '../entry-codec.ts';
+import { SealedEntryCodec } from '../encryption/sealed-codec.ts';
 import { CacheEvents, emptyStats } from '../events.ts';
 import { lifetimesOf, type Lifetimes } from './lifetimes.ts';
 import { FillLeases } from '../leases/fill-leases.ts';
@@ -55,7 +56,7 @@ export class EngineContext {
   constructor(options: ResolvedOptions) {
     this.options = options;
     this.clock = options.clock;
-    this.codec = new EntryCodec(options.serializer, options.compression, options.maxValueBytes);
+    this.codec = new (options.encryption ? SealedEntryCodec : EntryCodec)(options.serializer, options.compression, options.maxValueBytes);
     const defaults: Lifetimes =
       options.staleIfErrorMs === undefined ? { freshFor: options.ttlMs, staleFor: options.graceMs } : { freshFor: options.ttlMs, staleFor: options.graceMs, errorFor: options.staleIfErrorMs };
     if (options.ttlJitter !== undefined) defaults.jitter = options.ttlJitter;
@@ -72,6 +73,7 @@ export class EngineContext {
       clock: options.clock,
       reporter: this.reports,
       coherence: bus && { bus: bus.coherence, keyPrefix: options.keyPrefix },
+      encryption: options.encryption,
     });
     this.path = path.top;
     this.guard = path.guard;
