@@ -43,7 +43,7 @@ describe.each(targets)('encryption at rest on $name', ({ open }) => {
     const cache = cacheWith({ encryption: { keys: { a: keyA }, current: 'a' } });
     const secret = { card: 'secret-4111-1111', list: ['x'.repeat(40)] };
     await cache.set('one', secret, { tags: ['t'] });
-    await cache.setMany([
+    await cache.setMany<unknown>([
       { key: 'two', value: 'secret-two' },
       { key: 'three', value: new Uint8Array([1, 2, 3]) },
     ]);
