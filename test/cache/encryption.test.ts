@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
 import { createCache, type Cache, type CacheOptions } from '../../src/index.ts';
+import { withCache } from '../../src/http/index.ts';
 import type { CacheEventMap } from '../../src/cache/events.ts';
 import type { Store } from '../../src/store/types.ts';
 import { SEALED_FLAGS } from '../../src/cache/encryption/sealed-envelope.ts';
@@ -65,6 +66,28 @@ describe.each(targets)('encryption at rest on $name', ({ open }) => {
     await cache.invalidateTags(['t']);
     expect(await cache.get('one')).toBeUndefined();
     expect(cache.stats().corrupt).toBe(0);
+  });
+
+  it('seals HTTP responses: neither the body nor the stored headers reach the store in the clear, and the hit reads them back', async () => {
+    const cache = cacheWith({ encryption: { keys: { a: keyA }, current: 'a' } });
+    const handler = withCache(async () => new Response('secret-body', { headers: { 'cache-control': 'max-age=600', 'x-secret': 'secret-header' } }), { cache });
+    const request = () => new Request('http://encrypted.test/page');
+    expect(await (await handler(request())).text()).toBe('secret-body');
+    await handler.idle();
+    const hit = await handler(request());
+    expect(hit.headers.get('cache-status')).toMatch(/hit/);
+    expect([await hit.text(), hit.headers.get('x-secret')]).toEqual(['secret-body', 'secret-header']);
+    const stored: Uint8Array[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.keys!(`${prefix}:`, cursor);
+      // A key listed may be gone by its read (a fill lease released): only what is there counts.
+      for (const bytes of await store.getMany(page.keys)) if (bytes) stored.push(bytes);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    const sealed = stored.filter((bytes) => bytes[FLAGS_OFFSET] === SEALED_FLAGS);
+    expect(sealed.length).toBeGreaterThan(0);
+    for (const bytes of stored) expect(text.decode(bytes)).not.toContain('secret-');
   });
 
   it('reads values sealed under any listed key, writes under current, and counts an unlisted or wrong key as a miss', async () => {
