@@ -10,7 +10,8 @@
  *   0      magic 0xCA — never the first byte of a decimal integer, so counters and entries
  *          can share a keyspace without being mistaken for each other
  *   1      format version (2)
- *   2      flags: low nibble serializer id, high nibble compression id
+ *   2      flags: low nibble serializer id, high nibble compression id (0xFF: a sealed
+ *          envelope, its payload encrypted, laid out in src/cache/encryption/sealed-envelope.ts)
  *   3–10   created at, float64 ms since the epoch
  *   11–18  fresh for, float64 ms after creation (Infinity: no expiry)
  *   19–26  stale for, float64 ms after fresh-until (the grace window)
