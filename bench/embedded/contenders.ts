@@ -3,15 +3,17 @@
  * user of that library would get. Values are the same bytes everywhere; libraries that store
  * strings (Keyv) get the same characters as a string, converted before the clock starts.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Keyv from 'keyv';
 import { open as openLmdb } from 'lmdb';
 import { LRUCache } from 'lru-cache';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import { postgresStore } from '../../adapters/postgres/index.ts';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache } from '../../src/index.ts';
 import { importBenchPeer } from '../support/bench-peers.ts';
+import { freshDatabase } from './postgres-database.ts';
 import { rawSqliteKv } from './raw-sqlite.ts';
 import { storeKv, type EmbeddedKv } from './store-kv.ts';
 
@@ -31,8 +33,17 @@ export interface EmbeddedSpec {
    * rates stay comparable; the report says which rows are shortened.
    */
   slow?: boolean;
-  /** Opens it with its files under `dir`; `redisUrl` for the one that needs a server. */
-  open(dir: string, redisUrl: string | undefined): Promise<EmbeddedKv>;
+  /** The server it talks to, started by the run (a redis-server is always started). */
+  server?: 'redis' | 'postgres';
+  /** Opens it with its files under `dir`; `servers` for the ones that talk to a server. */
+  open(dir: string, servers: EmbeddedServers): Promise<EmbeddedKv>;
+}
+
+/** The servers a run started, for the contenders that talk to one. */
+export interface EmbeddedServers {
+  redisUrl?: string;
+  /** postgres:// URL of the throwaway cluster, when a contender of the run needs it. */
+  postgresUrl?: string;
 }
 
 // The SQLite store's busy timeout here: on a shared machine a process holding the write lock can
@@ -102,9 +113,32 @@ export const EMBEDDED_CONTENDERS: readonly EmbeddedSpec[] = [
     takes: 'bytes',
     persistent: false,
     multiProcess: false,
-    open: async (_dir, redisUrl) => {
+    server: 'redis',
+    open: async (_dir, { redisUrl }) => {
       if (!redisUrl) throw new Error('the valkey contender needs a redis-server');
       return storeKv(valkeyStore(redisUrl));
+    },
+  },
+  {
+    id: 'postgres',
+    label: 'cachette postgresStore (loopback PostgreSQL, UNLOGGED table, fsync off)',
+    takes: 'bytes',
+    persistent: false,
+    multiProcess: false,
+    server: 'postgres',
+    open: async (dir, { postgresUrl }) => {
+      if (!postgresUrl) throw new Error('the postgres contender needs a PostgreSQL server');
+      // A database of its own per workload, dropped at close: every workload starts empty, as
+      // the others do on a fresh directory or a flushed redis-server.
+      const database = await freshDatabase(postgresUrl, basename(dir));
+      const store = postgresStore(database.url);
+      return {
+        ...storeKv(store),
+        close: async () => {
+          await store.close();
+          await database.drop();
+        },
+      };
     },
   },
   {

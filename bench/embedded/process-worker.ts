@@ -10,7 +10,7 @@ import { classicMix, type MixShares } from './workloads.ts';
 
 const job = JSON.parse(process.argv[process.argv.length - 1]!) as { contender: string; dir: string; goFile: string; ops: number; warmup: number; seed: number; shares?: MixShares };
 const spec = contender(job.contender);
-const kv = await spec.open(job.dir, undefined);
+const kv = await spec.open(job.dir, {});
 console.log('ready');
 while (!existsSync(job.goFile)) await new Promise((r) => setTimeout(r, 2));
 const now = () => performance.timeOrigin + performance.now();

@@ -30,7 +30,8 @@ export interface EmbeddedResults {
   commit?: string;
   durationS: number;
   config: EmbeddedConfig;
-  environment: Environment;
+  /** `postgresServer`: the throwaway cluster's `postgres --version`, in runs with the postgres row. */
+  environment: Environment & { postgresServer?: string };
   loadAverage: { start: number; end: number };
   mix: Array<Row<MixResult>>;
   runtimes: Array<{ runtime: string; binding?: string; result?: MixResult; error?: string }>;
@@ -242,6 +243,18 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** What the postgres row is, for runs that have it: a server on loopback, with fsync off. */
+function postgresNote(r: EmbeddedResults): string {
+  if (!r.mix.some((m) => m.id === 'postgres')) return '';
+  return `
+The postgres row is \`postgresStore\` with its defaults (an UNLOGGED table: no write-ahead log, emptied
+if the server crashes; a pool of up to 10 connections), one statement per call, over loopback to a
+throwaway ${r.environment.postgresServer ?? 'PostgreSQL'} cluster the bench starts and removes, run with \`fsync=off\` and
+\`synchronous_commit=off\`: no commit waits for a disk, so its writes cost less here than on a server that
+flushes. Each workload gets a fresh database. Like valkey, it is a server (the store a fleet without
+Redis shares), there for scale beside the embedded stores, not one of them.`;
+}
+
 /** Writes bench/EMBEDDED.md and its two charts into `dir`. */
 export function writeEmbeddedReport(dir: string, r: EmbeddedResults, resultsFile: string): void {
   const charts = { mix: 'chart-embedded-mix.svg', processes: 'chart-embedded-processes.svg' };
@@ -296,7 +309,7 @@ The SQLite store runs with its defaults (WAL, \`synchronous = NORMAL\`, least-re
 values of 128 KiB or more in files) except its busy timeout, 10 s instead of 1 s: on a shared machine a process holding
 the write lock can be descheduled for longer than a second, and one failed write would abort a section.
 \`createCache\` runs with its defaults too (CBOR, compression above 1 KiB). The valkey row talks to a
-redis-server on loopback, for scale: it is a server, not an embedded store.
+redis-server on loopback, for scale: it is a server, not an embedded store.${postgresNote(r)}
 
 Run it: \`npm run bench:embedded\` (${Math.max(1, Math.round(r.durationS / 60))} min here), \`npm run bench:embedded -- --quick\` for a smoke run
 (writes \`results/embedded-quick.json\`, leaves this page alone), \`-- --only=sqlite,keyv-sqlite\` for some contenders,

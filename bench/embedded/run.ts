@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { commitForPage, describeEnvironment, gitCommit, installedVersion } from '../support/environment.ts';
 import { openServer } from '../support/server.ts';
 import { embeddedConfig } from './config.ts';
-import { countFor, EMBEDDED_CONTENDERS, type EmbeddedSpec } from './contenders.ts';
+import { startPostgres } from '../support/postgres.ts';
+import { countFor, EMBEDDED_CONTENDERS, type EmbeddedServers, type EmbeddedSpec } from './contenders.ts';
 import { runProcesses } from './processes.ts';
 import { rotation, SIDE_BY_SIDE, summariseSideBySide, summariseWriteHeavy, WRITE_HEAVY, type SideBySideResult, type WriteHeavyResult } from './ratios.ts';
 import { PLACEMENTS } from './value-placement.ts';
@@ -29,7 +30,7 @@ const benchDir = join(here, '..');
 const resultsDir = join(benchDir, 'results');
 const started = performance.now();
 const log = (line: string) => console.error(`[${Math.round((performance.now() - started) / 1000)} s] ${line}`);
-const LIBRARIES = ['better-sqlite3', 'keyv', '@keyv/sqlite', 'sqlite3', 'lmdb', 'lru-cache', 'iovalkey', 'cbor-x', 'fflate', 'tsx', 'bun', 'deno'];
+const LIBRARIES = ['better-sqlite3', 'keyv', '@keyv/sqlite', 'sqlite3', 'lmdb', 'lru-cache', 'iovalkey', 'pg', 'cbor-x', 'fflate', 'tsx', 'bun', 'deno'];
 
 /** Bytes of every file under `dir` (database, WAL, LMDB environment, value files). */
 function diskBytes(dir: string): number {
@@ -58,9 +59,12 @@ async function main(): Promise<void> {
   const commit = cfg.quick || only ? gitCommit() : commitForPage('npm run bench:embedded', args);
   const loadAtStart = loadavg()[0]!;
   const work = mkdtempSync(join(tmpdir(), 'cachette-bench-embedded-'));
-  const server = await openServer();
   const contenders = EMBEDDED_CONTENDERS.filter((c) => !only || only.includes(c.id));
-  log(`${cfg.quick ? 'quick' : 'full'} run in ${work}; redis-server ${server.version}; contenders: ${contenders.map((c) => c.id).join(', ')}`);
+  // Started first: its watchdog removes it should anything after this fail.
+  const postgres = contenders.some((c) => c.server === 'postgres') ? await startPostgres() : undefined;
+  const server = await openServer();
+  const servers: EmbeddedServers = { redisUrl: server.url, postgresUrl: postgres?.url };
+  log(`${cfg.quick ? 'quick' : 'full'} run in ${work}; redis-server ${server.version}${postgres ? `; ${postgres.version}` : ''}; contenders: ${contenders.map((c) => c.id).join(', ')}`);
 
   /** Opens `spec` on a fresh directory, runs `body`, closes it and measures what stayed on disk. */
   const withContender = async <T>(spec: EmbeddedSpec, section: string, body: (kv: Awaited<ReturnType<EmbeddedSpec['open']>>) => Promise<T>): Promise<Row<T>> => {
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     if (spec.id === 'valkey') await server.monitor.flush();
     try {
-      const kv = await spec.open(dir, server.url);
+      const kv = await spec.open(dir, servers);
       try {
         const result = await body(kv);
         return { id: spec.id, label: spec.label, result };
@@ -219,7 +223,7 @@ async function main(): Promise<void> {
       commit,
       durationS: Math.round((performance.now() - started) / 1000),
       config: cfg,
-      environment: { ...environment, libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },
+      environment: { ...environment, ...(postgres ? { postgresServer: postgres.version } : {}), libraries: Object.fromEntries(LIBRARIES.map((l) => [l, installedVersion(l)])) },
       loadAverage: { start: loadAtStart, end: loadavg()[0]! },
       mix,
       runtimes,
@@ -239,6 +243,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
+    await postgres?.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import { BentoCache, bentostore } from 'bentocache';
 import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
+import { postgresStore } from '../../adapters/postgres/index.ts';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache, type CacheOptions, type SetOptions, type Store, type WriteFence } from '../../src/index.ts';
@@ -14,10 +15,12 @@ import { DRIZZLE_CONTENDERS } from './drizzle-contenders.ts';
 import type { RaceContender, RaceStores } from './race-contender.ts';
 
 /** Which store a cachette contender reads through. */
-type StoreKind = 'valkey' | 'cluster' | 'sqlite';
+type StoreKind = 'valkey' | 'cluster' | 'sqlite' | 'postgres';
 
-function openStore(kind: StoreKind, redisUrl: string, stores: RaceStores): Store {
+function openStore(kind: StoreKind, redisUrl: string, pgUrl: string, stores: RaceStores): Store {
   if (kind === 'sqlite') return sqliteStore(stores.sqlitePath);
+  // The PostgreSQL store on the model's own database (its table beside the row's), with its defaults.
+  if (kind === 'postgres') return postgresStore(pgUrl);
   if (kind === 'cluster') return valkeyStore({ cluster: stores.clusterNodes!.split(',') });
   return valkeyStore(redisUrl);
 }
@@ -38,9 +41,9 @@ function cachette(
     id,
     label,
     needsCluster: kind === 'cluster',
-    open(redisUrl, namespace, _pgUrl, stores) {
+    open(redisUrl, namespace, pgUrl, stores) {
       // No logger: a reader's stdout carries its figures, and a loaded machine makes the store slow enough to be reported.
-      const cache: Cache = createCache({ store: openStore(kind, redisUrl, stores), namespace, logger: false, ...options });
+      const cache: Cache = createCache({ store: openStore(kind, redisUrl, pgUrl, stores), namespace, logger: false, ...options });
       const fenced = write === 'fence' || write === 'fence-and-soft';
       // With soft invalidations the row carries a second tag, softly invalidated around every
       // write (before it begins and after it commits) without guarding it: readers may then be
@@ -116,6 +119,8 @@ export const CONTENDERS: RaceContender[] = [
   cachette('cluster-l1-coherent', 'cluster store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'cluster'),
   cachette('sqlite-tags', 'SQLite store: tags + `beginWrite`/`commit`', {}, 'fence', 'sqlite'),
   cachette('sqlite-l1-coherent', 'SQLite store: L1 coherent + tags + `beginWrite`/`commit`', { l1: { consistency: 'coherent' } }, 'fence', 'sqlite'),
+  cachette('postgres-tags', 'PostgreSQL store: tags + `beginWrite`/`commit`', {}, 'fence', 'postgres'),
+  cachette('postgres-l1-strict', 'PostgreSQL store: L1 strict + tags + `beginWrite`/`commit`', { l1: { consistency: 'strict' } }, 'fence', 'postgres'),
   bentocache('bento-l2', 'bentocache 1.6 L2, delete after COMMIT', false),
   bentocache('bento-tiered', 'bentocache 1.6 L1 + L2 + bus, delete after COMMIT', true),
   ...DRIZZLE_CONTENDERS,

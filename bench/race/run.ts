@@ -27,7 +27,7 @@ import { childLines } from '../../test/support/child-lines.ts';
 import { findRedisCli, startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { analyse, type RaceFigures } from './analyse.ts';
 import { CONTENDERS } from './contenders.ts';
-import { startPostgres } from './postgres.ts';
+import { startPostgres } from '../support/postgres.ts';
 import type { RaceTask } from './process.ts';
 import { fmt, writeRaceReport, type RaceResults, type RaceScenario } from './report.ts';
 

@@ -3,7 +3,7 @@
  * `@hono/node-server` (an optional peer, loaded only by `serve` and `requestListener`, so an
  * Express app that needs only `storeFromEnv` does not install it), and the store picked from
  * `process.env` (CACHETTE_STORE=sqlite:PATH →
- * the embedded SQLite file through better-sqlite3, VALKEY_URL / REDIS_URL → Valkey over
+ * the embedded SQLite file through better-sqlite3, CACHETTE_STORE=postgres://… → PostgreSQL through pg, VALKEY_URL / REDIS_URL → Valkey over
  * iovalkey, UPSTASH_REDIS_REST_URL + _TOKEN → Upstash, otherwise memory).
  *
  * ```ts
@@ -93,7 +93,7 @@ export function serve(handler: RequestHandler, options?: NodeServeOptions): Prom
 }
 
 /**
- * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, VALKEY_URL /
+ * The store `process.env` selects (CACHETTE_STORE=sqlite:PATH → sqlite, CACHETTE_STORE=postgres://… → postgres, VALKEY_URL /
  * REDIS_URL → valkey, the Upstash pair → upstash, otherwise memory), announced once: for caching fragments with `createCache`
  * rather than whole responses.
  */

@@ -15,13 +15,14 @@ export type StoreChoice =
   | { kind: 'upstash'; url: string; token: string }
   | { kind: 'cloudflare-kv'; namespace: KVNamespaceLike; binding: string }
   | { kind: 'sqlite'; path: string; variable?: 'store' }
+  | { kind: 'postgres'; url: string; variable: 'CACHETTE_STORE' | 'store' }
   | { kind: 'memory'; variable?: 'CACHETTE_STORE' | 'store' };
 
 /** Options shared by every runtime helper for picking the store. */
 export interface StoreSelectionOptions {
   /**
    * A store you built yourself, or one named the way the environment would name it: a
-   * `redis://` / `valkey://` URL, `sqlite:PATH` or `memory`. Always wins over the environment.
+   * `redis://` / `valkey://` URL, a `postgres://` one (Node), `sqlite:PATH` or `memory`. Always wins over the environment.
    */
   store?: Store | string;
   /** Name of the Workers KV binding to use. Default "CACHETTE_KV". */
@@ -39,11 +40,12 @@ export type StoreFactories = {
 export const STORE_SELECTION_OPTIONS: ReadonlyArray<keyof StoreSelectionOptions> = ['store', 'kvBinding', 'log'];
 
 const VALKEY_PROTOCOLS = new Set(['redis:', 'rediss:', 'valkey:', 'valkeys:']);
+const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
 const DEFAULT_KV_BINDING = 'CACHETTE_KV';
 
 /**
  * Picks the store from the environment: an explicit store; `CACHETTE_STORE` (`sqlite:PATH` →
- * the embedded SQLite store, `memory` → memory), which names cachette's own store and so wins
+ * the embedded SQLite store, `postgres://…` → the PostgreSQL store, `memory` → memory), which names cachette's own store and so wins
  * over the generic server URLs an app may set for other uses; `VALKEY_URL` (or `REDIS_URL`) →
  * valkey; `UPSTASH_REDIS_REST_URL` + `_TOKEN` → upstash; a KV binding → cloudflare-kv;
  * otherwise memory. Empty variables count as unset. A value that is set but unusable (a
@@ -96,6 +98,8 @@ export function describeChoice(choice: StoreChoice): string {
       return `store: cloudflare-kv (KV binding ${choice.binding})`;
     case 'sqlite':
       return `store: sqlite (${choice.variable === 'store' ? 'the store option ' : 'CACHETTE_STORE='}sqlite:${choice.path}; shared by the processes of this machine)`;
+    case 'postgres':
+      return `store: postgres (${choice.variable === 'store' ? 'the store option ' : 'CACHETTE_STORE='}${redactUrl(choice.url)}; shared by every process that reaches the database)`;
     case 'memory':
       return choice.variable
         ? `store: memory (${choice.variable === 'store' ? 'the store option ' : 'CACHETTE_STORE='}memory; not shared between processes or isolates)`
@@ -136,6 +140,8 @@ export async function openStore(choice: StoreChoice, factories: StoreFactories):
       return (factories['cloudflare-kv'] ?? unsupported(choice))(choice);
     case 'sqlite':
       return (factories.sqlite ?? unsupported(choice))(choice);
+    case 'postgres':
+      return (factories.postgres ?? unsupported(choice))(choice);
   }
 }
 
@@ -145,18 +151,23 @@ function unsupported(choice: StoreChoice): never {
       ? 'this runtime cannot open TCP connections to Valkey; set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, bind a KV namespace, or pass a store'
       : choice.kind === 'sqlite'
         ? 'this runtime has no local files for SQLite; use Upstash or a KV binding, or pass a store'
-        : 'pass a store explicitly';
+        : choice.kind === 'postgres'
+          ? 'the PostgreSQL store is picked from the environment on Node only; pass postgresStore(url) from cachette/adapters/postgres'
+          : 'pass a store explicitly';
   throw new TypeError(`cachette: ${describeChoice(choice)} is not available on this runtime: ${available}`);
 }
 
-/** `sqlite:PATH` or `memory`; anything else is a mistake worth stopping for. */
+/** `sqlite:PATH`, a `postgres://` URL or `memory`; anything else is a mistake worth stopping for. */
 function cachetteStoreChoice(value: string): StoreChoice {
   if (value === 'memory') return { kind: 'memory', variable: 'CACHETTE_STORE' };
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length).trim();
     if (path) return { kind: 'sqlite', path };
   }
-  throw new TypeError(`cachette: CACHETTE_STORE must be "sqlite:PATH" (e.g. sqlite:./cache.db) or "memory", got "${value}"`);
+  if (isUrl(value, POSTGRES_PROTOCOLS)) return { kind: 'postgres', url: value, variable: 'CACHETTE_STORE' };
+  throw new TypeError(
+    `cachette: CACHETTE_STORE must be "sqlite:PATH" (e.g. sqlite:./cache.db) or "memory", or a postgres:// URL with a host (e.g. postgres://user:password@db:5432/app), got "${redactUrl(value)}"`,
+  );
 }
 
 /**
@@ -168,8 +179,9 @@ function namedStoreChoice(text: string): StoreChoice {
   if (value === 'memory') return { kind: 'memory', variable: 'store' };
   if (value.startsWith('sqlite:') && value.length > 'sqlite:'.length) return { kind: 'sqlite', path: value.slice('sqlite:'.length).trim(), variable: 'store' };
   if (isUrl(value, [...VALKEY_PROTOCOLS])) return { kind: 'valkey', url: value, variable: 'store' };
+  if (isUrl(value, POSTGRES_PROTOCOLS)) return { kind: 'postgres', url: value, variable: 'store' };
   throw new TypeError(
-    `cachette: "store": got the string ${JSON.stringify(redactUrl(value))}; a string store must be a redis:// or valkey:// URL, "sqlite:PATH" or "memory"` +
+    `cachette: "store": got the string ${JSON.stringify(redactUrl(value))}; a string store must be a redis:// or valkey:// URL, a postgres:// URL, "sqlite:PATH" or "memory"` +
       (isUrl(value, ['http:', 'https:']) ? ' (an Upstash URL needs its token: pass upstashStore({ url, token }) from cachette/adapters/upstash)' : ''),
   );
 }

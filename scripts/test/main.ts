@@ -10,7 +10,7 @@
  * skips lint and the package check unless a filter names test/package.
  */
 import { readFileSync } from 'node:fs';
-import { findPostgresBin } from '../../bench/race/postgres.ts';
+import { findPostgresBin } from '../../bench/support/postgres.ts';
 import { spawnBridge } from '../../test/support/bridge-process.ts';
 import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts';
 import { findRedisServer, startRedis, type RedisServer } from '../../test/support/redis-server.ts';
@@ -90,7 +90,7 @@ if (!needs.has('cluster')) {
 // The PostgreSQL suites start a throwaway cluster of their own (test/adapters/postgres-server.ts)
 // from Debian's server binaries: installed here when missing and allowed, so that they never
 // skip quietly; where they cannot be, the summary says so (and CI fails).
-const postgresFiles = plan.node.files.filter((file) => /postgres-server|bench\/race\/postgres/.test(readFileSync(file, 'utf8')));
+const postgresFiles = plan.node.files.filter((file) => /postgres-server|bench\/support\/postgres/.test(readFileSync(file, 'utf8')));
 if (postgresFiles.length > 0 && !findPostgresBin({ install: mayInstall })) {
   problems.push(`the PostgreSQL suites on node (${postgresFiles.join(', ')}): PostgreSQL's server is not installed and ${notInstalled('postgresql')}`);
 }

@@ -2,7 +2,7 @@
 // postgresql package; bench/race starts the same throwaway cluster): readers on connections of
 // their own run while a transaction is open, which PGlite's single connection cannot show.
 import { describe } from 'vitest';
-import { installedServerBin, startPostgres } from '../../bench/race/postgres.ts';
+import { installedServerBin, startPostgres } from '../../bench/support/postgres.ts';
 import { nodePostgresBackend } from './databases.ts';
 import { drizzleSuite } from './drizzle-suite.ts';
 

@@ -67,6 +67,7 @@ describe('the first hour with the packed package', () => {
       `sqliteStore: ${needs('sqliteStore()', 'better-sqlite3', 'better-sqlite3@12')}`,
       `cachette/drizzle: ${needs('cachette/drizzle', 'drizzle-orm')}`,
       'storeFromEnv REDIS_URL: loads',
+      `storeFromEnv CACHETTE_STORE=postgres: ${needs('postgresStore()', 'pg')}`,
       // Hono is needed for its types only: the middleware itself loads and is built without it.
       'cachette/hono: loads',
     ]);

@@ -29,6 +29,14 @@ await report('requestListener', async () => (await import('cachette/node')).requ
 await report('sqliteStore', async () => (await import('cachette/adapters/sqlite')).sqliteStore(':memory:'));
 await report('cachette/drizzle', () => import('cachette/drizzle'));
 await report('storeFromEnv REDIS_URL', async () => (await (await import('cachette/node')).storeFromEnv({ log: false, store: 'redis://127.0.0.1:1' })).close());
+await report('storeFromEnv CACHETTE_STORE=postgres', async () => {
+  process.env.CACHETTE_STORE = 'postgres://127.0.0.1:1/app';
+  try {
+    await (await (await import('cachette/node')).storeFromEnv({ log: false })).close();
+  } finally {
+    delete process.env.CACHETTE_STORE;
+  }
+});
 await report('cachette/hono', async () => {
   const { cache } = await import('cachette/hono');
   const { memoryStore } = await import('cachette/adapters/memory');

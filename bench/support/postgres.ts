@@ -1,7 +1,8 @@
 /**
- * A throwaway PostgreSQL cluster for the race bench: initdb into a temporary directory, run as
- * the `postgres` user on a free loopback port, removed when stopped. Installs Debian's
- * `postgresql` package with apt-get when no server binaries are found (as root only).
+ * A throwaway PostgreSQL cluster for the benches (race, embedded) and the PostgreSQL tests:
+ * initdb into a temporary directory, run as the `postgres` user on a free loopback port, fsync
+ * off, removed when stopped. Installs Debian's `postgresql` package with apt-get when no server
+ * binaries are found (as root only).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { freePort } from '../../test/support/redis-server.ts';
 export interface Postgres {
   /** postgres:// URL of the `postgres` database as the `postgres` user. */
   url: string;
+  /** The server's version, from `postgres --version`: `PostgreSQL 15.18`. */
+  version: string;
   stop(): Promise<void>;
 }
 
@@ -42,7 +45,7 @@ export function findPostgresBin({ install }: { install: boolean }): string | und
 /** The server binaries, installing them if needed. */
 function serverBin(): string {
   const bin = findPostgresBin({ install: true });
-  if (!bin) throw new Error('bench:race needs PostgreSQL server binaries (apt-get install postgresql)');
+  if (!bin) throw new Error('a throwaway PostgreSQL needs its server binaries (apt-get install postgresql)');
   return bin;
 }
 
@@ -56,7 +59,7 @@ function asPostgres(command: string, args: string[]): ReturnType<typeof spawnSyn
 /** Starts the cluster (fsync off: a throwaway, and commits must not wait for a disk we share). */
 export async function startPostgres(): Promise<Postgres> {
   const bin = serverBin();
-  const dir = mkdtempSync(join(tmpdir(), 'cachette-race-pg-'));
+  const dir = mkdtempSync(join(tmpdir(), 'cachette-pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) spawnSync('chown', ['postgres:postgres', dir]);
@@ -82,6 +85,7 @@ export async function startPostgres(): Promise<Postgres> {
   watchdog.unref();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    version: `PostgreSQL ${/\d+(\.\d+)*/.exec(spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout)?.[0] ?? 'unknown'}`,
     async stop() {
       asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
       watchdog.kill();
