@@ -22,7 +22,7 @@ const explicitOnly: StorePicker = (named, _log, where) => {
 /** `createCacheHandler` and `createIncrementalCacheHandler`, for a store or cache you pass. */
 export const { createCacheHandler, createIncrementalCacheHandler } = nextHandlerFactories(explicitOnly);
 export type { NextHandlerFactories } from './handlers.ts';
-export type { NextCacheCreationOptions, NextCacheOptions } from './options.ts';
+export type { NextCacheCreationOptions, NextCacheOptions, NextHandlerStats } from './options.ts';
 export type {
   CacheControl,
   IncrementalCacheHandlerValue,

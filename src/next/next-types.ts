@@ -6,6 +6,7 @@
  * `next/dist/server/lib/incremental-cache/index.d.ts`); test/next checks them against the real
  * declarations.
  */
+import type { NextHandlerStats } from './options.ts';
 
 /** A `"use cache"` entry, as Next hands it to `set` and expects it back from `get`. */
 export interface UseCacheEntry {
@@ -48,6 +49,8 @@ export interface NextUseCacheHandler {
   expireTags(...tags: string[]): Promise<void>;
   /** Next 15.0–15.2: tags another request already expired; the store already knows them. */
   receiveExpiredTags(...tags: string[]): Promise<void>;
+  /** cachette's own, not Next's: entries of other builds served and of other versions refused, since the handler was created. */
+  stats(): NextHandlerStats;
 }
 
 /** A route's lifetime, as Next passes it to `set` (`ctx.cacheControl`) and reads it back. */
@@ -105,5 +108,12 @@ export interface NextIncrementalCacheHandler {
   resetRequestCache(): void;
 }
 
-/** The class Next's `cacheHandler` option loads (the module's default export). */
-export type NextIncrementalCacheHandlerClass = new (context?: unknown) => NextIncrementalCacheHandler;
+/**
+ * The class Next's `cacheHandler` option loads (the module's default export), with cachette's
+ * own static `stats()`: entries of other builds served and of other versions refused by every
+ * instance of the class.
+ */
+export interface NextIncrementalCacheHandlerClass {
+  new (context?: unknown): NextIncrementalCacheHandler;
+  stats(): NextHandlerStats;
+}

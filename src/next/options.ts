@@ -1,6 +1,7 @@
 import { createCache } from '../cache/create-cache.ts';
 import { resolveOptions, type CacheLogger, type CacheOptions } from '../cache/options.ts';
 import type { Cache } from '../cache/types.ts';
+import { checkVersion } from '../cache/roles/versioned.ts';
 import type { Store } from '../store/types.ts';
 import { toMs, type Duration } from '../util/duration.ts';
 import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../util/known-options.ts';
@@ -38,6 +39,30 @@ export interface NextCacheOptions extends NextCacheCreationOptions {
    * committed. Default 1 s; 0 commits at once.
    */
   writeFence?: Duration;
+  /**
+   * The build (deployment) these handlers serve, e.g. `process.env.DEPLOYMENT_ID`: pages and
+   * route handlers are then stored per build, while data entries (`"use cache"`, `fetch`,
+   * `unstable_cache`) and tags are shared by every build over the same store, prefix and
+   * namespace, so a deploy starts warm. A data entry another build stored is counted in
+   * `stats().fromOtherBuilds`. Left out, every entry is this deployment's own only when
+   * `namespace` is per deployment (docs/next.md#across-deploys).
+   */
+  buildId?: string;
+  /**
+   * The version of your data's shape (a non-empty string or a finite number), as `getOrSet`'s
+   * `version` is: an entry stored under another version (or none, when this one is given) is a
+   * miss, counted in `stats().otherVersions`, and is replaced by the next write. Bump it when
+   * what a `"use cache"` function or a fetch returns changes shape. Default: none.
+   */
+  version?: string | number;
+}
+
+/** What the handlers counted of entries written by other builds and versions (`stats()` of either handler). */
+export interface NextHandlerStats {
+  /** Data entries served (fresh or stale) that a handler with another `buildId` stored. */
+  readonly fromOtherBuilds: number;
+  /** Entries refused because they were stored under another `version`: each one a miss. */
+  readonly otherVersions: number;
 }
 
 /** What the handlers need once the options are checked: the cache (opened on first use) and their own settings. */
@@ -50,6 +75,14 @@ export interface HandlerContext {
   readonly maxEntryBytes: number;
   /** Says a problem through `logger`, once per `topic` (the first occurrence's message). */
   readonly warn: (topic: string, message: string) => void;
+  /** Says something that works through `logger`'s `info`, once per `topic`. */
+  readonly inform: (topic: string, message: string) => void;
+  /** The build these handlers serve (`buildId`), undefined when not given. */
+  readonly buildId: string | undefined;
+  /** The version entries must have been stored under (`version`), undefined when not given. */
+  readonly version: string | number | undefined;
+  /** What the handlers counted so far; `stats()` copies it. */
+  readonly counts: { fromOtherBuilds: number; otherVersions: number };
 }
 
 /**
@@ -60,7 +93,9 @@ export interface HandlerContext {
 export type StorePicker = (named: string | undefined, log: NextCacheOptions['log'], where: string) => () => Promise<Store>;
 
 const CREATION_OPTIONS: ReadonlyArray<keyof NextCacheCreationOptions> = ['prefix', 'namespace', 'timeout', 'circuitBreaker', 'batch', 'compression', 'maxValueBytes', 'l1', 'writeLeaseTtl', 'clock'];
-const OWN_OPTIONS: ReadonlyArray<keyof NextCacheOptions> = ['store', 'cache', 'log', 'logger', 'writeFence'];
+const OWN_OPTIONS: ReadonlyArray<keyof NextCacheOptions> = ['store', 'cache', 'log', 'logger', 'writeFence', 'buildId', 'version'];
+/** The longest `buildId`: it is part of every page's key. */
+const MAX_BUILD_ID = 128;
 const DEFAULT_FENCE_MS = 1000;
 const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 
@@ -74,17 +109,22 @@ export function handlerContext(options: NextCacheOptions | undefined, pick: Stor
   const given = options ?? {};
   checkOptionsObject(given, where);
   checkKnownOptions(given, [...OWN_OPTIONS, ...CREATION_OPTIONS], where);
-  const { store, cache, log, logger: loggerOption, writeFence, ...creation } = given;
+  const { store, cache, log, logger: loggerOption, writeFence, buildId, version: versionOption, ...creation } = given;
+  if (buildId !== undefined && (typeof buildId !== 'string' || buildId === '' || buildId.length > MAX_BUILD_ID || buildId.includes(':'))) {
+    throw new TypeError(`${where}: "buildId" must be a non-empty string of at most ${MAX_BUILD_ID} characters without ":", got ${JSON.stringify(buildId) ?? typeof buildId}`);
+  }
+  const version = versionOption === undefined ? undefined : checkVersion(versionOption, where);
   const fenceMs = toMs(writeFence ?? DEFAULT_FENCE_MS, `${where}: writeFence`);
   if (!Number.isFinite(fenceMs)) throw new RangeError(`${where}: writeFence must be finite: a fence nobody commits would stop caching its tags until the lease expires`);
   if (log !== undefined && log !== false && typeof log !== 'function') throw new TypeError(`${where}: "log" must be a function or false`);
   const logger = loggerOption === false ? undefined : (loggerOption ?? console);
-  const warned = new Set<string>();
-  const warn = (topic: string, message: string) => {
-    if (warned.has(topic)) return;
-    warned.add(topic);
-    logger?.warn(`[cachette/next] ${message}`);
+  const said = new Set<string>();
+  const once = (level: 'info' | 'warn') => (topic: string, message: string) => {
+    if (said.has(topic)) return;
+    said.add(topic);
+    logger?.[level](`[cachette/next] ${message}`);
   };
+  const own = { warn: once('warn'), inform: once('info'), buildId, version, counts: { fromOtherBuilds: 0, otherVersions: 0 } };
   const maxEntryBytes = creation.maxValueBytes ?? DEFAULT_MAX_ENTRY_BYTES;
   const mistake = store === undefined || typeof store === 'string' ? undefined : storeOptionMistake(store, where);
   if (mistake) throw mistake;
@@ -96,7 +136,7 @@ export function handlerContext(options: NextCacheOptions | undefined, pick: Stor
     const stray = Object.keys(creation);
     if (stray.length > 0) throw new TypeError(`${where}: "${stray[0]}" is an option of the cache; with "cache", give it to createCache()`);
     const ready = Promise.resolve(cache);
-    return { cache: () => ready, fenceMs, maxEntryBytes, warn };
+    return { cache: () => ready, fenceMs, maxEntryBytes, ...own };
   }
   const open = typeof store === 'object' ? () => Promise.resolve(store) : pick(store, log, where);
   let opened: Promise<Cache> | undefined;
@@ -110,7 +150,7 @@ export function handlerContext(options: NextCacheOptions | undefined, pick: Stor
     cache: () => (opened ??= open().then((opened) => createCache({ ...cacheOptions, store: opened }))),
     fenceMs,
     maxEntryBytes,
-    warn,
+    ...own,
   };
 }
 

@@ -4,10 +4,11 @@
  * to Next would fail the render (Next throws an invariant error on a FETCH value under a page's
  * key, or reads `html` from whatever it is given). Anything that does not check out is a miss.
  */
+import { readMarks, type BuildMarks } from './builds.ts';
 import type { CacheControl, IncrementalCacheValue } from './next-types.ts';
 
-/** A `"use cache"` entry at rest: Next's metadata and the bytes its stream delivered. */
-export interface UseCacheRecord {
+/** A `"use cache"` entry at rest: Next's metadata and the bytes its stream delivered, and who stored it. */
+export interface UseCacheRecord extends BuildMarks {
   tags: string[];
   stale: number;
   timestamp: number;
@@ -16,8 +17,8 @@ export interface UseCacheRecord {
   body: Uint8Array;
 }
 
-/** An incremental cache entry at rest. */
-export interface IncrementalRecord {
+/** An incremental cache entry at rest, and who stored it. */
+export interface IncrementalRecord extends BuildMarks {
   /** When it was stored, on the writer's clock as Next reads it (`performance.timeOrigin + performance.now()`: Next's ISR timing is built on it). */
   lastModified: number;
   value: IncrementalCacheValue;
@@ -32,7 +33,8 @@ export function readUseCacheRecord(stored: unknown): UseCacheRecord | undefined 
   const { tags, stale, timestamp, expire, revalidate, body } = stored;
   if (!isStringArray(tags) || !(body instanceof Uint8Array)) return undefined;
   if (![stale, timestamp, expire, revalidate].every(isFiniteNumber)) return undefined;
-  return { tags, stale, timestamp, expire, revalidate, body } as UseCacheRecord;
+  const marks = readMarks(stored);
+  return marks && ({ tags, stale, timestamp, expire, revalidate, body, ...marks } as UseCacheRecord);
 }
 
 /**
@@ -44,7 +46,8 @@ export function readIncrementalRecord(stored: unknown, kind: string): Incrementa
   const { lastModified, value, cacheControl, tags } = stored;
   if (!isFiniteNumber(lastModified) || !isStringArray(tags) || !isObject(value) || !valueFits(value, kind)) return undefined;
   if (cacheControl !== undefined && !isCacheControl(cacheControl)) return undefined;
-  return { lastModified, value: value as IncrementalCacheValue, cacheControl, tags };
+  const marks = readMarks(stored);
+  return marks && { lastModified, value: value as IncrementalCacheValue, cacheControl, tags, ...marks };
 }
 
 /**

@@ -20,7 +20,7 @@
  * generations only: it reaches the tags an entry records, not these.
  */
 import { MAX_TAGS } from '../cache/tags/tag-keys.ts';
-import type { Cache } from '../cache/types.ts';
+import type { Cache, ValueLookup } from '../cache/types.ts';
 import { storeKey } from './keys.ts';
 
 const SPACE = 'next/revalidated';
@@ -44,10 +44,30 @@ export function generationTags(own: readonly string[]): readonly string[] {
   return own.length <= MAX_TAGS ? own : own.slice(0, MAX_TAGS);
 }
 
-/** The value under `key` and the latest revalidation time of `softTags` (-Infinity when none was revalidated), in one store read. */
-export async function readWithRevalidations(cache: Cache, key: string, softTags: readonly string[]): Promise<{ stored: unknown; softRevalidatedAt: number }> {
-  const [stored, ...times] = await cache.getMany([key, ...softTags.map((tag) => storeKey(SPACE, tag))]);
-  return { stored, softRevalidatedAt: latest(times) };
+/**
+ * The entry under `key` as `cache.lookup` finds it (fresh, or stale inside its grace: a soft
+ * revalidation, tags.ts) and the latest revalidation time of `softTags` (-Infinity when none was
+ * revalidated), in one store read (the cache folds the reads of a tick into one round trip).
+ */
+export async function readWithRevalidations(cache: Cache, key: string, softTags: readonly string[]): Promise<{ found: ValueLookup<unknown> | undefined; softRevalidatedAt: number }> {
+  const [found, times] = await Promise.all([cache.lookup(key), softTags.length === 0 ? [] : cache.getMany(softTags.map((tag) => storeKey(SPACE, tag)))]);
+  return { found, softRevalidatedAt: latest(times) };
+}
+
+/** How long the handlers keep an entry that lives `expireS` seconds: its expire, at most {@link LONGEST_KEEP_MS}. */
+export function keptMs(expireS: number): number {
+  return Math.min(expireS * 1000, LONGEST_KEEP_MS);
+}
+
+/**
+ * True when a stale entry under `key`, kept for `keptForMs`, is at the end of its life rather
+ * than staled by a soft revalidation (both are stale inside the grace it was stored with): told
+ * by its age on the cache's clock, in one more store read, which only stale reads make. An
+ * entry gone or rewritten meanwhile is judged as it is now.
+ */
+export async function pastItsLife(cache: Cache, key: string, keptForMs: number): Promise<boolean> {
+  const { state, age } = await cache.inspect(key);
+  return state === 'missing' || age === undefined || age >= keptForMs;
 }
 
 /**
@@ -61,6 +81,7 @@ export async function outdatedByTime(cache: Cache, own: readonly string[], softR
   const times = await cache.getMany(own.slice(MAX_TAGS).map((tag) => storeKey(SPACE, tag)));
   return latest(times) + marginMs >= moment;
 }
+
 
 /** The latest of revalidation times read back: a missing one never was; one that is not a time (another program's value) counts as now and for ever, a miss rather than a guess. */
 function latest(times: readonly unknown[]): number {

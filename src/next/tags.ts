@@ -77,16 +77,34 @@ export class LocalRevalidations {
 }
 
 /**
+ * How long a soft revalidation leaves an entry to be served stale (once, while Next regenerates
+ * it): a day, or the entry's own life when shorter. Every entry is stored with it as its grace
+ * ({@link graceFor}); read later than that, such an entry is a miss.
+ */
+export const SOFT_STALE_MS = 86_400_000;
+
+/** The grace an entry living `ttlMs` is stored with, so that a soft revalidation leaves it to be served stale. */
+export function graceFor(ttlMs: number): number {
+  return Math.min(ttlMs, SOFT_STALE_MS);
+}
+
+/**
  * Revalidates `tags` in the store, for every instance: their generations move on, and the time
  * of the revalidation is recorded for the reads that check them by time (soft tags, and an
- * entry's tags past those it records: revalidation-times.ts). Without durations (`updateTag`, a
- * one-argument `revalidateTag`, `revalidatePath`) or with `expire: 0`, the tags expire at once and
- * a write fence holds them for `fenceMs`: no instance stores an entry of those tags meanwhile,
- * so a render that read the data before the write cannot cache it after. With a profile
- * (`revalidateTag(tag, 'max')`), Next asks for stale-while-revalidate; the engine's generations
- * are hard, so those tags expire at once too (a miss is within Next's contract: it regenerates
- * in the foreground). When the engine offers soft invalidation, that call goes here, and reads
- * report such entries stale (`revalidate: -1`, or an ISR `lastModified` past its revalidate).
+ * entry's tags past those it records: revalidation-times.ts).
+ *
+ * - Without durations (`updateTag`, a one-argument `revalidateTag`, `revalidatePath`) or with
+ *   `expire: 0`, the tags expire at once and a write fence holds them for `fenceMs`: no
+ *   instance stores an entry of those tags meanwhile, so a render that read the data before
+ *   the write cannot cache it after.
+ * - With a profile whose `expire` is at least {@link SOFT_STALE_MS} (`revalidateTag(tag,
+ *   'max')`, `'days'`, `'weeks'`), or none, Next asks for stale-while-revalidate: the
+ *   generations move softly, and the next read of an entry of those tags reports it stale
+ *   (`revalidate: -1`, an ISR `lastModified` past its revalidate) so that Next serves it once
+ *   more and regenerates it. Read under them as soft tags, entries are misses (a time is all
+ *   those reads see).
+ * - With a shorter profile, the tags expire at once, unfenced: served stale, an entry could
+ *   outlive the profile's `expire`, and a miss is within Next's contract.
  *
  * A store that fails does not make it reject (the cache reports it: an `error` event, its
  * logger); only a store that cannot be opened at all does.
@@ -96,13 +114,14 @@ export async function revalidateTags(context: HandlerContext, tags: readonly unk
   if (names.length === 0) return;
   const cache = await context.cache();
   const immediate = durations === undefined || durations.expire === 0;
+  const soft = durations !== undefined && (durations.expire === undefined || durations.expire * 1000 >= SOFT_STALE_MS);
   const chunks: string[][] = [];
   for (let i = 0; i < names.length; i += MAX_TAGS) chunks.push(names.slice(i, i + MAX_TAGS));
   await Promise.all([
     recordRevalidations(cache, names),
     ...chunks.map(async (chunk) => {
       if (!immediate) {
-        await cache.invalidateTags(chunk);
+        await cache.invalidateTags(chunk, { soft });
         return;
       }
       const fence = await cache.beginWrite(chunk);

@@ -1,10 +1,11 @@
+import { admitted, marksOf, served, statsOf } from './builds.ts';
 import { storeKey } from './keys.ts';
 import type { NextUseCacheHandler, TagDurations, UseCacheEntry } from './next-types.ts';
 import type { HandlerContext } from './options.ts';
 import { readUseCacheRecord, type UseCacheRecord } from './records.ts';
-import { generationTags, LONGEST_KEEP_MS, outdatedByTime, readWithRevalidations } from './revalidation-times.ts';
+import { generationTags, keptMs, outdatedByTime, pastItsLife, readWithRevalidations } from './revalidation-times.ts';
 import { readStream, streamOf } from './stream-bytes.ts';
-import { LocalRevalidations, revalidateTags, storableTags, uniqueTags } from './tags.ts';
+import { graceFor, LocalRevalidations, revalidateTags, storableTags, uniqueTags } from './tags.ts';
 
 const SPACE = 'next/use-cache';
 
@@ -37,10 +38,11 @@ export function directiveCacheHandler(context: HandlerContext): NextUseCacheHand
     const body = await readStream(entry.value, context.maxEntryBytes);
     const own = uniqueTags(entry.tags);
     if (body === undefined || !storableTags(own, key, context) || local.after(own, entry.timestamp)) return;
-    const record: UseCacheRecord = { tags: own, stale: entry.stale, timestamp: entry.timestamp, expire: entry.expire, revalidate: entry.revalidate, body };
+    const record: UseCacheRecord = { tags: own, stale: entry.stale, timestamp: entry.timestamp, expire: entry.expire, revalidate: entry.revalidate, body, ...marksOf(context) };
     const cache = await context.cache();
+    const ttl = keptMs(entry.expire);
     try {
-      await cache.set(storeKey(SPACE, key), record, { ttl: Math.min(entry.expire * 1000, LONGEST_KEEP_MS), tags: generationTags(own) });
+      await cache.set(storeKey(SPACE, key), record, { ttl, grace: graceFor(ttl), tags: generationTags(own) });
     } catch (error) {
       // The cache's serializer cannot encode bytes (a cache created with serializer: 'json' or 'raw').
       context.warn('serializer', `entries are not stored: ${(error as Error).message} (give the handlers a cache with serializer 'auto' or 'cbor')`);
@@ -56,17 +58,23 @@ export function directiveCacheHandler(context: HandlerContext): NextUseCacheHand
     async get(cacheKey, soft) {
       await writing.get(cacheKey);
       const cache = await context.cache();
-      const { stored, softRevalidatedAt } = await readWithRevalidations(cache, storeKey(SPACE, cacheKey), uniqueTags(Array.isArray(soft) ? soft : []));
-      if (stored === undefined) return undefined;
-      const record = readUseCacheRecord(stored);
+      const key = storeKey(SPACE, cacheKey);
+      const { found, softRevalidatedAt } = await readWithRevalidations(cache, key, uniqueTags(Array.isArray(soft) ? soft : []));
+      if (found === undefined) return undefined;
+      const record = readUseCacheRecord(found.value);
       if (record === undefined) {
         context.warn('foreign', `an entry that is not a "use cache" record was read back and ignored (is another program writing under this prefix?), first for ${cacheKey.slice(0, 120)}`);
         return undefined;
       }
+      if (!admitted(context, record, cacheKey)) return undefined;
+      // Stale past its expire is its end; stale before it, a soft revalidation of one of its tags.
+      if (found.state === 'stale' && (await pastItsLife(cache, key, keptMs(record.expire)))) return undefined;
       // Its generation began before one of the page's soft tags (or of its tags past those it records) was revalidated.
       if (await outdatedByTime(cache, record.tags, softRevalidatedAt, record.timestamp, context.fenceMs)) return undefined;
-      const { body, ...metadata } = record;
-      return { ...metadata, value: streamOf(body) };
+      served(context, record);
+      const { body, build: _build, version: _version, ...metadata } = record;
+      // Stale: Next serves it once more and regenerates it in the background (as its own handler does for a stale tag).
+      return { ...metadata, ...(found.state === 'stale' ? { revalidate: -1 } : {}), value: streamOf(body) };
     },
 
     async set(cacheKey, pendingEntry) {
@@ -84,5 +92,6 @@ export function directiveCacheHandler(context: HandlerContext): NextUseCacheHand
     updateTags: (tags, durations) => expire(tags, durations),
     expireTags: (...tags) => expire(tags),
     receiveExpiredTags: () => Promise.resolve(),
+    stats: () => statsOf(context),
   };
 }

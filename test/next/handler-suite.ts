@@ -11,6 +11,7 @@ import { createCacheHandler, createIncrementalCacheHandler } from '../../runtime
 import { createCache } from '../../src/index.ts';
 import type { NextCacheOptions } from '../../src/next/index.ts';
 import type { Store } from '../../src/store/types.ts';
+import { acrossBuilds } from './builds-suite.ts';
 import { appPage, brokenStream, chunked, entry, pageContext, pageSet, text } from './handler-fixtures.ts';
 
 /** One backing store for one test: `connect()` gives each instance its store over it. */
@@ -42,6 +43,8 @@ export function handlerSuite(name: string, backing: () => SuiteBacking): void {
     return { prefix, make, a: make(), b: make() };
   }
 
+  acrossBuilds(name, instances);
+
   describe(`cachette/next over ${name}: "use cache" entries`, () => {
     it('stores what the stream delivered and gives every read a new stream of it, on any instance', async () => {
       const { a, b } = instances();
@@ -65,7 +68,7 @@ export function handlerSuite(name: string, backing: () => SuiteBacking): void {
       assert.equal(await text(await reading), 'late');
     });
 
-    it('misses on every instance once a tag the entry records is revalidated on one (updateTag, or a profile)', async () => {
+    it('misses on every instance once a tag the entry records is revalidated on one (updateTag, or a profile shorter than a day)', async () => {
       const { a, b } = instances();
       await a.useCache.set('key', Promise.resolve(entry('v1', { tags: ['posts'] })));
       assert.equal(await text(await b.useCache.get('key', [])), 'v1');
@@ -208,14 +211,14 @@ export function handlerSuite(name: string, backing: () => SuiteBacking): void {
       assert.ok(Math.abs(read.lastModified - Date.now()) < 60_000);
     });
 
-    it('misses on every instance once a tag of the page (from x-next-cache-tags) is revalidated, with or without a profile', async () => {
+    it('misses on every instance once a tag of the page (from x-next-cache-tags) is revalidated, without a profile or with one shorter than a day', async () => {
       const { a, b } = instances();
       await new a.Incremental().set('/index', appPage('v1', '_N_T_/,greeting'), pageSet);
       await new b.Incremental().revalidateTag('greeting');
       assert.equal(await new a.Incremental().get('/index', pageContext), null);
       await new a.Incremental().set('/index', appPage('v2', '_N_T_/,greeting'), pageSet);
       assert.equal((await new b.Incremental().get('/index', pageContext))?.value?.html, 'v2');
-      await new b.Incremental().revalidateTag(['_N_T_/'], { expire: 31_536_000 });
+      await new b.Incremental().revalidateTag(['_N_T_/'], { expire: 3600 }); // a profile shorter than a day: at once too
       assert.equal(await new a.Incremental().get('/index', pageContext), null);
     });
 

@@ -130,6 +130,17 @@ describe('cachette/next options', () => {
     assert.throws(() => createCacheHandler({ cache: {} as never }), /"cache" must be a cache/);
   });
 
+  it('checks buildId and version at creation', () => {
+    const store = memoryStore();
+    for (const buildId of ['', 'a:b', 'x'.repeat(129), 42]) {
+      assert.throws(() => createCacheHandler({ store, buildId } as NextCacheOptions), /"buildId" must be a non-empty string/, String(buildId));
+    }
+    for (const version of ['', Number.NaN, {}]) {
+      assert.throws(() => createIncrementalCacheHandler({ store, version } as NextCacheOptions), /"version" must be a non-empty string or a finite number/, String(version));
+    }
+    assert.doesNotThrow(() => createCacheHandler({ store, buildId: 'a1b2c3', version: 2 }));
+  });
+
   it('needs a store or a cache in the runtime-neutral build, which has no environment', () => {
     assert.throws(() => createCacheHandler(), /pass a "store" \(or a "cache"\)/);
     assert.throws(() => createIncrementalCacheHandler({ store: 'redis://127.0.0.1:6379' }), /names a store only on Node, Bun and Deno/);
