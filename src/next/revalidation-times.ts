@@ -26,7 +26,7 @@ import { storeKey } from './keys.ts';
 const SPACE = 'next/revalidated';
 
 /** The longest the handlers keep an entry, and so a revalidation time: 366 days (an entry's `expire` beyond it is cut to it). */
-export const LONGEST_KEEP_MS = 366 * 86_400_000;
+const LONGEST_KEEP_MS = 366 * 86_400_000;
 
 /** The clock Next stamps `"use cache"` entries with (`performance.timeOrigin + performance.now()`). */
 export function nowOnNextClock(): number {
@@ -81,7 +81,6 @@ export async function outdatedByTime(cache: Cache, own: readonly string[], softR
   const times = await cache.getMany(own.slice(MAX_TAGS).map((tag) => storeKey(SPACE, tag)));
   return latest(times) + marginMs >= moment;
 }
-
 
 /** The latest of revalidation times read back: a missing one never was; one that is not a time (another program's value) counts as now and for ever, a miss rather than a guess. */
 function latest(times: readonly unknown[]): number {

@@ -1,8 +1,10 @@
 /**
  * Next's tags on cachette's tag generations (docs/tags.md). An entry records the generations of
  * its tags when it is stored; `revalidateTag` on any instance moves them on in the store, and
- * every instance's next read of an entry that recorded an older one is a miss: no pub/sub, no
- * tags manifest to refresh, and for the tags an entry records, no clock to compare.
+ * every instance's next read of an entry that recorded an older one is a miss (or, moved softly
+ * by a long profile, a stale entry Next serves once more): no pub/sub, no tags manifest to
+ * refresh, and for the tags an entry records, no clock to compare. Tags are one set for every
+ * build that shares the store, prefix and namespace, with or without `buildId`.
  *
  * Soft tags are the implicit tags of the page being rendered (`_N_T_/…`, what `revalidatePath`
  * revalidates). Next passes them to `get`, not to `set`, so no entry records them: a read checks

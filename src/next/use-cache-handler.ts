@@ -14,7 +14,10 @@ const SPACE = 'next/use-cache';
  * with Next's metadata and the bytes of their stream, under their tags, for `expire` seconds;
  * tags are checked by the engine on every read (one round trip for the entry, one more for the
  * generations of the tags it records), and the soft tags `get` is given are checked against
- * their revalidation times in the read of the entry (revalidation-times.ts).
+ * their revalidation times in the read of the entry (revalidation-times.ts). An entry a soft
+ * revalidation staled (tags.ts) is handed back with `revalidate: -1`; one stored under another
+ * `version` is a miss, and one another build stored is counted (builds.ts). Every build shares
+ * these entries: Next's key tells builds apart unless it keys by code (docs/next.md#across-deploys).
  */
 export function directiveCacheHandler(context: HandlerContext): NextUseCacheHandler {
   /** Writes in progress in this process, by key: a read of the key waits for them (Next requires it). */
