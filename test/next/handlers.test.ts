@@ -83,6 +83,46 @@ describe('createCacheHandler over memory: lifetimes, warnings and the shape Next
     assert.equal(await a.useCache.get('key', []), undefined);
   });
 
+  it('serves an entry staled by a soft revalidation for a day at most, and one past its expire not at all', async () => {
+    const clock = new FakeClock();
+    const { a, b } = instances({ clock });
+    await a.useCache.set('long', Promise.resolve(entry('v', { tags: ['posts'], expire: 3 * 86_400 })));
+    await b.useCache.updateTags(['posts'], { expire: 31_536_000 });
+    clock.advance(86_400_000 - 1000);
+    assert.equal((await a.useCache.get('long', []))?.revalidate, -1, 'stale inside the day');
+    clock.advance(2000);
+    assert.equal(await a.useCache.get('long', []), undefined, 'a miss past it');
+    await a.useCache.set('short', Promise.resolve(entry('v', { tags: ['news'], expire: 60 })));
+    clock.advance(30_000);
+    await b.useCache.updateTags(['news'], { expire: 31_536_000 }); // stale for 60 s more in the store
+    clock.advance(31_000);
+    assert.equal(await a.useCache.get('short', []), undefined, 'its own expire ends it');
+  });
+
+  it('says once that it serves entries of other builds, and once that it refuses another version', async () => {
+    const store = memoryStore();
+    const logger = recordingLogger();
+    const old = createCacheHandler({ store, buildId: 'build-1', logger: false });
+    const current = createCacheHandler({ store, buildId: 'build-2', logger });
+    const next = createCacheHandler({ store, buildId: 'build-3', version: 2, logger });
+    for (const key of ['a', 'b']) await old.set(key, Promise.resolve(entry(key)));
+    for (const key of ['a', 'b']) {
+      assert.ok(await current.get(key, []));
+      assert.equal(await next.get(key, []), undefined);
+    }
+    assert.deepEqual(logger.lines, [
+      '[cachette/next] serving data entries stored by other builds (counted in stats().fromOtherBuilds), first one of build "build-1"',
+      `[cachette/next] entries stored under version null are misses for this handler's 2 (counted in stats().otherVersions), first for a`,
+    ]);
+    assert.deepEqual(
+      [current.stats(), next.stats()],
+      [
+        { fromOtherBuilds: 2, otherVersions: 0 },
+        { fromOtherBuilds: 0, otherVersions: 2 },
+      ],
+    );
+  });
+
   it('is the object Next 16 loads from cacheHandlers', () => {
     const handler: NextCacheHandler = createCacheHandler({ store: memoryStore() });
     assert.equal(typeof handler.refreshTags, 'function');
