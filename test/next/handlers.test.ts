@@ -176,7 +176,7 @@ describe('cachette/next options', () => {
       assert.throws(() => createCacheHandler({ store, buildId } as NextCacheOptions), /"buildId" must be a non-empty string/, String(buildId));
     }
     for (const version of ['', Number.NaN, {}]) {
-      assert.throws(() => createIncrementalCacheHandler({ store, version } as NextCacheOptions), /"version" must be a non-empty string or a finite number/, String(version));
+      assert.throws(() => createIncrementalCacheHandler({ store, version } as unknown as NextCacheOptions), /"version" must be a non-empty string or a finite number/, String(version));
     }
     assert.doesNotThrow(() => createCacheHandler({ store, buildId: 'a1b2c3', version: 2 }));
   });
