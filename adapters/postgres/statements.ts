@@ -163,7 +163,7 @@ export function prefixEnd(prefix: string): string | undefined {
 }
 
 /** A SQL string literal of `text`, which holds only checked names and fixed words (no quote to double but in names it never has). */
-function literal(text: string): string {
+export function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 

@@ -1,12 +1,14 @@
 import { StoreClosedError, StoreRefusedError } from '../../src/store/errors.ts';
 import { parseCounter } from '../../src/store/layout/counter.ts';
 import { FIXED_BYTES, staledEnvelope } from '../../src/store/layout/envelope.ts';
-import type { ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry } from '../../src/store/types.ts';
+import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
+import type { Coherence, CoherenceListener, CoherenceOptions, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry } from '../../src/store/types.ts';
 import { readGenerationsIn } from '../shared/generation-cells.ts';
 import { pgConnection, type Cell, type PostgresConnection, type SqlConnection } from './connection.ts';
-import { openUrl } from './drivers.ts';
+import { PostgresBusTransport } from './bus.ts';
+import { listenClients, openUrl } from './drivers.ts';
 import { storeFailure } from './errors.ts';
-import { resolveOptions, type PostgresStoreOptions } from './options.ts';
+import { resolveOptions, type PostgresStoreOptions, type ResolvedPostgresOptions } from './options.ts';
 import { prefixEnd, ROWS_PER_STATEMENT, Statements, TABLE_MARK } from './statements.ts';
 import { connectionAddress, urlAddress } from './urls.ts';
 
@@ -46,11 +48,15 @@ export class PostgresStore implements Store {
   readonly #sweepBatch: number;
   readonly #sweepBatches: number;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
+  readonly #options: ResolvedPostgresOptions;
+  /** The coherence bus of coherent L1 tiers (adapters/postgres/bus.ts), started by the first {@link coherence}. */
+  #bus: PubSubBus | undefined;
   #ready: Promise<void> | undefined;
   #closed = false;
 
   constructor(input: PostgresStoreOptions | PostgresConnection | string) {
     const o = resolveOptions(input);
+    this.#options = o;
     this.table = o.table;
     this.unlogged = o.unlogged;
     this.#statements = new Statements(o.schema, o.table);
@@ -220,10 +226,29 @@ export class PostgresStore implements Store {
     return removed;
   }
 
+  /**
+   * `LISTEN`/`NOTIFY` with leased holders, on a Client of its own beside the pool
+   * (adapters/postgres/bus.ts). Throws a TypeError on a store given a single Client.
+   */
+  coherence(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+    if (this.#closed) throw new StoreClosedError(this.#label);
+    this.#bus ??= new PubSubBus(
+      new PostgresBusTransport({
+        open: listenClients(this.#options.connection, this.#options),
+        run: (text, params) => this.#run(text, params),
+        schema: this.#options.schema,
+        table: this.table,
+      }),
+    );
+    return this.#bus.register(listener, options);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
+    // The bus first: it deletes its registrations on its own connection.
+    await this.#bus?.close();
     await this.#connection.close();
   }
 

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../adapters/memory/index.ts';
+import { postgresStore } from '../../adapters/postgres/index.ts';
 import { sqliteStore } from '../../adapters/sqlite/index.ts';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, MissingCapabilityError, type Cache, type Store } from '../../src/index.ts';
+import { postgresInstalled, startPostgres, type Postgres } from '../adapters/postgres-server.ts';
 import { removeDir, tempDir } from '../adapters/sqlite-temp.ts';
 import { clusterNodes, redisUrl, requireCluster, requireRedis } from '../support/redis-env.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
@@ -23,6 +25,15 @@ interface Pair {
   open(): { stores: [Store, Store]; cleanup(): void };
 }
 
+/** The PostgreSQL cluster of this file (where it is installed), started before any pair is opened. */
+let postgres: Postgres | undefined;
+beforeAll(async () => {
+  if (postgresInstalled) postgres = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.stop();
+});
+
 const pairs: Pair[] = [
   {
     name: 'sqlite',
@@ -34,6 +45,17 @@ const pairs: Pair[] = [
       return { stores: [sqliteStore(path), sqliteStore(path)], cleanup: () => removeDir(dir) };
     },
   },
+  ...(postgresInstalled
+    ? [
+        {
+          name: 'postgres',
+          seesForeignWrites: false,
+          // Its publish goes on the pool, which keeps no order with the store's other calls (adapters/postgres/bus.ts).
+          appliesOwnEcho: true,
+          open: () => ({ stores: [postgresStore(postgres!.url), postgresStore(postgres!.url)] as [Store, Store], cleanup: () => {} }),
+        },
+      ]
+    : []),
   ...(requireRedis()
     ? [{ name: 'valkey', seesForeignWrites: false, appliesOwnEcho: false, open: () => ({ stores: [valkeyStore(redisUrl!), valkeyStore(redisUrl!)] as [Store, Store], cleanup: () => {} }) }]
     : []),

@@ -63,6 +63,11 @@ export function ownChannel(id: string): string {
   return `${CHANNEL}h:${id}`;
 }
 
+/** True for a process's own channel (acknowledgements and beats travel there; no invalidation does). */
+export function isOwnChannel(channel: string): boolean {
+  return channel.startsWith(`${CHANNEL}h:`);
+}
+
 /** One message, as decoded. */
 export type BusMessage =
   | { readonly kind: 'invalidate'; readonly writer: string; readonly seq: number; readonly keys: readonly string[] | undefined; readonly removed: boolean }
@@ -115,10 +120,24 @@ function isSeq(value: unknown): value is number {
 }
 
 /**
+ * Bytes an invalidation message takes besides its keys' JSON, at most: `{"w":"<16 hex>","s":<seq>,"k":[],"d":1}`
+ * with the longest safe-integer seq is 50.
+ */
+const MESSAGE_FRAME_BYTES = 64;
+/** Bytes an acknowledgement takes besides its seqs: `{"a":"<16 hex>","s":[]}`; each seq takes at most 16 digits and a comma. */
+const ACK_FRAME_BYTES = 32;
+const SEQ_BYTES = 17;
+
+const utf8 = new TextEncoder();
+
+/**
  * The invalidation messages for `keys`: one per channel, each naming that channel's keys; or,
  * when there are more than a message may carry, one on {@link ALL_CHANNEL} for everything.
+ * `maxBytes` (a transport whose payloads are bounded, BusTransport.maxMessageBytes): a channel's
+ * keys are split over as many messages as keep each within it, and a key too long for one
+ * message on its own makes it an invalidation of everything.
  */
-export function messagesFor(keys: readonly string[] | undefined): Array<{ channel: string; keys: readonly string[] | undefined }> {
+export function messagesFor(keys: readonly string[] | undefined, maxBytes?: number): Array<{ channel: string; keys: readonly string[] | undefined }> {
   if (keys === undefined) return [{ channel: ALL_CHANNEL, keys: undefined }];
   const byChannel = new Map<string, string[]>();
   let chars = 0;
@@ -130,5 +149,33 @@ export function messagesFor(keys: readonly string[] | undefined): Array<{ channe
     else byChannel.set(channel, [key]);
   }
   if (keys.length > MAX_MESSAGE_KEYS || chars > MAX_MESSAGE_CHARS) return [{ channel: ALL_CHANNEL, keys: undefined }];
-  return [...byChannel].map(([channel, list]) => ({ channel, keys: list }));
+  if (maxBytes === undefined) return [...byChannel].map(([channel, list]) => ({ channel, keys: list }));
+  const messages: Array<{ channel: string; keys: readonly string[] }> = [];
+  for (const [channel, list] of byChannel) {
+    let part: string[] = [];
+    let bytes = MESSAGE_FRAME_BYTES;
+    for (const key of list) {
+      // The key as the message spells it (JSON escapes), and the comma before it.
+      const size = utf8.encode(JSON.stringify(key)).length + 1;
+      if (MESSAGE_FRAME_BYTES + size > maxBytes) return [{ channel: ALL_CHANNEL, keys: undefined }];
+      if (bytes + size > maxBytes) {
+        messages.push({ channel, keys: part });
+        part = [];
+        bytes = MESSAGE_FRAME_BYTES;
+      }
+      part.push(key);
+      bytes += size;
+    }
+    messages.push({ channel, keys: part });
+  }
+  return messages;
+}
+
+/** The acknowledgements by `holder` of `seqs`: one message, or (`maxBytes`: bounded payloads) as many as keep each within it. */
+export function ackMessages(holder: string, seqs: readonly number[], maxBytes?: number): string[] {
+  if (maxBytes === undefined) return [ackMessage(holder, seqs)];
+  const per = Math.max(1, Math.floor((maxBytes - ACK_FRAME_BYTES) / SEQ_BYTES));
+  const messages: string[] = [];
+  for (let from = 0; from < seqs.length; from += per) messages.push(ackMessage(holder, seqs.slice(from, from + per)));
+  return messages;
 }

@@ -45,7 +45,7 @@
  */
 import type { Coherence, CoherenceListener, CoherenceOptions } from '../types.ts';
 import {
-  ackMessage,
+  ackMessages,
   ALL_CHANNEL,
   BEAT_MS,
   BUCKETS,
@@ -81,8 +81,20 @@ export interface BusTransport {
    * for the rest of the session.
    */
   unsubscribe?(channel: string): Promise<void>;
-  /** Publishes on the store's connection, after every call issued on it so far; resolves how many subscribers received it. */
-  publish(channel: string, message: string): Promise<number>;
+  /**
+   * Publishes on the store's connection, after every call issued on it so far; resolves who
+   * received it: how many subscribers (Valkey's PUBLISH counts them exactly), or, where the
+   * server cannot count them, the ids of the holders whose acknowledgement the bus waits for
+   * (any other that answers is not counted: it may have received it without holding anything).
+   */
+  publish(channel: string, message: string): Promise<number | ReadonlySet<string>>;
+  /**
+   * The most UTF-8 bytes one message may take (PostgreSQL's NOTIFY: under 8,000); absent:
+   * unbounded. Invalidations and acknowledgements are split to fit (format.ts).
+   */
+  readonly maxMessageBytes?: number;
+  /** Optional: told this process's id on the bus before anything is subscribed (a transport that names the holders it counts). */
+  identify?(id: string): void;
   /** Closes the subscriber connection. */
   close(): Promise<void>;
 }
@@ -95,10 +107,22 @@ interface Watch {
 
 /** An invalidation this process published and waits on. */
 interface Pending {
-  /** Acknowledgements to wait for: the PUBLISH reply's count, once known. */
-  needed: number | undefined;
+  /** Acknowledgements to wait for, once the publish resolved: how many, or from which holders. */
+  needed: number | ReadonlySet<string> | undefined;
+  /** How many acknowledgements arrived. */
   got: number;
+  /** Who sent them, where {@link needed} names holders. */
+  heard: Set<string> | undefined;
   done(): void;
+}
+
+/** True once every acknowledgement `pending` waits for arrived. */
+function answered(pending: Pending): boolean {
+  const needed = pending.needed;
+  if (needed === undefined) return false;
+  if (typeof needed === 'number') return pending.got >= needed;
+  for (const holder of needed) if (!pending.heard?.has(holder)) return false;
+  return true;
 }
 
 const monotonic = (): number => performance.now();
@@ -114,6 +138,8 @@ export class PubSubBus {
   readonly #transport: BusTransport;
   readonly #id = newId();
   readonly #own: string;
+  /** Whether the transport's publish names the holders to wait for (and is told this process's id). */
+  readonly #namesHolders: boolean;
   readonly #listeners = new Set<CoherenceListener>();
   /** The watchers (CoherenceOptions.watcher): told of every key, keeping nothing. */
   readonly #watchers = new Set<CoherenceListener>();
@@ -148,6 +174,8 @@ export class PubSubBus {
   constructor(transport: BusTransport) {
     this.#transport = transport;
     this.#own = ownChannel(this.#id);
+    this.#namesHolders = transport.identify !== undefined;
+    transport.identify?.(this.#id);
     transport.onState((up) => (up ? this.#begin() : this.#end()));
     transport.onMessage((channel, message) => this.#received(channel, message));
   }
@@ -399,7 +427,7 @@ export class PubSubBus {
         if (channel === this.#own) this.#beatBack(message.beat);
         return;
       case 'ack':
-        if (channel === this.#own) for (const seq of message.seqs) this.#acknowledged(seq);
+        if (channel === this.#own) for (const seq of message.seqs) this.#acknowledged(seq, message.holder);
         return;
       case 'invalidate':
         if (channel === this.#own) return;
@@ -411,7 +439,7 @@ export class PubSubBus {
         // The own echo: this process's caches heard of the write already (module comment).
         if (!this.#transport.ordered) this.#tell(this.#listeners, message.keys, false);
         this.#tell(this.#watchers, message.keys, message.removed);
-        this.#acknowledged(message.seq);
+        this.#acknowledged(message.seq, this.#id);
         return;
       case 'unknown':
         // Not a message of this bus: nothing it says can be trusted, so everything goes.
@@ -458,14 +486,18 @@ export class PubSubBus {
     const acks = this.#acks;
     this.#acks = new Map();
     // A lost acknowledgement only makes its writer wait for this holder's lease.
-    for (const [writer, seqs] of acks) this.#transport.publish(ownChannel(writer), ackMessage(this.#id, seqs)).catch(() => undefined);
+    for (const [writer, seqs] of acks) {
+      for (const ack of ackMessages(this.#id, seqs, this.#transport.maxMessageBytes)) this.#transport.publish(ownChannel(writer), ack).catch(() => undefined);
+    }
   }
 
-  #acknowledged(seq: number): void {
+  #acknowledged(seq: number, holder: string): void {
     const pending = this.#pending.get(seq);
     if (pending === undefined) return;
     pending.got++;
-    if (pending.needed !== undefined && pending.got >= pending.needed) pending.done();
+    // Who answered matters only where the publish names the holders to wait for.
+    if (this.#namesHolders) (pending.heard ??= new Set()).add(holder);
+    if (answered(pending)) pending.done();
   }
 
   async #invalidate(from: CoherenceListener, options: CoherenceOptions, keys: readonly string[] | undefined, written: Promise<unknown>, removed = false): Promise<void> {
@@ -478,7 +510,7 @@ export class PubSubBus {
     // The write's failure is its caller's to report; the bus waits for it only where the store does not order the two.
     const settled = written.catch(() => undefined);
     if (!this.#transport.ordered) await settled;
-    const messages = messagesFor(keys);
+    const messages = messagesFor(keys, this.#transport.maxMessageBytes);
     await Promise.all(messages.map((message) => this.#publish(message.channel, message.keys, removed, options.confirm === 'lease')));
   }
 
@@ -492,6 +524,7 @@ export class PubSubBus {
       const pending: Pending = {
         needed: undefined,
         got: 0,
+        heard: undefined,
         done: () => {
           if (timer !== undefined) clearTimeout(timer);
           this.#pending.delete(seq);
@@ -503,7 +536,7 @@ export class PubSubBus {
         (receivers) => {
           if (!this.#pending.has(seq)) return;
           pending.needed = receivers;
-          if (pending.got >= receivers) {
+          if (answered(pending)) {
             pending.done();
             return;
           }
