@@ -12,13 +12,21 @@
  * - NOTIFY does not say how many sessions received it (PUBLISH does). So every holder
  *   registers the channels it listens to in a table beside the store's (`<table>_holders`), in
  *   the transaction of its LISTEN; a writer's NOTIFY reads, in the same statement, the holders
- *   of that channel whose session is alive, and waits for the acknowledgement of exactly those
- *   (or a lease). A holder's copy comes from a read issued after its LISTEN committed, so a
- *   write that the read missed committed later, and the statement that publishes its
- *   invalidation, which starts once the write answered, sees the registration. A session that
- *   starts listening meanwhile may receive it too (PostgreSQL delivers what it has not read
- *   yet to whoever listens when it reads): its acknowledgement is not counted, because the
- *   holders are named, not counted.
+ *   of that channel, and waits for the acknowledgement of exactly those (or a lease). A
+ *   holder's copy comes from a read issued after its LISTEN committed, so a write that the
+ *   read missed committed later, and the statement that publishes its invalidation, which
+ *   starts once the write answered, sees the registration. A session that starts listening
+ *   meanwhile may receive it too (PostgreSQL delivers what it has not read yet to whoever
+ *   listens when it reads): its acknowledgement is not counted, because the holders are named,
+ *   not counted.
+ * - A holder whose session ended (killed, its process gone) stays registered, and writers wait
+ *   a lease for it, until its rows are surely older than its lease: every process's bus marks
+ *   the rows of sessions no longer in `pg_stat_activity` (the pid and the session's start, so
+ *   a reused pid is not taken for it) with the server's time, and deletes the rows marked more
+ *   than {@link DEAD_ROWS_KEPT_MS} ago. Its last beat was sent while its session lived, so its
+ *   lease ended a lease after that at the latest: no clock but the server's is compared.
+ *   Dropping the rows of a session the moment it ended would let a write return while that
+ *   holder, not yet aware its connection is gone, still serves from memory.
  * - A payload is under 8,000 bytes: invalidations are split so that each message fits
  *   ({@link MAX_PAYLOAD_BYTES}; at most 256 keys go key by key, more are one invalidation of
  *   everything, src/store/bus/format.ts), and so are acknowledgements.
@@ -30,17 +38,21 @@
  * the session that follows cleans up what dead sessions registered and listens again.
  */
 import type { BusTransport } from '../../src/store/bus/pubsub-bus.ts';
-import { isOwnChannel } from '../../src/store/bus/format.ts';
+import { isOwnChannel, LEASE_MS } from '../../src/store/bus/format.ts';
 import { BusTransportBase } from '../../src/store/bus/transport-base.ts';
 import type { Cell } from './connection.ts';
 import { qualified, quoted } from './names.ts';
-import { literal } from './statements.ts';
+import { literal, NOW_MS } from './statements.ts';
 
 /** A NOTIFY payload must be shorter than 8,000 bytes (PostgreSQL's default build). */
 export const MAX_PAYLOAD_BYTES = 7999;
 /** Reconnection delays, ms: doubled from the first to the last after each failed attempt. */
 const RETRY_FIRST_MS = 50;
 const RETRY_LAST_MS = 2000;
+/** How long the rows of an ended session are still waited for, after a bus noticed it ended: two leases. */
+export const DEAD_ROWS_KEPT_MS = 2 * LEASE_MS;
+/** How often each process's bus looks for the rows of ended sessions. */
+const CLEANUP_MS = LEASE_MS;
 /** Channel names and holder ids come from the bus's format; anything else is refused before it reaches SQL. */
 const PLAIN = /^[A-Za-z0-9:]+$/;
 
@@ -73,10 +85,14 @@ export class PostgresBusTransport extends BusTransportBase implements BusTranspo
   readonly #holders: string;
   readonly #setup: string;
   readonly #publish: string;
+  readonly #cleanup: string;
   #id = '';
   #client: ListenClient | undefined;
+  /** The last statement queued on the listening connection. */
+  #tail: Promise<unknown> = Promise.resolve();
   #retryMs = RETRY_FIRST_MS;
   #retry: ReturnType<typeof setTimeout> | undefined;
+  #cleaner: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: PostgresBusOptions) {
@@ -88,11 +104,12 @@ export class PostgresBusTransport extends BusTransportBase implements BusTranspo
     this.#setup = `DO $setup$ BEGIN
 PERFORM pg_advisory_xact_lock(${lock});
 IF to_regclass(${literal(H)}) IS NULL THEN
-  CREATE UNLOGGED TABLE ${H} (channel text COLLATE "C" NOT NULL, holder text COLLATE "C" NOT NULL, pid int4 NOT NULL, PRIMARY KEY (channel, holder));
+  CREATE UNLOGGED TABLE ${H} (channel text COLLATE "C" NOT NULL, holder text COLLATE "C" NOT NULL, pid int4 NOT NULL, started timestamptz, ended_at bigint, PRIMARY KEY (channel, holder));
 END IF;
 END $setup$`;
-    // One statement: the notification, and the live holders of its channel in the snapshot the statement started with.
-    this.#publish = `SELECT pg_notify($1, $2)::text, (SELECT string_agg(h.holder, ',') FROM ${H} h WHERE h.channel = $1 AND h.pid IN (SELECT a.pid FROM pg_stat_activity a))`;
+    // One statement: the notification, and the holders of its channel in the snapshot the statement started with.
+    this.#publish = `SELECT pg_notify($1, $2)::text, (SELECT string_agg(h.holder, ',') FROM ${H} h WHERE h.channel = $1)`;
+    this.#cleanup = `UPDATE ${H} h SET ended_at = ${NOW_MS} WHERE h.ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = h.pid AND a.backend_start IS NOT DISTINCT FROM h.started); DELETE FROM ${H} WHERE ended_at < ${NOW_MS} - ${DEAD_ROWS_KEPT_MS}`;
   }
 
   identify(id: string): void {
@@ -103,20 +120,20 @@ END $setup$`;
   async subscribe(channel: string): Promise<void> {
     const c = plain(channel);
     // One implicit transaction: the registration is visible exactly when the LISTEN took effect.
-    await this.#current().query(
-      `LISTEN ${quoted(c)}; INSERT INTO ${this.#holders} (channel, holder, pid) VALUES ('${c}', '${this.#id}', pg_backend_pid()) ON CONFLICT (channel, holder) DO UPDATE SET pid = excluded.pid`,
+    await this.#run(
+      `LISTEN ${quoted(c)}; INSERT INTO ${this.#holders} (channel, holder, pid, started) SELECT '${c}', '${this.#id}', a.pid, a.backend_start FROM pg_stat_activity a WHERE a.pid = pg_backend_pid() ON CONFLICT (channel, holder) DO UPDATE SET pid = excluded.pid, started = excluded.started, ended_at = NULL`,
     );
   }
 
   async unsubscribe(channel: string): Promise<void> {
     const c = plain(channel);
-    await this.#current().query(`UNLISTEN ${quoted(c)}; DELETE FROM ${this.#holders} WHERE channel = '${c}' AND holder = '${this.#id}'`);
+    await this.#run(`UNLISTEN ${quoted(c)}; DELETE FROM ${this.#holders} WHERE channel = '${c}' AND holder = '${this.#id}'`);
   }
 
   async publish(channel: string, message: string): Promise<number | ReadonlySet<string>> {
     // Beats and acknowledgements name no keys: nobody's acknowledgement is awaited for them.
     if (isOwnChannel(channel)) {
-      await this.#current().query('SELECT pg_notify($1, $2)', [channel, message]);
+      await this.#run('SELECT pg_notify($1, $2)', [channel, message]);
       return 0;
     }
     const rows = await this.#options.run(this.#publish, [channel, message]);
@@ -127,19 +144,28 @@ END $setup$`;
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
+    if (this.#cleaner !== undefined) clearInterval(this.#cleaner);
     const client = this.#client;
     this.#client = undefined;
     this.setUp(false);
     if (client === undefined) return;
-    // What this process registered goes with it (a session that ended without it is skipped by writers all the same).
-    await client.query(`DELETE FROM ${this.#holders} WHERE holder = '${this.#id}'`).catch(() => undefined);
+    // What this process registered goes with it: it no longer serves anything.
+    await this.#queued(client, `DELETE FROM ${this.#holders} WHERE holder = '${this.#id}'`).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 
-  #current(): ListenClient {
+  /** Runs `text` on the listening connection while it is up; rejects at once when it is not. */
+  #run(text: string, values?: unknown[]): Promise<unknown> {
     const client = this.#client;
-    if (client === undefined || !this.up) throw new Error('the coherence bus is down');
-    return client;
+    if (client === undefined || !this.up) return Promise.reject(new Error('the coherence bus is down'));
+    return this.#queued(client, text, values);
+  }
+
+  /** One statement after the others on `client`: pg 8 queues them itself but deprecates it, and pg 9 will refuse. */
+  #queued(client: ListenClient, text: string, values?: unknown[]): Promise<unknown> {
+    const run = this.#tail.then(() => client.query(text, values));
+    this.#tail = run.catch(() => undefined);
+    return run;
   }
 
   /** Opens a listening session: the holders' table, what earlier sessions left behind, then up. */
@@ -147,6 +173,7 @@ END $setup$`;
     if (this.#closed) return;
     const client = this.#options.open();
     this.#client = client;
+    this.#tail = Promise.resolve();
     client.on('notification', (message) => {
       if (this.#client === client) this.deliver(message.channel, message.payload ?? '');
     });
@@ -155,17 +182,27 @@ END $setup$`;
     const ready = async () => {
       await client.connect();
       await client.query(this.#setup);
-      // This process's earlier sessions, and sessions that ended without cleaning up.
-      await client.query(`DELETE FROM ${this.#holders} WHERE holder = '${this.#id}' OR pid NOT IN (SELECT a.pid FROM pg_stat_activity a)`);
+      // This process's earlier sessions: ended, and it has dropped what it held then.
+      await client.query(`DELETE FROM ${this.#holders} WHERE holder = '${this.#id}'`);
     };
     ready().then(
       () => {
         if (this.#client !== client) return;
         this.#retryMs = RETRY_FIRST_MS;
         this.setUp(true);
+        this.#cleaner ??= setInterval(() => this.#sweepEnded(), CLEANUP_MS);
+        (this.#cleaner as { unref?: () => void }).unref?.();
+        this.#sweepEnded();
       },
       () => this.#lost(client),
     );
+  }
+
+  /** Marks the rows of ended sessions, and deletes those marked long enough ago (module comment). A failure is retried at the next interval. */
+  #sweepEnded(): void {
+    const client = this.#client;
+    if (client === undefined || !this.up) return;
+    this.#queued(client, this.#cleanup).catch(() => undefined);
   }
 
   /** The listening session is gone (or never came up): the bus is down until a new one is. */
