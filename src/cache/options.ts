@@ -28,7 +28,7 @@ export interface L1Options {
    * `coherent`: copies are served with no round trip and are never stale with respect to the
    * writes of any cache sharing the store: a write returns once every other process that may
    * hold what it changed dropped it, or its lease ran out (docs/l1.md). Needs a store with an
-   * invalidation bus (Valkey/Redis, the cluster store, bun-redis, SQLite); writes get slower.
+   * invalidation bus (Valkey/Redis, the cluster store, bun-redis, SQLite, PostgreSQL); writes get slower.
    * `bounded`: not coherent, on any store: a copy confirmed current by a read issued less than
    * `maxStaleness` ago is served with no round trip; older ones are confirmed as in `strict`.
    * Another process's write is seen at most `maxStaleness` after it returned (this process's
@@ -427,7 +427,7 @@ function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
     throw new MissingCapabilityError(
       store.name,
       'coherence',
-      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno), the bun-redis store and the sqlite store have and this store has not; use consistency: "strict", or "bounded" with a maxStaleness you can accept (docs/l1.md)',
+      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno), the bun-redis store, the sqlite store and the postgres store have and this store has not; use consistency: "strict", or "bounded" with a maxStaleness you can accept (docs/l1.md)',
     );
   }
   if (l1.maxStaleness !== undefined && consistency !== 'bounded') throw new TypeError('createCache: l1.maxStaleness applies to consistency: "bounded" only');

@@ -352,7 +352,8 @@ export interface Store {
   /**
    * Capability: an invalidation bus between the processes sharing this store, for an L1 tier
    * that is never stale (`l1: { consistency: 'coherent' }`): pub/sub with leased holders on
-   * Valkey/Redis, the database's change counter on SQLite. See {@link Coherence}.
+   * Valkey/Redis, LISTEN/NOTIFY with leased holders on PostgreSQL, the database's change counter
+   * on SQLite. See {@link Coherence}.
    */
   coherence?(listener: CoherenceListener, options: CoherenceOptions): Coherence;
   /** Releases connections and timers the store opened itself. */

@@ -19,6 +19,12 @@
  * after the invalidation, so a holder that never processed it can only hold a lease from a
  * beat sent before the PUBLISH reply, and that lease ends before the writer stops waiting.
  *
+ * A transport whose server cannot count the receivers of a message (PostgreSQL's NOTIFY) names
+ * the holders to wait for instead (BusTransport.publish, BusTransport.identify): the bus then
+ * waits for the acknowledgements of exactly those, and one from any other process counts for
+ * nothing. A transport with bounded payloads (BusTransport.maxMessageBytes) gets its messages
+ * split to fit (format.ts).
+ *
  * Anything that may lose a message (either connection dropping, a beat not coming back in
  * time) ends the session: copies are flushed, and bypassed until the next beat returns.
  *
