@@ -6,10 +6,8 @@
  * reaches a caller, and the bypass shows in stats() and the `coherence` event. Nothing here
  * asserts on time: the faults last longer than a lease, which is what they test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childLines } from '../support/child-lines.ts';
 import type Valkey from 'iovalkey';
 import { valkeyStore } from '../../adapters/valkey/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
@@ -20,6 +18,7 @@ import { requireRedis } from '../support/redis-env.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
 import { FailingStore } from '../support/wrapped-stores.ts';
+import { startHolder } from './coherent-holder-process.ts';
 import { uniqueNamespace } from './targets.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -242,16 +241,3 @@ describe.runIf(requireRedis())('coherent L1 under faults', () => {
     await writer.close();
   });
 });
-
-function startHolder(url: string, namespace: string): { child: ChildProcess; next(): Promise<string>; ask(key: string): Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/coherent-holder.ts', url, namespace], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const next = childLines(child);
-  return {
-    child,
-    next,
-    ask: (key) => {
-      child.stdin!.write(`${key}\n`);
-      return next();
-    },
-  };
-}

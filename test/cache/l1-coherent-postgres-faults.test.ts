@@ -5,15 +5,14 @@
  * and invalidations too large for one NOTIFY payload. Nothing here asserts on time: a write
  * that waits for a holder whose session was killed waits for its lease, which is what it tests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../adapters/postgres/index.ts';
 import { createCache, type Cache } from '../../src/index.ts';
 import { bucketOf, keyChannel } from '../../src/store/bus/format.ts';
 import { postgresInstalled, startPostgres, type Postgres } from '../adapters/postgres-server.ts';
-import { childLines } from '../support/child-lines.ts';
 import { eventually, untilFromMemory } from '../support/eventually.ts';
+import { startHolder } from './coherent-holder-process.ts';
 import { uniqueNamespace } from './targets.ts';
 
 describe.runIf(postgresInstalled)('coherent L1 on postgres under faults', () => {
@@ -129,7 +128,7 @@ describe.runIf(postgresInstalled)('coherent L1 on postgres under faults', () => 
   it('a writer and a holder in another process: the writes of each reach the other’s memory before they return', async () => {
     const namespace = uniqueNamespace('l1cpg-process');
     const local = createCache({ store: postgresStore(server.url), namespace, l1: { consistency: 'coherent' } });
-    const other = startProcess(server.url, namespace);
+    const other = startHolder(server.url, namespace);
     try {
       expect(await other.next()).toBe('ready');
       // The other process writes; this one holds the copy.
@@ -160,16 +159,3 @@ describe.runIf(postgresInstalled)('coherent L1 on postgres under faults', () => 
     }
   });
 });
-
-function startProcess(url: string, namespace: string): { child: ChildProcess; next(): Promise<string>; ask(line: string): Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache/processes/coherent-holder.ts', url, namespace], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const next = childLines(child);
-  return {
-    child,
-    next,
-    ask: (line) => {
-      child.stdin!.write(`${line}\n`);
-      return next();
-    },
-  };
-}
