@@ -112,6 +112,7 @@ END $setup$`;
     this.#cleanup = `UPDATE ${H} h SET ended_at = ${NOW_MS} WHERE h.ended_at IS NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = h.pid AND a.backend_start IS NOT DISTINCT FROM h.started); DELETE FROM ${H} WHERE ended_at < ${NOW_MS} - ${DEAD_ROWS_KEPT_MS}`;
   }
 
+  /** The bus's id, which names this process's registrations: the listening session opens once it is known. */
   identify(id: string): void {
     this.#id = plain(id);
     this.#connect();
@@ -121,7 +122,7 @@ END $setup$`;
     const c = plain(channel);
     // One implicit transaction: the registration is visible exactly when the LISTEN took effect.
     await this.#run(
-      `LISTEN ${quoted(c)}; INSERT INTO ${this.#holders} (channel, holder, pid, started) SELECT '${c}', '${this.#id}', a.pid, a.backend_start FROM pg_stat_activity a WHERE a.pid = pg_backend_pid() ON CONFLICT (channel, holder) DO UPDATE SET pid = excluded.pid, started = excluded.started, ended_at = NULL`,
+      `LISTEN ${quoted(c)}; INSERT INTO ${this.#holders} (channel, holder, pid, started) VALUES ('${c}', '${this.#id}', pg_backend_pid(), (SELECT a.backend_start FROM pg_stat_activity a WHERE a.pid = pg_backend_pid())) ON CONFLICT (channel, holder) DO UPDATE SET pid = excluded.pid, started = excluded.started, ended_at = NULL`,
     );
   }
 
