@@ -44,6 +44,10 @@ export interface CacheStats {
    * flushed and bypassed until it is confirmed again (the `coherence` event says when).
    */
   l1Bypassed: number;
+  /** Reads served from the location's Cache API copy without asking the store (`locationCache: { mode: 'bounded' }`): not confirmed, up to `maxAge` old. */
+  locationUnconfirmed: number;
+  /** Reads whose location copy a store read confirmed unchanged (`locationCache`): served from the copy, current as of that read. */
+  locationConfirmed: number;
   /** Bytes received from the store for entries. */
   bytesRead: number;
   /** Bytes sent to the store for entries. */
@@ -195,6 +199,8 @@ export function emptyStats(): CacheStats {
     invalid: 0,
     tooLarge: 0,
     l1Bypassed: 0,
+    locationUnconfirmed: 0,
+    locationConfirmed: 0,
     bytesRead: 0,
     bytesWritten: 0,
     cdnSent: 0,

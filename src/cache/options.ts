@@ -12,6 +12,7 @@ import { MissingCapabilityError } from './errors.ts';
 import { checkNegativeTtl, checkRefreshAhead, checkXfetch } from './fill/fill-request.ts';
 import { checkTtlJitter, type Jitter } from './roles/jitter.ts';
 import { resolveEncryption, type EncryptionOptions, type Keyring } from './encryption/keyring.ts';
+import { resolveLocationCache, type LocationCacheOptions, type ResolvedLocationCache } from './tiers/location-options.ts';
 
 /** Options of the in-process L1 tier (`l1`). */
 export interface L1Options {
@@ -186,6 +187,12 @@ export interface CacheOptions {
   /** An in-process memory tier in front of the store (see {@link L1Options}). Default: none. */
   l1?: L1Options;
   /**
+   * A tier of copies in the location's Cache API (Cloudflare Workers, Deno) in front of the
+   * store, shared by every isolate there (see {@link LocationCacheOptions}, docs/location-cache.md).
+   * Not with `l1`. Default: none.
+   */
+  locationCache?: LocationCacheOptions;
+  /**
    * Purge forwarders from cachette/cdn (docs/cdn.md): each committed `beginWrite`,
    * `invalidateTags` and HTTP purge is sent to every one of them. Default: none.
    */
@@ -232,6 +239,7 @@ export interface ResolvedOptions {
   lockTimeoutMs: number;
   writeLeaseTtlMs: number;
   l1: ResolvedL1 | undefined;
+  locationCache: ResolvedLocationCache | undefined;
   cdn: ReturnType<typeof resolveCdn>;
   /** The checked `encryption` keys (undefined: values are stored as they are). */
   encryption: Keyring | undefined;
@@ -265,6 +273,7 @@ const KNOWN: ReadonlyArray<keyof CacheOptions> = [
   'lockTimeout',
   'writeLeaseTtl',
   'l1',
+  'locationCache',
   'cdn',
   'cdnWait',
   'cdnRetry',
@@ -369,6 +378,7 @@ export function resolveOptions(options: CacheOptions): ResolvedOptions {
     lockTimeoutMs,
     writeLeaseTtlMs,
     l1: options.l1 === undefined ? undefined : resolveL1(options.l1, store as Store),
+    locationCache: options.locationCache === undefined ? undefined : resolveLocationCache(options.locationCache, options.l1),
     cdn: resolveCdn(options.cdn, options.cdnWait, options.cdnRetry),
     encryption: resolveEncryption(options.encryption),
   };

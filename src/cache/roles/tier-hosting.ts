@@ -1,4 +1,5 @@
 import { errorMessage } from '../../store/errors.ts';
+import { handOff } from '../background.ts';
 import type { Clock } from '../clock.ts';
 import type { DecodedEntry, EntryCodec } from '../entry-codec.ts';
 import type { CacheEvents, CacheStats } from '../events.ts';
@@ -8,6 +9,8 @@ import type { GenerationLayer } from '../path/generations.ts';
 import { BoundedTier } from '../tiers/bounded-tier.ts';
 import { CoherentTier, type CoherentHost, type openCoherence } from '../tiers/coherent-tier.ts';
 import { L1Copies } from '../tiers/l1-copies.ts';
+import { LocationCopies } from '../tiers/location-copies.ts';
+import { LocationTier } from '../tiers/location-tier.ts';
 import { RemoteReads } from '../tiers/remote-reads.ts';
 import { SingleTier } from '../tiers/single-tier.ts';
 import { StrictTier } from '../tiers/strict-tier.ts';
@@ -74,12 +77,19 @@ export interface OpenedTier {
 
 /**
  * Opens the {@link Tier} of the cache's topology: the store alone, or an L1 in front of it
- * (strict, tracking, bounded or coherent, over the coherence `bus` opened with the path).
+ * (strict, tracking, bounded or coherent, over the coherence `bus` opened with the path), or
+ * the per-location tier in the Cache API.
  */
 export function openTier(ctx: TierHostingContext & { readonly options: ResolvedOptions; readonly clock: Clock }, path: GenerationLayer, bus: ReturnType<typeof openCoherence> | undefined): OpenedTier {
   const { options } = ctx;
   const prefix = options.keyPrefix;
-  const { l1 } = options;
+  const { l1, locationCache } = options;
+  if (locationCache) {
+    const remote = new RemoteReads(path, prefix, new TierHosting(ctx, undefined));
+    const copies = new LocationCopies(locationCache.cache, locationCache.maxBytes, (key, bytes) => remote.decodeWritten(key, bytes));
+    const keepAlive = (work: Promise<unknown>) => handOff(work, undefined, options.waitUntil);
+    return { tier: new LocationTier(remote, copies, ctx.clock, locationCache.maxAgeMs, ctx.counters, keepAlive), remote };
+  }
   if (!l1) {
     const remote = new RemoteReads(path, prefix, new TierHosting(ctx, undefined));
     return { tier: new SingleTier(remote), remote };

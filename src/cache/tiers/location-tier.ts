@@ -1,0 +1,140 @@
+import type { Clock } from '../clock.ts';
+import type { DecodedEntry } from '../entry-codec.ts';
+import type { CacheStats } from '../events.ts';
+import type { LocationCopies, LocationCopy } from './location-copies.ts';
+import type { RemoteRead, RemoteReads } from './remote-reads.ts';
+import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+
+/** How many keys this isolate remembers having copied, for its own invalidations to reach them. */
+const MAX_KNOWN = 10_000;
+
+/**
+ * The per-location tier (`locationCache`, docs/location-cache.md): copies of stored entries in
+ * the location's Cache API, shared by every isolate the location runs, in front of a remote
+ * store (Workers KV, Upstash). A copy is checked as the strict L1 checks its memory: one store
+ * read that carries the copy's first bytes and the tags it records, which a store comparing
+ * server-side (Upstash, Valkey) answers with "unchanged" and no value, and a store without that
+ * capability (KV) answers by reading the entry as usual. `verified` checks at every read;
+ * `bounded` serves a copy confirmed less than `maxAgeMs` ago without the store.
+ *
+ * This isolate's own writes, deletes, invalidations and clears drop the copies it knows of (the
+ * ones it read or put, up to {@link MAX_KNOWN}) before its next read of them; every other copy,
+ * in this location or another, learns of a change only through that store read: at the next
+ * read in `verified`, within `maxAgeMs` in `bounded`.
+ */
+export class LocationTier implements Tier {
+  /** Deletions of copies in flight, by full key: a read of one waits for it. */
+  readonly #dropping = new Map<string, Promise<void>>();
+  /** The copies this isolate read or put, with the tags each records (oldest first). */
+  readonly #known = new Map<string, readonly string[]>();
+  /** Bumped by every local change: a read that started before one does not put what it read. */
+  #changes = 0;
+
+  constructor(
+    private readonly remote: RemoteReads,
+    private readonly copies: LocationCopies,
+    private readonly clock: Clock,
+    private readonly maxAgeMs: number,
+    private readonly counters: CacheStats,
+    private readonly keepAlive: (work: Promise<unknown>) => void,
+  ) {}
+
+  async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
+    if (!this.copies.copies(full)) return this.remote.read(key, full, tags);
+    const dropping = this.#dropping.get(full);
+    if (dropping !== undefined) await dropping;
+    const changes = this.#changes;
+    const issued = this.clock.now();
+    const copy = await this.copies.get(key, full);
+    if (copy !== undefined) {
+      this.#know(full, copy.entry);
+      // A clock that went back counts as expired: the bound is never stretched.
+      if (this.maxAgeMs > 0 && issued >= copy.confirmedAt && issued - copy.confirmedAt < this.maxAgeMs) {
+        this.counters.locationUnconfirmed++;
+        return { entry: copy.entry, snapshot: undefined };
+      }
+    }
+    const found = await this.#confirm(key, full, tags, copy);
+    if (changes === this.#changes) await this.#keep(full, copy, found, issued);
+    return found;
+  }
+
+  /** Reads through the store, carrying the copy (when there is one) for the store to confirm. */
+  #confirm(key: string, full: string, tags: readonly string[], copy: LocationCopy | undefined): Promise<RemoteRead> {
+    if (copy === undefined) return this.remote.read(key, full, tags);
+    return this.remote.read(
+      key,
+      full,
+      tags,
+      copy,
+      copy.entry.tags.map((recorded) => recorded.tag),
+    );
+  }
+
+  /** Updates the copy after a store read: dropped when the entry is gone or outdated, replaced when it changed, re-dated in `bounded` when confirmed. */
+  async #keep(full: string, copy: LocationCopy | undefined, found: RemoteRead, issued: number): Promise<void> {
+    if (found.entry === undefined) {
+      if (copy !== undefined) this.#drop(full);
+      return;
+    }
+    if (found.bytes !== undefined) {
+      // The entry's own bytes: a copy of them, or a replacement of an older one.
+      this.#know(full, found.entry);
+      await this.copies.put(full, found.bytes, found.entry, issued, this.clock.now());
+      return;
+    }
+    if (copy === undefined) return;
+    this.counters.locationConfirmed++;
+    // Verified copies need no date; a bounded one is served again for maxAge from this read.
+    if (this.maxAgeMs > 0) await this.copies.put(full, copy.bytes, copy.entry, issued, this.clock.now());
+  }
+
+  /** Each key read like {@link read}. */
+  async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+    const found = await Promise.all(keys.map((key, i) => this.read(key, fulls[i]!, [])));
+    return found.map((read) => read.entry);
+  }
+
+  snapshot(tags: readonly string[]): Promise<TagSnapshot> {
+    return this.remote.snapshot(tags);
+  }
+
+  forget(fulls: readonly string[]): void {
+    this.#changes++;
+    for (const full of fulls) this.#drop(full);
+  }
+
+  tagsInvalidated(tags: readonly string[]): void {
+    this.#changes++;
+    const invalidated = new Set(tags);
+    for (const [full, recorded] of this.#known) if (recorded.some((tag) => invalidated.has(tag))) this.#drop(full);
+  }
+
+  cleared(): void {
+    this.#changes++;
+    for (const full of [...this.#known.keys()]) this.#drop(full);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#dropping.values());
+  }
+
+  /** Notes that `full` has a copy here recording `entry`'s tags. */
+  #know(full: string, entry: DecodedEntry): void {
+    this.#known.delete(full);
+    if (this.#known.size >= MAX_KNOWN) this.#known.delete(this.#known.keys().next().value!);
+    this.#known.set(full, entry.tags.map((recorded) => recorded.tag));
+  }
+
+  /** Deletes the copy of `full`; reads of it wait for the deletion, and the platform keeps it alive past the response. */
+  #drop(full: string): void {
+    this.#known.delete(full);
+    const previous = this.#dropping.get(full);
+    const dropping = (previous ?? Promise.resolve()).then(() => this.copies.delete(full));
+    this.#dropping.set(full, dropping);
+    void dropping.then(() => {
+      if (this.#dropping.get(full) === dropping) this.#dropping.delete(full);
+    });
+    this.keepAlive(dropping);
+  }
+}
