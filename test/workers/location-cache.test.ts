@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, it } from 'vitest';
 import { cloudflareKvStore } from '../../adapters/cloudflare-kv/index.ts';
-import { createCache, type Cache } from '../../src/index.ts';
+import { withCache } from '../../runtimes/workers/index.ts';
+import { createCache, type Cache as Engine } from '../../src/index.ts';
 import type { LocationCacheOptions } from '../../src/cache/tiers/location-options.ts';
 
 // The per-location tier inside workerd: two locations simulated as two Cache API namespaces
@@ -12,7 +13,7 @@ describe('locationCache', () => {
   const clock = { t: 1_000_000, now: () => clock.t };
   const store = cloudflareKvStore({ namespace: env.CACHETTE_KV });
 
-  async function locations(mode: Omit<LocationCacheOptions, 'cache'>): Promise<[Cache, Cache]> {
+  async function locations(mode: Omit<LocationCacheOptions, 'cache'>): Promise<[Engine, Engine]> {
     const namespace = `loc-${crypto.randomUUID()}`;
     const open = async (name: string) => createCache({ store, namespace, clock, closeStore: false, logger: false, locationCache: { ...mode, cache: await caches.open(`${name}-${namespace}`) } });
     return [await open('a'), await open('b')];
@@ -97,10 +98,29 @@ describe('locationCache', () => {
     assert.equal(await cache.get('k'), 'v');
     assert.equal(await cache.get('k'), 'v');
     assert.equal(cache.stats().locationUnconfirmed, 1);
-    assert.ok(await caches.default.match(`https://cachette.invalid/${encodeURIComponent(`cachette:${namespace}:k`)}`), 'under a synthetic URL of its own');
+    assert.ok(await (caches as CacheStorage & { default: Cache }).default.match(`https://cachette.invalid/${encodeURIComponent(`cachette:${namespace}:k`)}`), 'under a synthetic URL of its own');
     assert.throws(() => createCache({ store, locationCache: { mode: 'bounded' } }), /mode "bounded" needs maxAge/);
     assert.throws(() => createCache({ store, locationCache: { mode: 'verified', maxAge: 5 } }), /maxAge applies to mode: "bounded" only/);
     assert.throws(() => createCache({ store, locationCache: { mode: 'eventual' as 'bounded', maxAge: 5 } }), /mode must be "verified" or "bounded"/);
     assert.throws(() => createCache({ store, l1: {}, locationCache: { mode: 'verified' } }), /locationCache and l1 cannot be combined/);
+  });
+
+  it("withCache: responses are copied into the location and served from there within the bound, KV's copy gone", async () => {
+    const app = { fetch: async (request: Request) => new Response(`hello ${new URL(request.url).pathname}`, { headers: { 'cache-control': 'public, max-age=60' } }) };
+    const namespace = `loc-${crypto.randomUUID()}`;
+    const worker = withCache(app, { log: false, namespace, locationCache: { mode: 'bounded', maxAge: '1m', cache: namespace } });
+    assert.throws(() => withCache(app, { locationCache: { mode: 'bounded' } }), /mode "bounded" needs maxAge/, 'checked where withCache runs');
+    const bindings = { CACHETTE_KV: env.CACHETTE_KV };
+    const url = `http://127.0.0.1:8787/${namespace}`;
+    const ctx = createExecutionContext();
+    await (await worker.fetch(new Request(url), bindings, ctx)).text();
+    await waitOnExecutionContext(ctx);
+    assert.match((await worker.fetch(new Request(url), bindings, createExecutionContext())).headers.get('cache-status') ?? '', /; hit/, 'read from KV and copied');
+    const stored = (await env.CACHETTE_KV.list({ prefix: `cachette:${namespace}:` })).keys;
+    assert.ok(stored.length > 0);
+    for (const { name } of stored) await env.CACHETTE_KV.delete(name);
+    const third = await worker.fetch(new Request(url), bindings, createExecutionContext());
+    assert.match(third.headers.get('cache-status') ?? '', /; hit/, 'served by the location copy, not asking KV');
+    assert.equal(await third.text(), `hello /${namespace}`);
   });
 });

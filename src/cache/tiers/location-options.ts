@@ -83,7 +83,9 @@ function openOnce(cache: WebCache | string | undefined, where: string): () => Pr
   if (cache !== undefined && (typeof cache !== 'string' || cache === '')) throw new TypeError(`${where}.cache must be a Cache (from caches.open) or a non-empty name`);
   const storage = (globalThis as { caches?: Partial<CacheStorageLike> }).caches;
   if (typeof storage?.open !== 'function') {
-    throw new TypeError(`${where} needs the Cache API (globalThis.caches, as on Cloudflare Workers and Deno), which this runtime lacks; pass locationCache.cache, an object with match, put and delete`);
+    throw new TypeError(
+      `${where} needs the Cache API (globalThis.caches, as on Cloudflare Workers and Deno), which this runtime lacks; pass locationCache.cache, an object with match, put and delete`,
+    );
   }
   let opened: Promise<WebCache> | undefined;
   return () => {

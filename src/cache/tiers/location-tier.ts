@@ -123,7 +123,10 @@ export class LocationTier implements Tier {
   #know(full: string, entry: DecodedEntry): void {
     this.#known.delete(full);
     if (this.#known.size >= MAX_KNOWN) this.#known.delete(this.#known.keys().next().value!);
-    this.#known.set(full, entry.tags.map((recorded) => recorded.tag));
+    this.#known.set(
+      full,
+      entry.tags.map((recorded) => recorded.tag),
+    );
   }
 
   /** Deletes the copy of `full`; reads of it wait for the deletion, and the platform keeps it alive past the response. */

@@ -1,4 +1,5 @@
 import { createCache, type Cache } from '../../cache/create-cache.ts';
+import { resolveLocationCache, type LocationCacheOptions } from '../../cache/tiers/location-options.ts';
 import type { Store } from '../../store/types.ts';
 import { toMs, type Duration } from '../../util/duration.ts';
 import { checkKnownOptions, checkOptionsObject, storeOptionMistake } from '../../util/known-options.ts';
@@ -25,6 +26,11 @@ export interface HttpCacheOptions extends KeyOptions {
    * call folded into another request's round trip would tie the two requests' I/O together.
    */
   batch?: boolean;
+  /**
+   * The per-location tier of the engine opened when `store` is given (CacheOptions.locationCache,
+   * docs/location-cache.md): stored responses copied into the location's Cache API. Default: none.
+   */
+  locationCache?: LocationCacheOptions;
   /**
    * Freshness for cacheable responses that state none (no s-maxage, max-age or Expires).
    * Replaces the Last-Modified heuristic. Default: none (the heuristic applies).
@@ -169,6 +175,7 @@ export const HTTP_CACHE_OPTIONS = [
   'cache',
   'namespace',
   'batch',
+  'locationCache',
   'ttl',
   'heuristic',
   'maxBodyBytes',
@@ -225,6 +232,7 @@ export function resolveHttpOptions(options: HttpCacheOptions, caller: HttpOption
       store: options.store!,
       namespace: options.namespace ?? 'http',
       ...(options.batch === undefined ? {} : { batch: options.batch }),
+      ...(options.locationCache === undefined ? {} : { locationCache: options.locationCache }),
       // Bodies are usually compressed already (Content-Encoding), and inflating on every hit
       // would cost more than it saves; pass your own `cache` to choose otherwise.
       compression: false,
@@ -251,6 +259,8 @@ function resolveSettings(options: HttpCacheOptions, caller: HttpOptionsCaller, t
   const known: readonly string[] = caller.storeLater ? HTTP_CACHE_OPTIONS.filter((name) => name !== 'store' && name !== 'cache') : HTTP_CACHE_OPTIONS;
   checkKnownOptions(options, caller.own ? [...known, ...caller.own] : known, where);
   if (!caller.storeLater) checkStoreOrCache(options, where);
+  // Checked now (a Worker's withCache runs at module scope), though the engine opens later.
+  if (options.locationCache !== undefined) resolveLocationCache(options.locationCache, undefined);
   for (const name of ['bypass', 'now', 'onError'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') throw new TypeError(`${where}: "${name}" must be a function`);
   }
@@ -312,6 +322,8 @@ function checkStoreOrCache(options: HttpCacheOptions, where: string): void {
     if (mistake) throw mistake;
   }
   if (options.cache !== undefined && typeof (options.cache as Partial<Cache> | null)?.getOrSet !== 'function') throw new TypeError(`${where}: "cache" must be a cache from createCache()`);
+  if (options.cache !== undefined && options.locationCache !== undefined)
+    throw new TypeError(`${where}: "locationCache" applies to the engine opened on "store"; pass it to the createCache of your "cache" instead`);
 }
 
 function byteCount(value: number | undefined, fallback: number, name: string, where: string): number {
