@@ -20,7 +20,7 @@ export interface CachetteVariant {
   /** Called with the cache once created, e.g. to listen to its events. */
   onCache?: (cache: Cache) => void;
   /** More engine options the row measures, e.g. an L1 tier. */
-  options?: Pick<CacheOptions, 'l1'>;
+  options?: Pick<CacheOptions, 'l1' | 'locationCache'>;
 }
 
 /** cachette through its public API (`createCache`) over the valkey or the memory store. */

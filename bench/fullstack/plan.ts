@@ -87,6 +87,12 @@ const pageRows = (hono: string | true, cachetteLabel = 'cachette/hono'): PageRow
     : ([{ page: 'hono-cache', label: 'hono/cache', missPercent: 0, unavailable: hono }] as PageRow[])),
 ];
 
+/** cachette with the per-location tier (docs/location-cache.md) over miniflare's local Cache API. */
+const LOCATION_ROWS: WorkRow[] = [
+  { contender: 'cachette-location-verified', label: "cachette, `locationCache: { mode: 'verified' }` (Cache API in front, never stale, one store read)", role: 'cachette-variant' },
+  { contender: 'cachette-location-bounded', label: "cachette, `locationCache: { mode: 'bounded', maxAge: '1s' }` (Cache API in front, up to 1 s stale)", role: 'cachette-variant' },
+];
+
 const WORKERD_TCP = 'a Worker may use a TCP socket only within the request that opened it; this library keeps one connection for every request, so workerd cancels the next request as hung';
 
 /** Every target, in the report's order. */
@@ -171,6 +177,7 @@ export const TARGETS: readonly Target[] = [
     pinServer: true,
     work: [
       { contender: 'cachette', label: 'cachette, defaults (upstash store)', role: 'cachette' },
+      ...LOCATION_ROWS,
       { contender: 'upstash', label: '@upstash/redis (raw, its JSON)', role: 'raw' },
       ...PEERS.map((p) => ({ ...p, expectedFailure: WORKERD_TCP })),
     ],
@@ -188,10 +195,7 @@ export const TARGETS: readonly Target[] = [
     rssProgram: 'workerd',
     pinServer: true,
     maxConnections: 10,
-    work: [
-      { contender: 'cachette', label: 'cachette, defaults (cloudflare-kv store)', role: 'cachette' },
-      { contender: 'kv', label: 'KV binding (raw, JSON)', role: 'raw' },
-    ],
+    work: [{ contender: 'cachette', label: 'cachette, defaults (cloudflare-kv store)', role: 'cachette' }, ...LOCATION_ROWS, { contender: 'kv', label: 'KV binding (raw, JSON)', role: 'raw' }],
     pages: pageRows(true, 'cachette/hono over KV').filter((p) => p.page === 'cachette'),
     notes: [
       "miniflare's KV is a local simulation inside workerd: no network, no replication, no 60 s propagation, and several milliseconds per operation here, so /work (16 KV operations per request) is slow: this target is loaded with 10 connections, not 100, so that requests finish inside a measured window. The peers have no KV driver in this comparison (unstorage has one, but the issue compares its redis driver).",

@@ -9,6 +9,7 @@
 import type { Hono } from 'hono';
 import { cloudflareKvStore, type KVNamespaceLike } from '../../../adapters/cloudflare-kv/index.ts';
 import { upstashStore } from '../../../adapters/upstash/index.ts';
+import type { LocationCacheOptions } from '../../../src/cache/tiers/location-options.ts';
 import type { Store } from '../../../src/store/types.ts';
 import type { Contender, ContenderSpec } from '../../contenders/types.ts';
 import { fullstackApp, honoCacheName, reportException, storeErrorReporter, type PageCache } from '../app/app.ts';
@@ -59,19 +60,12 @@ async function openContender(id: string, env: Env): Promise<Contender | undefine
   switch (id) {
     case 'none':
       return undefined;
-    case 'cachette': {
-      const { cachetteSpec } = await import('../../contenders/cachette.ts');
-      const store = storeFor(env);
-      const report = storeErrorReporter();
-      // batch: false, as cachette/workers sets it: one isolate's requests must not share a store call.
-      return cachetteSpec({
-        id: namespaceOf(env),
-        label: 'cachette',
-        store: () => store,
-        batch: false,
-        onCache: (cache) => cache.events.addEventListener('error', (event) => report((event as CustomEvent<{ operation: string; error: unknown }>).detail)),
-      }).open('');
-    }
+    case 'cachette':
+      return openCachette(env, 'cachette', undefined);
+    case 'cachette-location-verified':
+      return openCachette(env, 'cachette, locationCache verified', { mode: 'verified' });
+    case 'cachette-location-bounded':
+      return openCachette(env, 'cachette, locationCache bounded 1 s', { mode: 'bounded', maxAge: '1s' });
     case 'upstash':
       return upstashRawContender(env.UPSTASH_REDIS_REST_URL ?? '', env.UPSTASH_REDIS_REST_TOKEN ?? '');
     case 'kv':
@@ -82,6 +76,22 @@ async function openContender(id: string, env: Env): Promise<Contender | undefine
   if (!peer) throw new Error(`unknown FULLSTACK_CONTENDER "${id}"`);
   if (!env.REDIS_URL) throw new Error(`${id} needs REDIS_URL`);
   return (await peer()).open(env.REDIS_URL);
+}
+
+/** cachette over the target's store, with the per-location tier (the Cache API, miniflare's local one) when `locationCache` is given. */
+async function openCachette(env: Env, label: string, locationCache: LocationCacheOptions | undefined): Promise<Contender> {
+  const { cachetteSpec } = await import('../../contenders/cachette.ts');
+  const store = storeFor(env);
+  const report = storeErrorReporter();
+  // batch: false, as cachette/workers sets it: one isolate's requests must not share a store call.
+  return cachetteSpec({
+    id: namespaceOf(env),
+    label,
+    store: () => store,
+    batch: false,
+    ...(locationCache === undefined ? {} : { options: { locationCache } }),
+    onCache: (cache) => cache.events.addEventListener('error', (event) => report((event as CustomEvent<{ operation: string; error: unknown }>).detail)),
+  }).open('');
 }
 
 function pageFor(kind: string | undefined, env: Env): PageCache | undefined {

@@ -36,7 +36,7 @@ export interface LocationCacheOptions {
 
 /** {@link LocationCacheOptions} checked, with defaults applied. */
 export interface ResolvedLocationCache {
-  /** The Cache, or the promise of the one named (opened once, at the first read). */
+  /** The Cache, or the one named (opened at the first read). */
   readonly cache: () => Promise<WebCache>;
   readonly mode: 'verified' | 'bounded';
   /** With `bounded`: ms a confirmed copy is served unconfirmed; 0 with `verified`. */
@@ -77,8 +77,7 @@ function openOnce(cache: WebCache | string | undefined, where: string): () => Pr
     for (const method of ['match', 'put', 'delete'] as const) {
       if (typeof cache[method] !== 'function') throw new TypeError(`${where}.cache must be a Cache (from caches.open) or its name; it lacks ${method}()`);
     }
-    const ready = Promise.resolve(cache);
-    return () => ready;
+    return async () => cache;
   }
   if (cache !== undefined && (typeof cache !== 'string' || cache === '')) throw new TypeError(`${where}.cache must be a Cache (from caches.open) or a non-empty name`);
   const storage = (globalThis as { caches?: Partial<CacheStorageLike> }).caches;
@@ -87,13 +86,11 @@ function openOnce(cache: WebCache | string | undefined, where: string): () => Pr
       `${where} needs the Cache API (globalThis.caches, as on Cloudflare Workers and Deno), which this runtime lacks; pass locationCache.cache, an object with match, put and delete`,
     );
   }
-  let opened: Promise<WebCache> | undefined;
-  return () => {
-    if (opened === undefined) {
-      opened = cache === undefined && storage.default !== undefined ? Promise.resolve(storage.default) : storage.open!(cache ?? DEFAULT_CACHE_NAME);
-      // A failed open is tried again by the next read instead of failing the tier for good.
-      opened.catch(() => (opened = undefined));
-    }
+  // The Cache itself is kept, not the promise of it: on Workers a promise settled by one
+  // request's I/O must not be awaited by another's. Two first reads may both open it: harmless.
+  let opened: WebCache | undefined;
+  return async () => {
+    opened ??= cache === undefined && storage.default !== undefined ? storage.default : await storage.open!(cache ?? DEFAULT_CACHE_NAME);
     return opened;
   };
 }

@@ -5,7 +5,7 @@ import type { LocationCopies, LocationCopy } from './location-copies.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
 import type { TagSnapshot, Tier, TierRead } from './tier.ts';
 
-/** How many keys this isolate remembers having copied, for its own invalidations to reach them. */
+/** How many keys (and tags) this isolate remembers having copied or changed, for its own changes to reach them. */
 const MAX_KNOWN = 10_000;
 
 /**
@@ -17,16 +17,22 @@ const MAX_KNOWN = 10_000;
  * capability (KV) answers by reading the entry as usual. `verified` checks at every read;
  * `bounded` serves a copy confirmed less than `maxAgeMs` ago without the store.
  *
- * This isolate's own writes, deletes, invalidations and clears drop the copies it knows of (the
- * ones it read or put, up to {@link MAX_KNOWN}) before its next read of them; every other copy,
- * in this location or another, learns of a change only through that store read: at the next
- * read in `verified`, within `maxAgeMs` in `bounded`.
+ * This isolate's own writes, deletes, invalidations and clears are seen by its next read at
+ * once: a copy confirmed before one of them is checked with the store, never served unconfirmed
+ * (the times of those changes are kept here, not awaited: on Workers a read must not wait on
+ * another request's I/O). They also delete the copies this isolate knows of (those it read or
+ * put), for the location's other isolates. Every other copy, in this location or another,
+ * learns of a change only through the store read that checks it: at the next read in
+ * `verified`, within `maxAgeMs` in `bounded`.
  */
 export class LocationTier implements Tier {
-  /** Deletions of copies in flight, by full key: a read of one waits for it. */
-  readonly #dropping = new Map<string, Promise<void>>();
   /** The copies this isolate read or put, with the tags each records (oldest first). */
   readonly #known = new Map<string, readonly string[]>();
+  /** When this isolate last changed each key, and each tag (oldest first); `bounded` only. */
+  readonly #keyChanged = new Map<string, number>();
+  readonly #tagChanged = new Map<string, number>();
+  /** When this isolate last cleared the cache. */
+  #clearedAt = Number.NEGATIVE_INFINITY;
   /** Bumped by every local change: a read that started before one does not put what it read. */
   #changes = 0;
 
@@ -41,15 +47,12 @@ export class LocationTier implements Tier {
 
   async read(key: string, full: string, tags: readonly string[]): Promise<TierRead> {
     if (!this.copies.copies(full)) return this.remote.read(key, full, tags);
-    const dropping = this.#dropping.get(full);
-    if (dropping !== undefined) await dropping;
     const changes = this.#changes;
     const issued = this.clock.now();
     const copy = await this.copies.get(key, full);
     if (copy !== undefined) {
       this.#know(full, copy.entry);
-      // A clock that went back counts as expired: the bound is never stretched.
-      if (this.maxAgeMs > 0 && issued >= copy.confirmedAt && issued - copy.confirmedAt < this.maxAgeMs) {
+      if (this.#servable(full, copy, issued)) {
         this.counters.locationUnconfirmed++;
         return { entry: copy.entry, snapshot: undefined };
       }
@@ -59,6 +62,14 @@ export class LocationTier implements Tier {
     return found;
   }
 
+  /** True when `bounded` may serve `copy` unconfirmed at `now`: confirmed less than maxAge ago, and after every change this isolate made to it. */
+  #servable(full: string, copy: LocationCopy, now: number): boolean {
+    const at = copy.confirmedAt;
+    // A clock that went back counts as expired: the bound is never stretched.
+    if (!(this.maxAgeMs > 0 && now >= at && now - at < this.maxAgeMs && at > this.#clearedAt)) return false;
+    if (!(at > (this.#keyChanged.get(full) ?? Number.NEGATIVE_INFINITY))) return false;
+    return copy.entry.tags.every(({ tag }) => at > (this.#tagChanged.get(tag) ?? Number.NEGATIVE_INFINITY));
+  }
   /** Reads through the store, carrying the copy (when there is one) for the store to confirm. */
   #confirm(key: string, full: string, tags: readonly string[], copy: LocationCopy | undefined): Promise<RemoteRead> {
     if (copy === undefined) return this.remote.read(key, full, tags);
@@ -101,23 +112,30 @@ export class LocationTier implements Tier {
 
   forget(fulls: readonly string[]): void {
     this.#changes++;
-    for (const full of fulls) this.#drop(full);
+    const now = this.clock.now();
+    for (const full of fulls) {
+      this.#noteChange(this.#keyChanged, full, now);
+      this.#drop(full);
+    }
   }
 
   tagsInvalidated(tags: readonly string[]): void {
     this.#changes++;
+    const now = this.clock.now();
+    for (const tag of tags) this.#noteChange(this.#tagChanged, tag, now);
     const invalidated = new Set(tags);
     for (const [full, recorded] of this.#known) if (recorded.some((tag) => invalidated.has(tag))) this.#drop(full);
   }
 
   cleared(): void {
     this.#changes++;
+    this.#clearedAt = this.clock.now();
+    this.#keyChanged.clear();
+    this.#tagChanged.clear();
     for (const full of [...this.#known.keys()]) this.#drop(full);
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.#dropping.values());
-  }
+  async close(): Promise<void> {}
 
   /** Notes that `full` has a copy here recording `entry`'s tags. */
   #know(full: string, entry: DecodedEntry): void {
@@ -129,15 +147,24 @@ export class LocationTier implements Tier {
     );
   }
 
-  /** Deletes the copy of `full`; reads of it wait for the deletion, and the platform keeps it alive past the response. */
+  /**
+   * Notes that `name` changed at `now`, in `bounded`. A change older than maxAge no longer
+   * matters (every copy confirmed before it has run out its bound), so those go first; past
+   * {@link MAX_KNOWN} recent ones the oldest is forgotten.
+   */
+  #noteChange(changed: Map<string, number>, name: string, now: number): void {
+    if (this.maxAgeMs === 0) return;
+    changed.delete(name);
+    for (const [oldest, at] of changed) {
+      if (changed.size < MAX_KNOWN && now - at < this.maxAgeMs) break;
+      changed.delete(oldest);
+    }
+    changed.set(name, now);
+  }
+
+  /** Deletes the copy of `full` from the location, in the background (the platform keeps it alive past the response). */
   #drop(full: string): void {
     this.#known.delete(full);
-    const previous = this.#dropping.get(full);
-    const dropping = (previous ?? Promise.resolve()).then(() => this.copies.delete(full));
-    this.#dropping.set(full, dropping);
-    void dropping.then(() => {
-      if (this.#dropping.get(full) === dropping) this.#dropping.delete(full);
-    });
-    this.keepAlive(dropping);
+    this.keepAlive(this.copies.delete(full));
   }
 }
