@@ -3,7 +3,7 @@ import type { DecodedEntry } from '../entry-codec.ts';
 import type { CacheStats } from '../events.ts';
 import type { LocationCopies, LocationCopy } from './location-copies.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
-import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+import { readEach, type TagSnapshot, type Tier, type TierRead } from './tier.ts';
 
 /** How many keys (and tags) this isolate remembers having copied or changed, for its own changes to reach them. */
 const MAX_KNOWN = 10_000;
@@ -101,9 +101,8 @@ export class LocationTier implements Tier {
   }
 
   /** Each key read like {@link read}. */
-  async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
-    const found = await Promise.all(keys.map((key, i) => this.read(key, fulls[i]!, [])));
-    return found.map((read) => read.entry);
+  readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+    return readEach(this, keys, fulls);
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot> {

@@ -1,7 +1,7 @@
 import type { DecodedEntry } from '../entry-codec.ts';
 import type { L1Copies } from './l1-copies.ts';
 import type { RemoteRead, RemoteReads } from './remote-reads.ts';
-import type { TagSnapshot, Tier, TierRead } from './tier.ts';
+import { readEach, type TagSnapshot, type Tier, type TierRead } from './tier.ts';
 
 /**
  * L1 with `consistency: 'strict'`: a copy in memory is served only after the store confirms,
@@ -40,9 +40,8 @@ export class StrictTier implements Tier {
   }
 
   /** Each key validated like {@link read}; the tick's reads fold into one store call. */
-  async readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
-    const found = await Promise.all(keys.map((key, i) => this.read(key, fulls[i]!, [])));
-    return found.map((read) => read.entry);
+  readMany(keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+    return readEach(this, keys, fulls);
   }
 
   snapshot(tags: readonly string[]): Promise<TagSnapshot> {

@@ -72,3 +72,12 @@ export interface Tier {
   /** Releases what the tier holds (tracking registrations). */
   close(): Promise<void>;
 }
+
+/**
+ * {@link Tier.readMany} for a tier that checks each copy on its own: every key read as
+ * {@link Tier.read} reads it (the reads of one tick still fold into one store call below).
+ */
+export async function readEach(tier: Pick<Tier, 'read'>, keys: readonly string[], fulls: readonly string[]): Promise<Array<DecodedEntry | undefined>> {
+  const found = await Promise.all(keys.map((key, i) => tier.read(key, fulls[i]!, [])));
+  return found.map((read) => read.entry);
+}
