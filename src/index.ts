@@ -11,7 +11,6 @@
 export { createCache } from './cache/create-cache.ts';
 export type { BatchFactory, Cache, Factory, FactoryContext, GetOrSetOptions, SetOptions, StandardSchema } from './cache/create-cache.ts';
 export type { CacheLogger, CacheOptions } from './cache/options.ts';
-export type { LocationCacheOptions, WebCache } from './cache/tiers/location-options.ts';
 export type { WriteFence } from './cache/tags/write-fences.ts';
 export { factoryContext } from './cache/wrap.ts';
 export type { WrapOptions, WrappedFunction } from './cache/wrap.ts';
