@@ -46,7 +46,7 @@ describe.runIf(requireRedis())('bounded L1 on upstash (REST: no bus), two proces
 
   it('refuses coherent with an error that names the stores with a bus and the bounded mode', () => {
     expect(() => createCache({ store: upstashStore({ url: bridge.url, token: bridge.token }), l1: { consistency: 'coherent' } })).toThrow(
-      /"upstash" store has no "coherence" capability.*bun-redis store and the sqlite store.*"bounded" with a maxStaleness/,
+      /"upstash" store has no "coherence" capability.*bun-redis store, the sqlite store and the postgres store.*"bounded" with a maxStaleness/,
     );
   });
 
