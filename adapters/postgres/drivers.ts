@@ -40,20 +40,15 @@ export function openUrl(url: string, options: ResolvedPostgresOptions): SqlConne
 /**
  * A function that opens a new Client for the coherence bus to listen on (adapters/postgres/bus.ts),
  * beside the store's connections: on `url` with `pg`, or with the Client class and options of
- * the application's Pool. A single Client carries the application's own statements and cannot
- * listen for the bus as well: it is refused with a TypeError that says what to pass instead.
+ * the application's Pool. Undefined for a single Client, which carries the application's own
+ * statements and cannot listen for the bus as well (the store then offers no coherence).
  */
-export function listenClients(connection: string | PgQueryable, options: ResolvedPostgresOptions): () => ListenClient {
+export function listenClients(connection: string | PgQueryable, options: ResolvedPostgresOptions): (() => ListenClient) | undefined {
   if (typeof connection === 'string') {
-    const pg = loadPg();
-    return () => new pg.Client({ connectionString: connection, connectionTimeoutMillis: options.connectTimeoutMs, application_name: 'cachette bus' });
+    return () => new (loadPg().Client)({ connectionString: connection, connectionTimeoutMillis: options.connectTimeoutMs, application_name: 'cachette bus' });
   }
   const pool = connection as Partial<PgPool>;
-  if (typeof pool.Client !== 'function' || typeof pool.options !== 'object' || pool.options === null) {
-    throw new TypeError(
-      'postgresStore: l1 consistency "coherent" listens for invalidations on a connection of its own, which the store opens like its others: pass a postgres:// URL or a pg Pool, not a single Client',
-    );
-  }
+  if (typeof pool.Client !== 'function' || typeof pool.options !== 'object' || pool.options === null) return undefined;
   const { Client, options: poolOptions } = pool as PgPool;
   // As the pool opens its own (its options hide the password from a copy).
   return () => new Client(poolOptions);

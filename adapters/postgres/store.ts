@@ -5,7 +5,7 @@ import { PubSubBus } from '../../src/store/bus/pubsub-bus.ts';
 import type { Coherence, CoherenceListener, CoherenceOptions, ExpireRequest, GenerationRead, GenerationReadResult, GenerationWrite, KeyPage, Store, StoreEntry } from '../../src/store/types.ts';
 import { readGenerationsIn } from '../shared/generation-cells.ts';
 import { pgConnection, type Cell, type PostgresConnection, type SqlConnection } from './connection.ts';
-import { PostgresBusTransport } from './bus.ts';
+import { type ListenClient, PostgresBusTransport } from './bus.ts';
 import { listenClients, openUrl } from './drivers.ts';
 import { storeFailure } from './errors.ts';
 import { resolveOptions, type PostgresStoreOptions, type ResolvedPostgresOptions } from './options.ts';
@@ -51,6 +51,13 @@ export class PostgresStore implements Store {
   readonly #options: ResolvedPostgresOptions;
   /** The coherence bus of coherent L1 tiers (adapters/postgres/bus.ts), started by the first {@link coherence}. */
   #bus: PubSubBus | undefined;
+  /**
+   * `LISTEN`/`NOTIFY` with leased holders, on a Client of its own beside the pool
+   * (adapters/postgres/bus.ts). Absent on a store given a single Client, which carries the
+   * application's own statements and cannot listen for the bus as well: the capability is not
+   * offered, so the coherent L1 is refused where the cache is made.
+   */
+  readonly coherence?: (listener: CoherenceListener, options: CoherenceOptions) => Coherence;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -73,6 +80,8 @@ export class PostgresStore implements Store {
       this.#connection = pgConnection(o.connection);
     }
     this.#label = `postgres ${this.address}`;
+    const open = listenClients(o.connection, o);
+    if (open !== undefined) this.coherence = (listener, options) => this.#coherence(open, listener, options);
     if (o.sweepIntervalMs > 0) {
       // A failed sweep is retried at the next interval; the calls that fail meanwhile are reported by the cache.
       this.#sweeper = setInterval(() => void this.sweep().catch(() => undefined), o.sweepIntervalMs);
@@ -226,15 +235,11 @@ export class PostgresStore implements Store {
     return removed;
   }
 
-  /**
-   * `LISTEN`/`NOTIFY` with leased holders, on a Client of its own beside the pool
-   * (adapters/postgres/bus.ts). Throws a TypeError on a store given a single Client.
-   */
-  coherence(listener: CoherenceListener, options: CoherenceOptions): Coherence {
+  #coherence(open: () => ListenClient, listener: CoherenceListener, options: CoherenceOptions): Coherence {
     if (this.#closed) throw new StoreClosedError(this.#label);
     this.#bus ??= new PubSubBus(
       new PostgresBusTransport({
-        open: listenClients(this.#options.connection, this.#options),
+        open,
         run: (text, params) => this.#run(text, params),
         schema: this.#options.schema,
         table: this.table,

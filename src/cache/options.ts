@@ -437,7 +437,7 @@ function resolveL1(l1: L1Options, store: Store): ResolvedL1 {
     throw new MissingCapabilityError(
       store.name,
       'coherence',
-      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno), the bun-redis store, the sqlite store and the postgres store have and this store has not; use consistency: "strict", or "bounded" with a maxStaleness you can accept (docs/l1.md)',
+      'l1: { consistency: "coherent" } needs an invalidation bus between the processes sharing the store, which the valkey store (one server or a cluster, on Node, Bun and Deno), the bun-redis store, the sqlite store and the postgres store (given a URL or a pg Pool, not a single Client) have and this store has not; use consistency: "strict", or "bounded" with a maxStaleness you can accept (docs/l1.md)',
     );
   }
   if (l1.maxStaleness !== undefined && consistency !== 'bounded') throw new TypeError('createCache: l1.maxStaleness applies to consistency: "bounded" only');

@@ -111,7 +111,7 @@ describe.runIf(postgresInstalled)('coherent L1 on postgres under faults', () => 
     const pool = new pg.Pool({ connectionString: server.url, max: 2 });
     const client = new pg.Client(server.url);
     expect(() => createCache({ store: postgresStore(client), l1: { consistency: 'coherent' } })).toThrow(
-      /listens for invalidations on a connection of its own.*pass a postgres:\/\/ URL or a pg Pool, not a single Client/,
+      /"postgres" store has no "coherence" capability.*the postgres store \(given a URL or a pg Pool, not a single Client\)/,
     );
     const namespace = uniqueNamespace('l1cpg-pool');
     const reader = createCache({ store: postgresStore(pool), namespace, l1: { consistency: 'coherent' } });
